@@ -1,0 +1,495 @@
+// Constraint rows of one step and the Delassus problem they form.
+//
+// Stewart-Trinkle step in impulse form (thesis Eq. 2.77/2.78, Anitescu-Potra): with
+//   v_free = v + h M^-1 (f_app + m g - w x I w)          (gyroscopic term at l, thesis Eq. 2.35)
+//   v+     = v_free + M^-1 J^T x                         (x: impulses p = h lambda)
+// each row i has velocity u_i = J_i v+ + bias_i, where
+//   contact normal:   bias = psi/h, psi evaluated with kinematic bodies at t+h (thesis §5.1.2),
+//                     or min(psi/h, e u_n^- + kinematic term) for Newton restitution e;
+//   contact tangent:  the kinematic bodies' velocity at t+h enters J v (d psi_t/dt, Eq. 2.78);
+//   joint rows:       bias = Phi/h (full stabilization, thesis Eq. 2.78 / 2.92);
+//   limits:           unilateral rows with bias = (distance to the limit)/h;
+//   servo:            a compliant row, u + cfm x = 0, |x| <= fmax h, which is the implicit PD
+//                     impulse x = h [kp (q* - q - h qdot+) + kd (qdot* - qdot+)].
+// Locked DoFs have zero inverse mass; for the angular ones the unlocked block of the world
+// inertia is inverted (infinite inertia on locked axes), so a planar body's yaw sees I_zz.
+#include <math.h>
+#include <string.h>
+
+#include <tumble/tb_math.h>
+
+#include "engine.h"
+
+//---- mass --------------------------------------------------------------------------------------
+
+// inverse of the unlocked principal submatrix of the symmetric 3x3 I, embedded in zeros
+static void tb_invUnlocked(const double I[9], int lock, double out[9]) {
+  int idx[3], n = 0;
+  for (int k = 0; k < 3; k++) {
+    if (!(lock & (TB_LOCK_RX << k))) idx[n++] = k;
+  }
+  memset(out, 0, sizeof(double) * 9);
+  if (n == 1) {
+    out[4 * idx[0]] = 1.0 / I[4 * idx[0]];
+  } else if (n == 2) {
+    double a = I[4 * idx[0]], c = I[4 * idx[1]], b = I[3 * idx[0] + idx[1]];
+    double det = a * c - b * b;
+    out[4 * idx[0]] = c / det;
+    out[4 * idx[1]] = a / det;
+    out[3 * idx[0] + idx[1]] = out[3 * idx[1] + idx[0]] = -b / det;
+  } else if (n == 3) {
+    double c00 = I[4] * I[8] - I[5] * I[7], c01 = I[5] * I[6] - I[3] * I[8];
+    double c02 = I[3] * I[7] - I[4] * I[6];
+    double det = I[0] * c00 + I[1] * c01 + I[2] * c02;
+    out[0] = c00 / det;
+    out[1] = (I[2] * I[7] - I[1] * I[8]) / det;
+    out[2] = (I[1] * I[5] - I[2] * I[4]) / det;
+    out[3] = c01 / det;
+    out[4] = (I[0] * I[8] - I[2] * I[6]) / det;
+    out[5] = (I[2] * I[3] - I[0] * I[5]) / det;
+    out[6] = c02 / det;
+    out[7] = (I[1] * I[6] - I[0] * I[7]) / det;
+    out[8] = (I[0] * I[4] - I[1] * I[3]) / det;
+  }
+}
+
+void tb_massInverse(const tbModel* m, tbWork* w) {
+  for (int b = 0; b < m->nbody; b++) {
+    double* mi = w->minv + 12 * b;
+    memset(mi, 0, sizeof(double) * 12);
+    if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    double mass = w->vary[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)];
+    int lock = m->body_lock[b];
+    for (int k = 0; k < 3; k++) mi[k] = (lock & (TB_LOCK_X << k)) ? 0.0 : 1.0 / mass;
+    double Iw[9];
+    tbu_inertiaWorld(Iw, w->xquat + 4 * b, w->vary + tb_varyIndex(m, TB_F_BODY_INERTIA, b, 0));
+    tb_invUnlocked(Iw, lock, mi + 3);
+  }
+}
+
+// out = M^-1 f for body b (6-vectors)
+static void tb_mulMinv(const tbWork* w, int b, const double f[6], double out[6]) {
+  const double* mi = w->minv + 12 * b;
+  for (int k = 0; k < 3; k++) out[k] = mi[k] * f[k];
+  tbu_mulMatVec3(out + 3, mi + 3, f + 3);
+}
+
+//---- joint geometry ----------------------------------------------------------------------------
+
+typedef struct tbJointFrame {
+  int a, b;             // bodies (b = -1: world)
+  double pa[3], pb[3];  // world anchors
+  double ra[3], rb[3];  // anchors relative to the bodies' centers
+  double aa[3], ab[3];  // world axes as seen by each body
+  double qa[4], qb[4];  // orientations (world: identity)
+} tbJointFrame;
+
+static void tb_jointFrame(const tbModel* m, const tbWork* w, int j, tbJointFrame* f) {
+  f->a = m->jnt_body[2 * j];
+  f->b = m->jnt_body[2 * j + 1];
+  for (int side = 0; side < 2; side++) {
+    int b = side ? f->b : f->a;
+    const double* anc = m->jnt_anchor + 6 * j + 3 * side;
+    const double* ax = m->jnt_axis + 6 * j + 3 * side;
+    double* p = side ? f->pb : f->pa;
+    double* r = side ? f->rb : f->ra;
+    double* a = side ? f->ab : f->aa;
+    double* q = side ? f->qb : f->qa;
+    if (b < 0) {
+      tbu_copy3(p, anc);
+      tbu_zero3(r);
+      tbu_copy3(a, ax);
+      q[0] = 1.0;
+      q[1] = q[2] = q[3] = 0.0;
+    } else {
+      memcpy(q, w->xquat + 4 * b, sizeof(double) * 4);
+      tbu_rotVec(r, q, anc);
+      tbu_add3(p, w->xpos + 3 * b, r);
+      tbu_rotVec(a, q, ax);
+    }
+  }
+}
+
+// relative rotation of a since the initial pose, in a's frame: qa = qb qrel0 qd
+static void tb_jointRelQuat(const tbModel* m, int j, const tbJointFrame* f, double qd[4]) {
+  double qref[4], qrefc[4];
+  tbu_quatMul(qref, f->qb, m->jnt_qrel + 4 * j);
+  tbu_quatConj(qrefc, qref);
+  tbu_quatMul(qd, qrefc, f->qa);
+  if (qd[0] < 0.0) {
+    for (int k = 0; k < 4; k++) qd[k] = -qd[k];
+  }
+}
+
+// joint coordinate: revolute angle about the axis, or prismatic displacement along it
+static double tb_jointCoord(const tbModel* m, int j, const tbJointFrame* f) {
+  if (m->jnt_type[j] == TB_JOINT_PRISMATIC) {
+    double d[3];
+    tbu_sub3(d, f->pa, f->pb);
+    return tbu_dot3(f->aa, d);
+  }
+  double qd[4];
+  tb_jointRelQuat(m, j, f, qd);
+  return 2.0 * atan2(tbu_dot3(qd + 1, m->jnt_axis + 6 * j), qd[0]);
+}
+
+//---- rows --------------------------------------------------------------------------------------
+
+// row for the relative velocity of two points along dir: J_a = [d, ra x d], J_b = -[d, rb x d]
+static void tb_rowLinear(tbRowJ* row, int a, const double ra[3], int b, const double rb[3],
+                         const double dir[3]) {
+  memset(row, 0, sizeof(*row));
+  row->body[0] = a;
+  row->body[1] = b;
+  tbu_copy3(row->J[0], dir);
+  tbu_cross3(row->J[0] + 3, ra, dir);
+  tbu_scl3(row->J[1], dir, -1.0);
+  tbu_cross3(row->J[1] + 3, rb, dir);
+  tbu_scl3(row->J[1] + 3, row->J[1] + 3, -1.0);
+}
+
+// row for the relative angular velocity along dir
+static void tb_rowAngular(tbRowJ* row, int a, int b, const double dir[3]) {
+  memset(row, 0, sizeof(*row));
+  row->body[0] = a;
+  row->body[1] = b;
+  tbu_copy3(row->J[0] + 3, dir);
+  tbu_scl3(row->J[1] + 3, dir, -1.0);
+}
+
+// whether a row can change any velocity: some unlocked DoF of a dynamic body in it
+static int tb_rowActive(const tbModel* m, const tbRowJ* row) {
+  double s = 0.0;
+  for (int side = 0; side < 2; side++) {
+    int b = row->body[side];
+    if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    for (int k = 0; k < 6; k++) {
+      if (!(m->body_lock[b] & (1 << k))) s += row->J[side][k] * row->J[side][k];
+    }
+  }
+  return s > 1e-20;
+}
+
+// J v over the row's bodies: dynamic ones with vel, kinematic ones with their velocity at t+h
+static double tb_rowVelocity(const tbModel* m, const tbRowJ* row, const double* vel,
+                             const double* kinvel) {
+  double u = 0.0;
+  for (int side = 0; side < 2; side++) {
+    int b = row->body[side];
+    if (b < 0) continue;
+    const double* v = NULL;
+    if (m->body_type[b] == TB_BODY_DYNAMIC) v = vel + 6 * b;
+    if (m->body_type[b] == TB_BODY_KINEMATIC && kinvel) v = kinvel + 6 * b;
+    if (!v) continue;
+    for (int k = 0; k < 6; k++) u += row->J[side][k] * v[k];
+  }
+  return u;
+}
+
+typedef struct tbRowSink {
+  const tbModel* m;
+  tbWork* w;
+} tbRowSink;
+
+// append a scalar box row; returns 0, or -1 when the row has no effect and was skipped
+static int tb_pushBox(tbRowSink* k, const tbRowJ* row, double lo, double hi, int key) {
+  tbWork* w = k->w;
+  if (!tb_rowActive(k->m, row)) return -1;
+  int i = w->nrow++;
+  w->row[i] = *row;
+  w->lo[i] = lo;
+  w->hi[i] = hi;
+  w->row_key[i] = key;
+  int bk = w->nblock++;
+  w->blk_type[bk] = TB_BLOCK_BOX;
+  w->blk_adr[bk] = i;
+  w->blk_dim[bk] = 1;
+  w->blk_mu[bk] = 0.0;
+  w->blk_angle[bk] = 0.0;
+  return 0;
+}
+
+static void tb_jointRows(tbRowSink* k, int j) {
+  const tbModel* m = k->m;
+  tbWork* w = k->w;
+  double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
+  const double* prm = w->vary + tb_varyIndex(m, TB_F_JOINT, j, 0);
+  int type = m->jnt_type[j], nr = 0;
+  tbJointFrame f;
+  tb_jointFrame(m, w, j, &f);
+  const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double u[3], v[3], dp[3];
+  tbu_tangents(f.aa, u, v);
+  tbu_sub3(dp, f.pa, f.pb);
+  tbRowJ row;
+  // positional rows
+  for (int r = 0; r < 3; r++) {
+    const double* e = ex[r];
+    if (type == TB_JOINT_PRISMATIC) {
+      if (r == 2) break;
+      e = r ? v : u;
+    }
+    tb_rowLinear(&row, f.a, f.ra, f.b, f.rb, e);
+    row.bias = tbu_dot3(e, dp) / h;
+    tb_pushBox(k, &row, -INFINITY, INFINITY, -(1 + 16 * j + nr++));
+  }
+  // rotational rows
+  if (type == TB_JOINT_FIXED || type == TB_JOINT_PRISMATIC) {
+    double qd[4], th[3], thw[3];
+    tb_jointRelQuat(m, j, &f, qd);
+    tbu_quatToRotVec(th, qd);
+    tbu_rotVec(thw, f.qa, th);
+    for (int r = 0; r < 3; r++) {
+      tb_rowAngular(&row, f.a, f.b, ex[r]);
+      row.bias = thw[r] / h;
+      tb_pushBox(k, &row, -INFINITY, INFINITY, -(1 + 16 * j + nr++));
+    }
+  } else if (type == TB_JOINT_REVOLUTE) {
+    double c[3];
+    tbu_cross3(c, f.ab, f.aa);
+    for (int r = 0; r < 2; r++) {
+      const double* e = r ? v : u;
+      tb_rowAngular(&row, f.a, f.b, e);
+      row.bias = tbu_dot3(e, c) / h;
+      tb_pushBox(k, &row, -INFINITY, INFINITY, -(1 + 16 * j + nr++));
+    }
+  }
+  if (type != TB_JOINT_REVOLUTE && type != TB_JOINT_PRISMATIC) return;
+  // the joint coordinate's row: limits and servo
+  double q = tb_jointCoord(m, j, &f);
+  tbRowJ crow;
+  if (type == TB_JOINT_PRISMATIC) {
+    tb_rowLinear(&crow, f.a, f.ra, f.b, f.rb, f.aa);
+  } else {
+    tb_rowAngular(&crow, f.a, f.b, f.aa);
+  }
+  if (m->jnt_limited[j]) {
+    row = crow;
+    row.bias = (q - prm[TB_JNT_LO]) / h;
+    tb_pushBox(k, &row, 0.0, INFINITY, -(1 + 16 * j + 8));
+    row = crow;
+    for (int k6 = 0; k6 < 12; k6++) row.J[k6 / 6][k6 % 6] = -crow.J[k6 / 6][k6 % 6];
+    row.bias = (prm[TB_JNT_HI] - q) / h;
+    tb_pushBox(k, &row, 0.0, INFINITY, -(1 + 16 * j + 9));
+  }
+  if (m->jnt_servo[j]) {
+    double kp = prm[TB_JNT_KP], kd = prm[TB_JNT_KD], fm = prm[TB_JNT_FMAX] * h;
+    double den = h * kp + kd;
+    row = crow;
+    row.kind = TB_ROW_VELOCITY;
+    row.cfm = 1.0 / (h * den);
+    row.bias = -(kp * (prm[TB_JNT_TPOS] - q) + kd * prm[TB_JNT_TVEL]) / den;
+    tb_pushBox(k, &row, -fm, fm, -(1 + 16 * j + 10));
+  }
+}
+
+// tangent frame of a contact: the shape's preferred tangent or a canonical one, then turned by
+// the frame angle about the normal
+static void tb_contactFrame(const tbContactPoint* c, double angle, double t[3], double o[3]) {
+  double t0[3], o0[3];
+  if (tbu_dot3(c->tangent, c->tangent) > 0.5) {
+    tbu_copy3(t0, c->tangent);
+    tbu_cross3(o0, c->normal, t0);
+  } else {
+    tbu_tangents(c->normal, t0, o0);
+  }
+  double ca = cos(angle), sa = sin(angle);
+  for (int k = 0; k < 3; k++) {
+    t[k] = ca * t0[k] + sa * o0[k];
+    o[k] = -sa * t0[k] + ca * o0[k];
+  }
+}
+
+static double tb_maxd(double a, double b) { return a > b ? a : b; }
+
+static void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
+  const tbModel* m = k->m;
+  tbWork* w = k->w;
+  const tbContactPoint* c = &w->con[ci];
+  int pair = w->con_pair[ci];
+  int g0 = m->pair_geom[2 * pair], g1 = m->pair_geom[2 * pair + 1];
+  int a = m->geom_body[g0], b = m->geom_body[g1];
+  double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
+  double mu = tb_maxd(w->vary[tb_varyIndex(m, TB_F_GEOM_MU, g0, 0)],
+                      w->vary[tb_varyIndex(m, TB_F_GEOM_MU, g1, 0)]);
+  double rest = tb_maxd(w->vary[tb_varyIndex(m, TB_F_GEOM_REST, g0, 0)],
+                        w->vary[tb_varyIndex(m, TB_F_GEOM_REST, g1, 0)]);
+  double ra[3], rb[3], t[3], o[3];
+  tbu_sub3(ra, c->pos, w->xpos + 3 * a);
+  tbu_sub3(rb, c->pos, w->xpos + 3 * b);
+  int key = 1 + 4 * (16 * pair + (c->feature & 15));
+
+  tbRowJ nrow, trow[2];
+  tb_rowLinear(&nrow, a, ra, b, rb, c->normal);
+  if (!tb_rowActive(m, &nrow)) return;
+  nrow.bias = c->gap / h;
+  const double* vel = d->body_vel + (size_t)s * m->nbody * 6;
+  if (rest > 0.0) {
+    // Newton restitution for a contact that closes within the step
+    double un = tb_rowVelocity(m, &nrow, vel, w->xvel);
+    double kin = un - tb_rowVelocity(m, &nrow, vel, NULL);
+    if (un < -m->opt.restitution_vmin && c->gap + h * un < 0.0) {
+      double target = rest * un + kin;
+      nrow.bias = nrow.bias < target ? nrow.bias : target;
+    }
+  }
+  tb_contactFrame(c, w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_FRAME_ANGLE)], t, o);
+  int ntan = 0;
+  if (mu > 0.0) {
+    // a tangent that only locked DoFs could use is dropped (planar scenes: 1 tangent)
+    tb_rowLinear(&trow[ntan], a, ra, b, rb, t);
+    if (tb_rowActive(m, &trow[ntan])) ntan++;
+    tb_rowLinear(&trow[ntan], a, ra, b, rb, o);
+    if (tb_rowActive(m, &trow[ntan])) ntan++;
+  }
+  double angle = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_FACET_ANGLE)];
+  if (ntan == 2 && m->opt.facet_align) {
+    // one facet against the tangential velocity (Mylapilli & Jain's remedy)
+    double vt = tb_rowVelocity(m, &trow[0], vel, w->xvel);
+    double vo = tb_rowVelocity(m, &trow[1], vel, w->xvel);
+    if (vt * vt + vo * vo > 1e-24) angle = atan2(-vo, -vt);
+  }
+  int i = w->nrow, bk = w->nblock++;
+  w->row[i] = nrow;
+  w->row_key[i] = key;
+  for (int r = 0; r < ntan; r++) {
+    trow[r].kind = TB_ROW_VELOCITY;
+    w->row[i + 1 + r] = trow[r];
+    w->row_key[i + 1 + r] = key + 1 + r;
+  }
+  w->nrow += 1 + ntan;
+  w->blk_type[bk] = TB_BLOCK_CONTACT;
+  w->blk_adr[bk] = i;
+  w->blk_dim[bk] = 1 + ntan;
+  w->blk_mu[bk] = mu;
+  w->blk_angle[bk] = angle;
+}
+
+int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w) {
+  tbRowSink k = {m, w};
+  w->nrow = 0;
+  w->nblock = 0;
+  for (int j = 0; j < m->njnt; j++) tb_jointRows(&k, j);
+  for (int c = 0; c < w->ncon; c++) tb_contactRows(&k, d, s, c);
+  return 0;
+}
+
+//---- forces ------------------------------------------------------------------------------------
+
+// constant-force prismatic drives: +F along the axis on a at its anchor, -F on b
+static void tb_driveForces(const tbModel* m, const tbWork* w, double* f) {
+  for (int j = 0; j < m->njnt; j++) {
+    double F = w->vary[tb_varyIndex(m, TB_F_JOINT, j, TB_JNT_DRIVE)];
+    if (F == 0.0) continue;
+    tbJointFrame fr;
+    tb_jointFrame(m, w, j, &fr);
+    for (int side = 0; side < 2; side++) {
+      int b = side ? fr.b : fr.a;
+      if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC) continue;
+      double fv[3], tq[3];
+      tbu_scl3(fv, fr.aa, side ? -F : F);
+      tbu_cross3(tq, side ? fr.rb : fr.ra, fv);
+      tbu_add3(f + 6 * b, f + 6 * b, fv);
+      tbu_add3(f + 6 * b + 3, f + 6 * b + 3, tq);
+    }
+  }
+}
+
+void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w) {
+  double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
+  const double* g = w->vary + tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_GRAVITY);
+  const double* vel = d->body_vel + (size_t)s * m->nbody * 6;
+  double* f = w->vfree;  // forces first, then overwritten by velocities
+  for (int b = 0; b < m->nbody; b++) {
+    double* fb = f + 6 * b;
+    memset(fb, 0, sizeof(double) * 6);
+    if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    double mass = w->vary[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)];
+    const double* fa = w->vary + tb_varyIndex(m, TB_F_BODY_FORCE, b, 0);
+    const double* om = vel + 6 * b + 3;
+    double Iw[9], L[3], gyro[3];
+    tbu_inertiaWorld(Iw, w->xquat + 4 * b, w->vary + tb_varyIndex(m, TB_F_BODY_INERTIA, b, 0));
+    tbu_mulMatVec3(L, Iw, om);
+    tbu_cross3(gyro, om, L);
+    for (int k = 0; k < 3; k++) {
+      fb[k] = fa[k] + mass * g[k];
+      fb[3 + k] = fa[3 + k] - gyro[k];
+    }
+  }
+  tb_driveForces(m, w, f);
+  for (int b = 0; b < m->nbody; b++) {
+    double* vb = w->vfree + 6 * b;
+    if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    double dv[6];
+    tb_mulMinv(w, b, vb, dv);
+    for (int k = 0; k < 6; k++) vb[k] = vel[6 * b + k] + h * dv[k];
+  }
+}
+
+//---- assembly ----------------------------------------------------------------------------------
+
+void tb_assemble(const tbModel* m, tbWork* w) {
+  int n = w->nrow;
+  for (int i = 0; i < n; i++) {
+    const tbRowJ* ri = &w->row[i];
+    for (int side = 0; side < 2; side++) {
+      double* mj = w->row_MJ + 12 * i + 6 * side;
+      int b = ri->body[side];
+      if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC) {
+        memset(mj, 0, sizeof(double) * 6);
+      } else {
+        tb_mulMinv(w, b, ri->J[side], mj);
+      }
+    }
+    w->b[i] = tb_rowVelocity(m, ri, w->vfree, ri->kind == TB_ROW_VELOCITY ? w->xvel : NULL) +
+              ri->bias;
+  }
+  for (int i = 0; i < n; i++) {
+    const tbRowJ* ri = &w->row[i];
+    for (int j = i; j < n; j++) {
+      const tbRowJ* rj = &w->row[j];
+      double a = 0.0;
+      for (int si = 0; si < 2; si++) {
+        for (int sj = 0; sj < 2; sj++) {
+          if (ri->body[si] < 0 || ri->body[si] != rj->body[sj]) continue;
+          const double* mj = w->row_MJ + 12 * j + 6 * sj;
+          for (int k = 0; k < 6; k++) a += ri->J[si][k] * mj[k];
+        }
+      }
+      w->A[i * n + j] = w->A[j * n + i] = a;
+    }
+    w->A[i * n + i] += ri->cfm;
+  }
+}
+
+tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
+  tbProblem p;
+  p.n = w->nrow;
+  p.nblock = w->nblock;
+  p.A = w->A;
+  p.b = w->b;
+  p.lo = w->lo;
+  p.hi = w->hi;
+  p.blk_type = w->blk_type;
+  p.blk_adr = w->blk_adr;
+  p.blk_dim = w->blk_dim;
+  p.blk_mu = w->blk_mu;
+  p.blk_angle = w->blk_angle;
+  p.cone = m->opt.cone;
+  p.facets = m->opt.facets;
+  return p;
+}
+
+void tb_applyImpulse(const tbModel* m, const tbWork* w, double* vel) {
+  memcpy(vel, w->vfree, sizeof(double) * 6 * m->nbody);
+  for (int i = 0; i < w->nrow; i++) {
+    double x = w->x[i];
+    if (x == 0.0) continue;
+    for (int side = 0; side < 2; side++) {
+      int b = w->row[i].body[side];
+      if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC) continue;
+      const double* mj = w->row_MJ + 12 * i + 6 * side;
+      for (int k = 0; k < 6; k++) vel[6 * b + k] += mj[k] * x;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// Internal interfaces of the CPU path: the stages of one step and the scratch they share.
+#ifndef TUMBLE_HOST_ENGINE_H_
+#define TUMBLE_HOST_ENGINE_H_
+
+#include <tumble/collide_geom.h>
+#include <tumble/problem.h>
+#include <tumble/tumble.h>
+
+// set the calling thread's error message (printf-style); returns TB_ERR_ARG for chaining
+int tb_setError(const char* fmt, ...);
+void tb_clearError(void);
+
+// constraint rows carry up to two bodies; each row's Jacobian is 6 entries per body
+// row kinds decide which velocities enter b: position-level rows see kinematic bodies at
+// t + h through their pose (thesis §5.1.2), velocity-level rows through their velocity
+enum { TB_ROW_POSITION = 0, TB_ROW_VELOCITY = 1 };
+
+typedef struct tbRowJ {
+  int body[2];     // body indices, -1 for the world
+  double J[2][6];  // [linear; angular] per body
+  int kind;        // TB_ROW_*
+  double bias;     // added to b: Phi/h stabilization, servo targets, restitution
+  double cfm;      // added to the diagonal of A (servo compliance)
+} tbRowJ;
+
+struct tbWork {
+  int nbody, maxcon, maxrow;
+  double* vary;        // (nvary) this scene's parameter values
+  // pose at which the step's geometry is evaluated: dynamic and static bodies at t,
+  // kinematic bodies at t + h
+  double* xpos;        // (nbody x 3)
+  double* xquat;       // (nbody x 4)
+  double* xvel;        // (nbody x 6) kinematic bodies' velocity at t + h, others at t
+  double* minv;        // (nbody x 12) inverse mass (3, 0 on locked DoFs), inverse inertia (9)
+  double* vfree;       // (nbody x 6) velocity after forces, before impulses
+  // contacts
+  int ncon;
+  tbContactPoint* con;  // (maxcon)
+  int* con_pair;        // (maxcon)
+  // rows
+  int nrow, nblock;
+  tbRowJ* row;          // (maxrow)
+  double* row_MJ;       // (maxrow x 2 x 6) M^-1 J^T per body side
+  int* row_key;         // (maxrow) identity across steps for warm start
+  double *A, *b, *lo, *hi, *x;  // (maxrow^2), (maxrow) x 4
+  int *blk_type, *blk_adr, *blk_dim;  // (maxrow)
+  double *blk_mu, *blk_angle;         // (maxrow)
+  double* solver_work;                // (tb_solverWorkSize(maxrow))
+};
+
+// kinematic.c: poses of kinematic bodies
+void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3],
+                      double quat[4], double vel[6]);
+void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, double h,
+                         double pos[3], double quat[4], double vel[6]);
+
+// collide.c: every contact of the scene at the work pose; returns 0, or -1 on overflow
+int tb_collide(const tbModel* m, tbWork* w);
+
+// constraint.c: rows and the Delassus problem of the step
+void tb_massInverse(const tbModel* m, tbWork* w);
+void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w);
+int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w);
+void tb_assemble(const tbModel* m, tbWork* w);
+tbProblem tb_problemOf(const tbModel* m, const tbWork* w);
+// post-step velocity v_free + M^-1 J^T x, into vel (nbody x 6)
+void tb_applyImpulse(const tbModel* m, const tbWork* w, double* vel);
+
+// problem.c: the residual from an already computed u = A x + b
+double tb_residualFromVelocity(const tbProblem* p, const double* x, const double* u);
+
+// mlcp.c: the mixed LCP of thesis Eq. 2.78 assembled from the step's rows
+typedef struct tbMLCP {
+  int n;      // total size
+  int nfree;  // equality rows: unlocked velocities + bilateral rows
+  int nv, nb, nc, nf;  // velocity unknowns, bilateral rows, contacts, friction directions
+  double* M;  // (n x n) row-major
+  double* q;  // (n)
+} tbMLCP;
+int tb_buildMLCP(const tbModel* m, const tbData* d, int s, const tbWork* w, tbMLCP* out);
+void tb_freeMLCP(tbMLCP* p);
+
+#endif  // TUMBLE_HOST_ENGINE_H_

@@ -1,0 +1,66 @@
+// Kinematic bodies: poses prescribed by drivers, advanced from t to t + h each step.
+#include <string.h>
+
+#include <tumble/driver_geom.h>
+
+#include "engine.h"
+
+static const double* tb_driverPrm(const tbModel* m, const double* vary, int k) {
+  return vary + tb_varyIndex(m, TB_F_DRIVER, k, 0);
+}
+
+static void tb_plateState(const double* prm, const double p0[3], double t, double pos[3],
+                          double vel[6]) {
+  tbu_plateLinear(prm + TB_DRV_AMP, prm + TB_DRV_PHASE, prm[TB_DRV_OMEGA], t, p0, pos, vel);
+  tbu_plateAngVel(prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t, vel + 3);
+}
+
+void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3],
+                      double quat[4], double vel[6]) {
+  int k = m->body_driver[b];
+  const double* prm = tb_driverPrm(m, vary, k);
+  const double* p0 = vary + tb_varyIndex(m, TB_F_BODY_POS, b, 0);
+  double q0[4];
+  memcpy(q0, vary + tb_varyIndex(m, TB_F_BODY_QUAT, b, 0), sizeof(q0));
+  tbu_quatNormalize(q0);
+  switch (m->drv_type[k]) {
+    case TB_DRIVER_PLATE: {
+      double qoff[4];
+      tbu_plateQuat0(qoff, prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA]);
+      tbu_quatMul(quat, qoff, q0);
+      tb_plateState(prm, p0, 0.0, pos, vel);
+      break;
+    }
+    case TB_DRIVER_CONSTVEL:
+      memcpy(pos, p0, sizeof(double) * 3);
+      memcpy(quat, q0, sizeof(double) * 4);
+      memcpy(vel, prm + TB_DRV_VEL, sizeof(double) * 6);
+      break;
+    default:
+      tbu_keyframePose(m->drv_key + k * TB_MAXKEY * 8, m->drv_nkey[k], 0.0, pos, quat, vel);
+      break;
+  }
+}
+
+void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, double h,
+                         double pos[3], double quat[4], double vel[6]) {
+  int k = m->body_driver[b];
+  const double* prm = tb_driverPrm(m, vary, k);
+  const double* p0 = vary + tb_varyIndex(m, TB_F_BODY_POS, b, 0);
+  switch (m->drv_type[k]) {
+    case TB_DRIVER_PLATE:
+      tbu_plateQuatStep(quat, prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA],
+                        t, h);
+      tb_plateState(prm, p0, t + h, pos, vel);
+      break;
+    case TB_DRIVER_CONSTVEL:
+      // position in closed form so that it does not accumulate round-off
+      for (int i = 0; i < 3; i++) pos[i] = p0[i] + prm[TB_DRV_VEL + i] * (t + h);
+      tbu_quatIntegrate(quat, prm + TB_DRV_VEL + 3, h);
+      memcpy(vel, prm + TB_DRV_VEL, sizeof(double) * 6);
+      break;
+    default:
+      tbu_keyframePose(m->drv_key + k * TB_MAXKEY * 8, m->drv_nkey[k], t + h, pos, quat, vel);
+      break;
+  }
+}

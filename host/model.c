@@ -1,0 +1,656 @@
+// Model building, validation and compilation: definitions in, a const tbModel out.
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tumble/tb_math.h>
+
+#include "engine.h"
+
+//---- errors ------------------------------------------------------------------------------------
+
+static _Thread_local char tb_error[256];
+
+int tb_setError(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tb_error, sizeof(tb_error), fmt, ap);
+  va_end(ap);
+  return TB_ERR_ARG;
+}
+
+void tb_clearError(void) { tb_error[0] = 0; }
+
+const char* tb_lastError(void) { return tb_error; }
+
+//---- defaults ----------------------------------------------------------------------------------
+
+tbBodyDef tb_defaultBodyDef(void) {
+  tbBodyDef d;
+  memset(&d, 0, sizeof(d));
+  d.name = "";
+  d.type = TB_BODY_DYNAMIC;
+  d.mass = 1.0;
+  d.inertia[0] = d.inertia[1] = d.inertia[2] = 1.0;
+  d.quat[0] = 1.0;
+  return d;
+}
+
+tbGeomDef tb_defaultGeomDef(void) {
+  tbGeomDef d;
+  memset(&d, 0, sizeof(d));
+  d.type = TB_GEOM_SPHERE;
+  d.quat[0] = 1.0;
+  d.mu = 0.5;
+  return d;
+}
+
+tbJointDef tb_defaultJointDef(void) {
+  tbJointDef d;
+  memset(&d, 0, sizeof(d));
+  d.body_b = -1;
+  d.axis[2] = 1.0;
+  d.fmax = INFINITY;
+  return d;
+}
+
+tbDriverDef tb_defaultDriverDef(void) {
+  tbDriverDef d;
+  memset(&d, 0, sizeof(d));
+  d.omega = 66.0 * TB_PI;
+  d.nkey = 1;
+  d.key_quat[0][0] = 1.0;
+  return d;
+}
+
+tbOption tb_defaultOption(void) {
+  tbOption o;
+  memset(&o, 0, sizeof(o));
+  o.timestep = 1e-3;
+  o.gravity[2] = -9.81;
+  o.cone = TB_CONE_EXACT;
+  o.facets = 8;
+  o.margin = 1e-3;
+  o.solver = TB_SOLVER_PGS;
+  o.max_iter = 200;
+  o.tol = 1e-10;
+  o.sor = 1.0;
+  o.warmstart = 1;
+  return o;
+}
+
+//---- builder -----------------------------------------------------------------------------------
+
+tbModel* tb_newModel(void) {
+  tbModel* m = (tbModel*)calloc(1, sizeof(tbModel));
+  if (m) m->opt = tb_defaultOption();
+  return m;
+}
+
+void tb_freeModel(tbModel* m) {
+  if (!m) return;
+  free(m->body_type);
+  free(m->body_lock);
+  free(m->body_name);
+  free(m->body_driver);
+  free(m->geom_type);
+  free(m->geom_body);
+  free(m->geom_pos);
+  free(m->geom_quat);
+  free(m->jnt_type);
+  free(m->jnt_body);
+  free(m->jnt_anchor);
+  free(m->jnt_axis);
+  free(m->jnt_qrel);
+  free(m->jnt_limited);
+  free(m->jnt_servo);
+  free(m->drv_type);
+  free(m->drv_body);
+  free(m->drv_nkey);
+  free(m->drv_key);
+  free(m->pair_geom);
+  free(m->pair_maxcon);
+  free(m->vary0);
+  free(m->param);
+  free(m->bdef);
+  free(m->gdef);
+  free(m->jdef);
+  free(m->ddef);
+  free(m);
+}
+
+// grow a builder array to hold n + 1 items
+static int tb_grow(void** arr, int* cap, int n, size_t item) {
+  if (n < *cap) return 0;
+  int nc = *cap ? 2 * *cap : 8;
+  void* p = realloc(*arr, nc * item);
+  if (!p) return -1;
+  *arr = p;
+  *cap = nc;
+  return 0;
+}
+
+static int tb_finite(const double* v, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(v[i])) return 0;
+  }
+  return 1;
+}
+
+static int tb_checkEditable(const tbModel* m) {
+  if (m->compiled) {
+    tb_setError("model: already compiled, no more objects can be added");
+    return -1;
+  }
+  return 0;
+}
+
+int tb_addBody(tbModel* m, const tbBodyDef* def) {
+  if (tb_checkEditable(m)) return -1;
+  const char* nm = def->name ? def->name : "";
+  if (def->type < TB_BODY_STATIC || def->type > TB_BODY_KINEMATIC) {
+    tb_setError("body '%s': type %d is not a tbtBody", nm, def->type);
+    return -1;
+  }
+  if (strlen(nm) >= TB_NAMELEN) {
+    tb_setError("body '%s': name longer than %d characters", nm, TB_NAMELEN - 1);
+    return -1;
+  }
+  if (def->type == TB_BODY_DYNAMIC) {
+    if (!(def->mass > 0.0) || !isfinite(def->mass)) {
+      tb_setError("body '%s': mass %g must be finite and > 0", nm, def->mass);
+      return -1;
+    }
+    for (int i = 0; i < 3; i++) {
+      if (!(def->inertia[i] > 0.0) || !isfinite(def->inertia[i])) {
+        tb_setError("body '%s': inertia[%d] %g must be finite and > 0", nm, i, def->inertia[i]);
+        return -1;
+      }
+    }
+  }
+  if (!tb_finite(def->pos, 3) || !tb_finite(def->quat, 4) || !tb_finite(def->vel, 6) ||
+      !tb_finite(def->force, 6)) {
+    tb_setError("body '%s': pos, quat, vel and force must be finite", nm);
+    return -1;
+  }
+  double qn = sqrt(tbu_dot3(def->quat + 1, def->quat + 1) + def->quat[0] * def->quat[0]);
+  if (!(qn > 0.0)) {
+    tb_setError("body '%s': quat is zero", nm);
+    return -1;
+  }
+  if (tb_findBody(m, nm) >= 0 && nm[0]) {
+    tb_setError("body '%s': name already used", nm);
+    return -1;
+  }
+  if (tb_grow((void**)&m->bdef, &m->cap_body, m->nbody, sizeof(tbBodyDef))) return -1;
+  tbBodyDef* b = &m->bdef[m->nbody];
+  *b = *def;
+  b->name = NULL;  // the caller's string may not outlive the model; body_name keeps a copy
+  tbu_quatNormalize(b->quat);
+  char(*names)[TB_NAMELEN] = realloc(m->body_name, (m->nbody + 1) * TB_NAMELEN);
+  if (!names) return -1;
+  m->body_name = names;
+  snprintf(m->body_name[m->nbody], TB_NAMELEN, "%s", nm);
+  return m->nbody++;
+}
+
+int tb_addGeom(tbModel* m, const tbGeomDef* def) {
+  if (tb_checkEditable(m)) return -1;
+  int g = m->ngeom;
+  if (def->body < 0 || def->body >= m->nbody) {
+    tb_setError("geom %d: body %d does not exist", g, def->body);
+    return -1;
+  }
+  if (def->type < 0 || def->type >= TB_NGEOMTYPE) {
+    tb_setError("geom %d: type %d is not a shape type", g, def->type);
+    return -1;
+  }
+  if (!tb_finite(def->size, 3) || !tb_finite(def->pos, 3) || !tb_finite(def->quat, 4)) {
+    tb_setError("geom %d: size, pos and quat must be finite", g);
+    return -1;
+  }
+  int nsize = def->type == TB_GEOM_SPHERE ? 1 : def->type == TB_GEOM_CAPSULE ? 2 : 3;
+  for (int i = 0; i < nsize && def->type != TB_GEOM_PLANE; i++) {
+    int zero_ok = def->type == TB_GEOM_SPHERE || (def->type == TB_GEOM_CAPSULE && i == 1);
+    if (def->size[i] < 0.0 || (!zero_ok && def->size[i] == 0.0)) {
+      tb_setError("geom %d: size[%d] = %g must be %s", g, i, def->size[i], zero_ok ? ">= 0" : "> 0");
+      return -1;
+    }
+  }
+  if (!(def->mu >= 0.0) || !isfinite(def->mu)) {
+    tb_setError("geom %d: mu %g must be finite and >= 0", g, def->mu);
+    return -1;
+  }
+  if (!(def->restitution >= 0.0 && def->restitution <= 1.0)) {
+    tb_setError("geom %d: restitution %g must be in [0, 1]", g, def->restitution);
+    return -1;
+  }
+  if (def->type == TB_GEOM_PLANE && m->bdef[def->body].type == TB_BODY_DYNAMIC) {
+    tb_setError("geom %d: a plane (half-space) cannot belong to a dynamic body", g);
+    return -1;
+  }
+  if (tb_grow((void**)&m->gdef, &m->cap_geom, m->ngeom, sizeof(tbGeomDef))) return -1;
+  m->gdef[g] = *def;
+  tbu_quatNormalize(m->gdef[g].quat);
+  return m->ngeom++;
+}
+
+int tb_addJoint(tbModel* m, const tbJointDef* def) {
+  if (tb_checkEditable(m)) return -1;
+  int j = m->njnt;
+  if (def->type < TB_JOINT_REVOLUTE || def->type > TB_JOINT_FIXED) {
+    tb_setError("joint %d: type %d is not a tbtJoint", j, def->type);
+    return -1;
+  }
+  if (def->body_a < 0 || def->body_a >= m->nbody ||
+      m->bdef[def->body_a].type != TB_BODY_DYNAMIC) {
+    tb_setError("joint %d: body_a %d must be a dynamic body", j, def->body_a);
+    return -1;
+  }
+  if (def->body_b < -1 || def->body_b >= m->nbody || def->body_b == def->body_a) {
+    tb_setError("joint %d: body_b %d must be another body or -1 (world)", j, def->body_b);
+    return -1;
+  }
+  double ax[3] = {def->axis[0], def->axis[1], def->axis[2]};
+  if (!tb_finite(def->anchor, 3) || !tb_finite(ax, 3) || !(tbu_norm3(ax) > 0.0)) {
+    tb_setError("joint %d: anchor must be finite and axis finite and nonzero", j);
+    return -1;
+  }
+  if (def->limited && !(def->lo <= def->hi)) {
+    tb_setError("joint %d: limits lo %g > hi %g", j, def->lo, def->hi);
+    return -1;
+  }
+  if (def->servo) {
+    if (!(def->kp >= 0.0) || !(def->kd >= 0.0) || !(def->kp + def->kd > 0.0) ||
+        !isfinite(def->kp) || !isfinite(def->kd)) {
+      tb_setError("joint %d: servo gains kp %g, kd %g must be finite, >= 0, not both 0", j,
+                  def->kp, def->kd);
+      return -1;
+    }
+    if (!(def->fmax > 0.0)) {
+      tb_setError("joint %d: servo fmax %g must be > 0", j, def->fmax);
+      return -1;
+    }
+  }
+  if (!isfinite(def->drive) || !isfinite(def->target_pos) || !isfinite(def->target_vel)) {
+    tb_setError("joint %d: drive and servo targets must be finite", j);
+    return -1;
+  }
+  if (def->drive != 0.0 && def->type != TB_JOINT_PRISMATIC) {
+    tb_setError("joint %d: a constant-force drive needs a prismatic joint", j);
+    return -1;
+  }
+  if (tb_grow((void**)&m->jdef, &m->cap_jnt, m->njnt, sizeof(tbJointDef))) return -1;
+  m->jdef[j] = *def;
+  return m->njnt++;
+}
+
+int tb_addDriver(tbModel* m, const tbDriverDef* def) {
+  if (tb_checkEditable(m)) return -1;
+  int k = m->ndriver;
+  if (def->body < 0 || def->body >= m->nbody || m->bdef[def->body].type != TB_BODY_KINEMATIC) {
+    tb_setError("driver %d: body %d must be a kinematic body", k, def->body);
+    return -1;
+  }
+  for (int i = 0; i < k; i++) {
+    if (m->ddef[i].body == def->body) {
+      tb_setError("driver %d: body %d already has a driver", k, def->body);
+      return -1;
+    }
+  }
+  if (def->type < TB_DRIVER_PLATE || def->type > TB_DRIVER_KEYFRAMES) {
+    tb_setError("driver %d: type %d is not a tbtDriver", k, def->type);
+    return -1;
+  }
+  if (!tb_finite(def->amp, 6) || !tb_finite(def->phase, 6) || !tb_finite(def->vel, 6)) {
+    tb_setError("driver %d: amplitudes, phases and velocities must be finite", k);
+    return -1;
+  }
+  if (def->type == TB_DRIVER_PLATE && !(def->omega > 0.0 && isfinite(def->omega))) {
+    tb_setError("driver %d: omega %g must be finite and > 0", k, def->omega);
+    return -1;
+  }
+  if (def->type == TB_DRIVER_KEYFRAMES) {
+    if (def->nkey < 1 || def->nkey > TB_MAXKEY) {
+      tb_setError("driver %d: nkey %d must be in [1, %d]", k, def->nkey, TB_MAXKEY);
+      return -1;
+    }
+    for (int i = 0; i < def->nkey; i++) {
+      if (!isfinite(def->key_t[i]) || (i > 0 && !(def->key_t[i] > def->key_t[i - 1]))) {
+        tb_setError("driver %d: key_t[%d] = %g must be finite and increasing", k, i,
+                    def->key_t[i]);
+        return -1;
+      }
+      if (!tb_finite(def->key_pos[i], 3) || !tb_finite(def->key_quat[i], 4)) {
+        tb_setError("driver %d: keyframe %d pose must be finite", k, i);
+        return -1;
+      }
+    }
+  }
+  if (tb_grow((void**)&m->ddef, &m->cap_driver, m->ndriver, sizeof(tbDriverDef))) return -1;
+  m->ddef[k] = *def;
+  return m->ndriver++;
+}
+
+//---- parameters --------------------------------------------------------------------------------
+
+int tb_addParam(tbModel* m, const char* name, const char* unit, const char* doc, double lo,
+                double hi, int lo_open) {
+  if (tb_checkEditable(m)) return -1;
+  if (!name || !name[0] || strlen(name) >= TB_NAMELEN || tb_findParam(m, name) >= 0) {
+    tb_setError("param '%s': name empty, too long or already used", name ? name : "");
+    return -1;
+  }
+  if (tb_grow((void**)&m->param, &m->cap_param, m->nparam, sizeof(tbParam))) return -1;
+  tbParam* p = &m->param[m->nparam];
+  memset(p, 0, sizeof(*p));
+  snprintf(p->name, sizeof(p->name), "%s", name);
+  snprintf(p->unit, sizeof(p->unit), "%s", unit ? unit : "");
+  snprintf(p->doc, sizeof(p->doc), "%s", doc ? doc : "");
+  p->lo = lo;
+  p->hi = hi;
+  p->lo_open = lo_open;
+  return m->nparam++;
+}
+
+int tb_paramTarget(tbModel* m, int p, int field, int object, int component) {
+  if (tb_checkEditable(m)) return -1;
+  if (p < 0 || p >= m->nparam || m->param[p].ntarget >= 8) {
+    tb_setError("param %d: does not exist or has 8 targets already", p);
+    return -1;
+  }
+  // targets are resolved at compile, once the vary layout is known; encode them for now
+  m->param[p].target[m->param[p].ntarget++] = (field << 26) | (object << 5) | component;
+  return 0;
+}
+
+int tb_findParam(const tbModel* m, const char* name) {
+  for (int i = 0; i < m->nparam; i++) {
+    if (!strcmp(m->param[i].name, name)) return i;
+  }
+  return -1;
+}
+
+int tb_findBody(const tbModel* m, const char* name) {
+  for (int i = 0; i < m->nbody; i++) {
+    if (!strcmp(m->body_name[i], name)) return i;
+  }
+  return -1;
+}
+
+static int tb_fieldWidth(int field) {
+  static const int width[TB_NFIELD] = {1, 3, 3, 4, 6, 6, 1, 1, 3, TB_DRV_NPRM, TB_JNT_NPRM, 1};
+  return width[field];
+}
+
+static int tb_fieldCount(const tbModel* m, int field) {
+  switch (field) {
+    case TB_F_GEOM_MU:
+    case TB_F_GEOM_REST:
+    case TB_F_GEOM_SIZE:
+      return m->ngeom;
+    case TB_F_DRIVER:
+      return m->ndriver;
+    case TB_F_JOINT:
+      return m->njnt;
+    case TB_F_OPT:
+      return TB_OPT_NPRM;
+    default:
+      return m->nbody;
+  }
+}
+
+int tb_varyIndex(const tbModel* m, int field, int object, int component) {
+  if (field < 0 || field >= TB_NFIELD || object < 0 || object >= tb_fieldCount(m, field) ||
+      component < 0 || component >= tb_fieldWidth(field)) {
+    return -1;
+  }
+  return m->vary_adr[field] + object * tb_fieldWidth(field) + component;
+}
+
+//---- compile -----------------------------------------------------------------------------------
+
+#define TB_ALLOC(ptr, n) \
+  ((ptr) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof(*(ptr)))) == NULL
+
+static int tb_compileBodies(tbModel* m) {
+  if (TB_ALLOC(m->body_type, m->nbody) || TB_ALLOC(m->body_lock, m->nbody) ||
+      TB_ALLOC(m->body_driver, m->nbody)) {
+    return TB_ERR_MEMORY;
+  }
+  for (int b = 0; b < m->nbody; b++) {
+    m->body_type[b] = m->bdef[b].type;
+    m->body_lock[b] = m->bdef[b].lock;
+    m->body_driver[b] = -1;
+  }
+  return TB_OK;
+}
+
+static int tb_compileGeoms(tbModel* m) {
+  if (TB_ALLOC(m->geom_type, m->ngeom) || TB_ALLOC(m->geom_body, m->ngeom) ||
+      TB_ALLOC(m->geom_pos, 3 * m->ngeom) || TB_ALLOC(m->geom_quat, 4 * m->ngeom)) {
+    return TB_ERR_MEMORY;
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    m->geom_type[g] = m->gdef[g].type;
+    m->geom_body[g] = m->gdef[g].body;
+    memcpy(m->geom_pos + 3 * g, m->gdef[g].pos, sizeof(double) * 3);
+    memcpy(m->geom_quat + 4 * g, m->gdef[g].quat, sizeof(double) * 4);
+  }
+  return TB_OK;
+}
+
+// joint frames: anchors and axes in each body's frame at the initial pose
+static int tb_compileJoints(tbModel* m) {
+  if (TB_ALLOC(m->jnt_type, m->njnt) || TB_ALLOC(m->jnt_body, 2 * m->njnt) ||
+      TB_ALLOC(m->jnt_anchor, 6 * m->njnt) || TB_ALLOC(m->jnt_axis, 6 * m->njnt) ||
+      TB_ALLOC(m->jnt_qrel, 4 * m->njnt) || TB_ALLOC(m->jnt_limited, m->njnt) ||
+      TB_ALLOC(m->jnt_servo, m->njnt)) {
+    return TB_ERR_MEMORY;
+  }
+  for (int j = 0; j < m->njnt; j++) {
+    const tbJointDef* jd = &m->jdef[j];
+    m->jnt_type[j] = jd->type;
+    m->jnt_limited[j] = jd->limited;
+    m->jnt_servo[j] = jd->servo;
+    double axis[3] = {jd->axis[0], jd->axis[1], jd->axis[2]};
+    tbu_normalize3(axis);
+    double qb[4] = {1, 0, 0, 0}, qbc[4], qrel[4];
+    for (int side = 0; side < 2; side++) {
+      int b = side ? jd->body_b : jd->body_a;
+      m->jnt_body[2 * j + side] = b;
+      double* anc = m->jnt_anchor + 6 * j + 3 * side;
+      double* ax = m->jnt_axis + 6 * j + 3 * side;
+      if (b < 0) {
+        tbu_copy3(anc, jd->anchor);
+        tbu_copy3(ax, axis);
+      } else {
+        double d[3];
+        tbu_sub3(d, jd->anchor, m->bdef[b].pos);
+        tbu_rotVecInv(anc, m->bdef[b].quat, d);
+        tbu_rotVecInv(ax, m->bdef[b].quat, axis);
+      }
+    }
+    if (jd->body_b >= 0) memcpy(qb, m->bdef[jd->body_b].quat, sizeof(qb));
+    tbu_quatConj(qbc, qb);
+    tbu_quatMul(qrel, qbc, m->bdef[jd->body_a].quat);
+    memcpy(m->jnt_qrel + 4 * j, qrel, sizeof(qrel));
+  }
+  return TB_OK;
+}
+
+static int tb_compileDrivers(tbModel* m) {
+  if (TB_ALLOC(m->drv_type, m->ndriver) || TB_ALLOC(m->drv_body, m->ndriver) ||
+      TB_ALLOC(m->drv_nkey, m->ndriver) || TB_ALLOC(m->drv_key, m->ndriver * TB_MAXKEY * 8)) {
+    return TB_ERR_MEMORY;
+  }
+  for (int k = 0; k < m->ndriver; k++) {
+    const tbDriverDef* dd = &m->ddef[k];
+    m->drv_type[k] = dd->type;
+    m->drv_body[k] = dd->body;
+    m->drv_nkey[k] = dd->nkey;
+    m->body_driver[dd->body] = k;
+    for (int i = 0; i < dd->nkey; i++) {
+      double* key = m->drv_key + (k * TB_MAXKEY + i) * 8;
+      key[0] = dd->key_t[i];
+      memcpy(key + 1, dd->key_pos[i], sizeof(double) * 3);
+      memcpy(key + 4, dd->key_quat[i], sizeof(double) * 4);
+      tbu_quatNormalize(key + 4);
+    }
+  }
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body_type[b] == TB_BODY_KINEMATIC && m->body_driver[b] < 0) {
+      return tb_setError("body '%s': kinematic but has no driver", m->body_name[b]);
+    }
+  }
+  return TB_OK;
+}
+
+// shape pairs that can touch: different bodies, at least one of them dynamic
+static int tb_compilePairs(tbModel* m) {
+  int n = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    n = 0;
+    for (int g1 = 0; g1 < m->ngeom; g1++) {
+      for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
+        int b1 = m->geom_body[g1], b2 = m->geom_body[g2];
+        if (b1 == b2) continue;
+        if (m->body_type[b1] != TB_BODY_DYNAMIC && m->body_type[b2] != TB_BODY_DYNAMIC) continue;
+        int maxc = tbu_collideMax(m->geom_type[g1], m->geom_type[g2]);
+        if (maxc == 0) continue;
+        if (pass) {
+          m->pair_geom[2 * n] = g1;
+          m->pair_geom[2 * n + 1] = g2;
+          m->pair_maxcon[n] = maxc;
+        }
+        n++;
+      }
+    }
+    if (!pass && (TB_ALLOC(m->pair_geom, 2 * n) || TB_ALLOC(m->pair_maxcon, n))) {
+      return TB_ERR_MEMORY;
+    }
+  }
+  m->npair = n;
+  int bound = 0;
+  for (int p = 0; p < n; p++) bound += m->pair_maxcon[p];
+  if (m->opt.maxcon < 0) return tb_setError("option maxcon %d must be >= 0", m->opt.maxcon);
+  m->maxcon = m->opt.maxcon > 0 ? m->opt.maxcon : bound;
+  return TB_OK;
+}
+
+// rows per joint: bilateral rows, 2 limit rows, 1 servo row
+static int tb_jointRowCapacity(const tbModel* m) {
+  int rows = 0;
+  for (int j = 0; j < m->njnt; j++) {
+    rows += m->jnt_type[j] == TB_JOINT_SPHERICAL ? 3 : m->jnt_type[j] == TB_JOINT_FIXED ? 6 : 5;
+    rows += 2 * m->jnt_limited[j] + m->jnt_servo[j];
+  }
+  return rows;
+}
+
+static void tb_setVary(tbModel* m, int field, int object, const double* v) {
+  memcpy(m->vary0 + tb_varyIndex(m, field, object, 0), v, sizeof(double) * tb_fieldWidth(field));
+}
+
+static int tb_compileVary(tbModel* m) {
+  int n = 0;
+  for (int f = 0; f < TB_NFIELD; f++) {
+    m->vary_adr[f] = n;
+    n += tb_fieldCount(m, f) * tb_fieldWidth(f);
+  }
+  m->nvary = n;
+  if (TB_ALLOC(m->vary0, n)) return TB_ERR_MEMORY;
+  for (int b = 0; b < m->nbody; b++) {
+    const tbBodyDef* bd = &m->bdef[b];
+    tb_setVary(m, TB_F_BODY_MASS, b, &bd->mass);
+    tb_setVary(m, TB_F_BODY_INERTIA, b, bd->inertia);
+    tb_setVary(m, TB_F_BODY_POS, b, bd->pos);
+    tb_setVary(m, TB_F_BODY_QUAT, b, bd->quat);
+    tb_setVary(m, TB_F_BODY_VEL, b, bd->vel);
+    tb_setVary(m, TB_F_BODY_FORCE, b, bd->force);
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    tb_setVary(m, TB_F_GEOM_MU, g, &m->gdef[g].mu);
+    tb_setVary(m, TB_F_GEOM_REST, g, &m->gdef[g].restitution);
+    tb_setVary(m, TB_F_GEOM_SIZE, g, m->gdef[g].size);
+  }
+  for (int k = 0; k < m->ndriver; k++) {
+    const tbDriverDef* dd = &m->ddef[k];
+    double v[TB_DRV_NPRM];
+    memcpy(v + TB_DRV_AMP, dd->amp, sizeof(double) * 6);
+    memcpy(v + TB_DRV_PHASE, dd->phase, sizeof(double) * 6);
+    v[TB_DRV_OMEGA] = dd->omega;
+    memcpy(v + TB_DRV_VEL, dd->vel, sizeof(double) * 6);
+    tb_setVary(m, TB_F_DRIVER, k, v);
+  }
+  for (int j = 0; j < m->njnt; j++) {
+    const tbJointDef* jd = &m->jdef[j];
+    double v[TB_JNT_NPRM] = {jd->lo,         jd->hi,         jd->kp,   jd->kd,
+                             jd->target_pos, jd->target_vel, jd->fmax, jd->drive};
+    tb_setVary(m, TB_F_JOINT, j, v);
+  }
+  double* o = m->vary0 + m->vary_adr[TB_F_OPT];
+  o[TB_OPT_DT] = m->opt.timestep;
+  memcpy(o + TB_OPT_GRAVITY, m->opt.gravity, sizeof(double) * 3);
+  o[TB_OPT_FRAME_ANGLE] = m->opt.frame_angle;
+  o[TB_OPT_FACET_ANGLE] = m->opt.facet_angle;
+  return TB_OK;
+}
+
+// resolve the encoded parameter targets into vary indices; the default is the first target's
+static int tb_compileParams(tbModel* m) {
+  for (int p = 0; p < m->nparam; p++) {
+    tbParam* prm = &m->param[p];
+    if (prm->ntarget == 0) {
+      return tb_setError("param '%s': has no target", prm->name);
+    }
+    for (int t = 0; t < prm->ntarget; t++) {
+      int code = prm->target[t];
+      int idx = tb_varyIndex(m, code >> 26, (code >> 5) & 0x1FFFFF, code & 31);
+      if (idx < 0) return tb_setError("param '%s': target %d out of range", prm->name, t);
+      prm->target[t] = idx;
+    }
+    prm->value = m->vary0[prm->target[0]];
+  }
+  return TB_OK;
+}
+
+static int tb_checkOption(const tbOption* o) {
+  if (!(o->timestep > 0.0) || !isfinite(o->timestep)) {
+    return tb_setError("option dt %g must be finite and > 0", o->timestep);
+  }
+  if (!tb_finite(o->gravity, 3)) return tb_setError("option gravity must be finite");
+  if (o->cone != TB_CONE_EXACT && o->cone != TB_CONE_PYRAMID) {
+    return tb_setError("option cone %d is not a tbtCone", o->cone);
+  }
+  if (o->facets < 3 || o->facets > 256) {
+    return tb_setError("option facets %d must be in [3, 256]", o->facets);
+  }
+  if (!(o->margin >= 0.0) || !isfinite(o->margin)) {
+    return tb_setError("option margin %g must be finite and >= 0", o->margin);
+  }
+  if (o->max_iter < 1) return tb_setError("option max_iter %d must be >= 1", o->max_iter);
+  if (!(o->tol > 0.0)) return tb_setError("option tol %g must be > 0", o->tol);
+  if (!(o->sor > 0.0 && o->sor < 2.0)) return tb_setError("option sor %g must be in (0, 2)", o->sor);
+  if (o->solver != TB_SOLVER_PGS) return tb_setError("option solver %d is unknown", o->solver);
+  return TB_OK;
+}
+
+int tb_compileModel(tbModel* m) {
+  tb_clearError();
+  if (m->compiled) return tb_setError("model: already compiled");
+  int rc = tb_checkOption(&m->opt);
+  if (rc == TB_OK) rc = tb_compileBodies(m);
+  if (rc == TB_OK) rc = tb_compileGeoms(m);
+  if (rc == TB_OK) rc = tb_compileJoints(m);
+  if (rc == TB_OK) rc = tb_compileDrivers(m);
+  if (rc == TB_OK) rc = tb_compilePairs(m);
+  if (rc == TB_OK) rc = tb_compileVary(m);
+  if (rc == TB_OK) rc = tb_compileParams(m);
+  if (rc != TB_OK) return rc;
+  m->nv = 6 * m->nbody;
+  m->maxrow = tb_jointRowCapacity(m) + 3 * m->maxcon;
+  m->compiled = 1;
+  return TB_OK;
+}

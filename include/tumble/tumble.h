@@ -1,0 +1,351 @@
+// tumble: batched rigid-body scenes with frictional contact.
+//
+// A tbModel is what every scene of a batch shares (bodies, shapes, joints, kinematic drivers,
+// named parameters, solver options); it is built with tb_add*, frozen by tb_compileModel and
+// const afterwards. A tbData holds N scenes, scene as the outer index: the (nscene x nparam)
+// table of parameter values, the state and the per-scene status. The step of one scene is a
+// pure function of the model, its parameter row and its state, so a batch runs in any order,
+// on any number of threads, in any split, with bitwise-identical results.
+#ifndef TUMBLE_TUMBLE_H_
+#define TUMBLE_TUMBLE_H_
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//---- status ------------------------------------------------------------------------------------
+
+typedef enum tbtStatus {
+  TB_OK = 0,
+  TB_ERR_ARG = 2,     // bad input: the message names the field and the value
+  TB_ERR_MEMORY = 3,  // allocation failed
+  TB_ERR_STATE = 4,   // API misuse (model not compiled, ...)
+} tbtStatus;
+
+// last error message of the calling thread (empty when the last call succeeded)
+const char* tb_lastError(void);
+
+//---- model -------------------------------------------------------------------------------------
+
+typedef enum tbtBody {
+  TB_BODY_STATIC = 0,     // fixed in the world, no unknowns
+  TB_BODY_DYNAMIC = 1,    // mass, inertia, forces
+  TB_BODY_KINEMATIC = 2,  // pose a prescribed function of time (a driver), no unknowns
+} tbtBody;
+
+// bits of tbBodyDef.lock: the world-frame DoFs a body may not use (a planar xy body locks
+// TB_LOCK_Z | TB_LOCK_RX | TB_LOCK_RY)
+enum {
+  TB_LOCK_X = 1,
+  TB_LOCK_Y = 2,
+  TB_LOCK_Z = 4,
+  TB_LOCK_RX = 8,
+  TB_LOCK_RY = 16,
+  TB_LOCK_RZ = 32,
+  TB_LOCK_PLANAR = 4 | 8 | 16,
+};
+
+typedef struct tbBodyDef {
+  const char* name;   // unique, for outputs and parameter targets
+  int type;           // tbtBody
+  double mass;        // kg, > 0 for dynamic bodies
+  double inertia[3];  // kg m^2, principal moments in the body frame (> 0 for dynamic bodies)
+  double pos[3];      // m, initial world position of the center of mass
+  double quat[4];     // initial world orientation (w, x, y, z); normalized on add
+  double vel[6];      // initial twist [v (m/s); w (rad/s)], world frame
+  double force[6];    // constant applied wrench [f (N); torque (N m)], world frame
+  int lock;           // TB_LOCK_* bits
+} tbBodyDef;
+tbBodyDef tb_defaultBodyDef(void);
+
+typedef struct tbGeomDef {
+  int body;            // owning body index
+  int type;            // TB_GEOM_* from collide_geom.h
+  double size[3];      // see tbGeomPose in collide_geom.h (m)
+  double pos[3];       // m, offset in the body frame
+  double quat[4];      // orientation in the body frame
+  double mu;           // friction coefficient >= 0; a contact uses the larger of its two shapes'
+  double restitution;  // Newton coefficient in [0, 1]; a contact uses the larger of the two
+} tbGeomDef;
+tbGeomDef tb_defaultGeomDef(void);
+
+typedef enum tbtJoint {
+  TB_JOINT_REVOLUTE = 0,   // 1 rotational DoF about axis
+  TB_JOINT_PRISMATIC = 1,  // 1 translational DoF along axis
+  TB_JOINT_SPHERICAL = 2,  // 3 rotational DoFs
+  TB_JOINT_FIXED = 3,      // none
+} tbtJoint;
+
+typedef struct tbJointDef {
+  int type;           // tbtJoint
+  int body_a;         // body index (dynamic)
+  int body_b;         // body index, or -1 for the world
+  double anchor[3];   // m, world position of the joint at the initial pose
+  double axis[3];     // world direction of the joint axis at the initial pose
+  int limited;        // 1: lo <= coordinate <= hi as unilateral rows
+  double lo, hi;      // rad (revolute) or m (prismatic); coordinate 0 at the initial pose
+  int servo;          // 1: a servo row on the joint coordinate
+  double kp;          // N/m or N m/rad, servo position gain (>= 0)
+  double kd;          // N s/m or N m s/rad, servo velocity gain (>= 0, kp + kd > 0)
+  double target_pos;  // servo target coordinate
+  double target_vel;  // servo target rate
+  double fmax;        // N or N m, servo force bound (> 0; use INFINITY for none)
+  double drive;       // N, constant force pushing body_a along +axis relative to body_b
+} tbJointDef;
+tbJointDef tb_defaultJointDef(void);
+
+typedef enum tbtDriver {
+  TB_DRIVER_PLATE = 0,      // thesis §5.3: accelerations A_i sin(omega t + C_i)
+  TB_DRIVER_CONSTVEL = 1,   // constant linear and angular velocity
+  TB_DRIVER_KEYFRAMES = 2,  // piecewise-linear pose keyframes
+} tbtDriver;
+
+#define TB_MAXKEY 32
+typedef struct tbDriverDef {
+  int body;            // kinematic body it moves
+  int type;            // tbtDriver
+  double amp[6];       // plate: A_1..A_6, translational (m/s^2) then angular (rad/s^2)
+  double phase[6];     // plate: C_1..C_6 (rad)
+  double omega;        // plate: angular frequency (rad/s), thesis default 66 pi
+  double vel[6];       // constvel: [v; w] world
+  int nkey;            // keyframes: count (>= 1)
+  double key_t[TB_MAXKEY];        // s, strictly increasing
+  double key_pos[TB_MAXKEY][3];   // m
+  double key_quat[TB_MAXKEY][4];  // orientation
+} tbDriverDef;
+tbDriverDef tb_defaultDriverDef(void);
+
+typedef enum tbtCone {
+  TB_CONE_EXACT = 0,    // quadratic Coulomb cone, the NCP of thesis Eq. 2.77 (default)
+  TB_CONE_PYRAMID = 1,  // n_d-facet pyramid, the mixed LCP of thesis Eq. 2.78
+} tbtCone;
+
+typedef enum tbtSolver {
+  TB_SOLVER_PGS = 0,  // projected Gauss-Seidel on the Delassus form (both cones)
+} tbtSolver;
+
+typedef struct tbOption {
+  double timestep;       // s, > 0
+  double gravity[3];     // m/s^2
+  int cone;              // tbtCone
+  int facets;            // n_d, pyramid facets (>= 3; 2 is used where the tangent plane is a line)
+  double facet_angle;    // rad, rotation of the first facet direction from the first tangent
+  int facet_align;       // 1: align one facet against the tangential velocity each step
+  double frame_angle;    // rad, rotation of every contact's tangent frame about its normal
+  double margin;         // m, contacts with gap < margin enter the step's problem (thesis §4.2.1)
+  double restitution_vmin;  // m/s, Newton restitution only for approach speeds above this
+  int solver;            // tbtSolver
+  int max_iter;          // solver iteration cap
+  double tol;            // relative natural-map residual at which the solver stops
+  double sor;            // over-relaxation factor in (0, 2)
+  int warmstart;         // 1: start from the previous step's impulses
+  int maxcon;            // contact capacity per scene; 0: the bound implied by the shapes
+} tbOption;
+tbOption tb_defaultOption(void);
+
+// fields of the per-scene "vary" vector that parameters may target
+typedef enum tbtField {
+  TB_F_BODY_MASS = 0,  // (nbody x 1)
+  TB_F_BODY_INERTIA,   // (nbody x 3)
+  TB_F_BODY_POS,       // (nbody x 3) initial position
+  TB_F_BODY_QUAT,      // (nbody x 4) initial orientation
+  TB_F_BODY_VEL,       // (nbody x 6) initial twist
+  TB_F_BODY_FORCE,     // (nbody x 6) applied wrench
+  TB_F_GEOM_MU,        // (ngeom x 1)
+  TB_F_GEOM_REST,      // (ngeom x 1)
+  TB_F_GEOM_SIZE,      // (ngeom x 3)
+  TB_F_DRIVER,         // (ndriver x TB_DRV_NPRM)
+  TB_F_JOINT,          // (njnt x TB_JNT_NPRM)
+  TB_F_OPT,            // (TB_OPT_NPRM)
+  TB_NFIELD
+} tbtField;
+
+// layout of one driver's parameters
+enum { TB_DRV_AMP = 0, TB_DRV_PHASE = 6, TB_DRV_OMEGA = 12, TB_DRV_VEL = 13, TB_DRV_NPRM = 19 };
+// layout of one joint's parameters
+enum {
+  TB_JNT_LO = 0,
+  TB_JNT_HI,
+  TB_JNT_KP,
+  TB_JNT_KD,
+  TB_JNT_TPOS,
+  TB_JNT_TVEL,
+  TB_JNT_FMAX,
+  TB_JNT_DRIVE,
+  TB_JNT_NPRM
+};
+// layout of the option parameters
+enum {
+  TB_OPT_DT = 0,
+  TB_OPT_GRAVITY = 1,  // 3 entries
+  TB_OPT_FRAME_ANGLE = 4,
+  TB_OPT_FACET_ANGLE = 5,
+  TB_OPT_NPRM = 6
+};
+
+#define TB_NAMELEN 48
+
+typedef struct tbParam {
+  char name[TB_NAMELEN];  // as typed on the command line
+  char unit[16];
+  char doc[80];
+  double value;           // default
+  double lo, hi;          // admissible closed range (NaN is never admissible)
+  int lo_open;            // 1: the lower bound itself is excluded (mass > 0, dt > 0)
+  int structural;         // 1: changes the model's structure; one value for the whole batch
+  int ntarget;
+  int target[8];          // indices into the vary vector
+} tbParam;
+
+typedef struct tbModel {
+  // sizes
+  int nbody, ngeom, njnt, ndriver, nparam;
+  int nvary;   // per-scene parameterizable values
+  int npair;   // candidate shape pairs
+  int maxcon;  // contact capacity per scene
+  int maxrow;  // constraint-row capacity per scene
+  int nv;      // velocity DoFs (6 per body, locked ones included)
+
+  tbOption opt;
+
+  // bodies
+  int* body_type;       // (nbody)
+  int* body_lock;       // (nbody)
+  char (*body_name)[TB_NAMELEN];  // (nbody)
+  int* body_driver;     // (nbody) driver index or -1
+
+  // geoms
+  int* geom_type;       // (ngeom)
+  int* geom_body;       // (ngeom)
+  double* geom_pos;     // (ngeom x 3) in the body frame
+  double* geom_quat;    // (ngeom x 4)
+
+  // joints
+  int* jnt_type;        // (njnt)
+  int* jnt_body;        // (njnt x 2) a, b (-1 world)
+  double* jnt_anchor;   // (njnt x 2 x 3) anchor in each body's frame (world frame for -1)
+  double* jnt_axis;     // (njnt x 2 x 3) axis in each body's frame
+  double* jnt_qrel;     // (njnt x 4) initial relative orientation conj(qb) qa
+  int* jnt_limited;     // (njnt)
+  int* jnt_servo;       // (njnt)
+
+  // drivers
+  int* drv_type;        // (ndriver)
+  int* drv_body;        // (ndriver)
+  int* drv_nkey;        // (ndriver)
+  double* drv_key;      // (ndriver x TB_MAXKEY x 8) t, pos[3], quat[4]
+
+  // candidate pairs
+  int* pair_geom;       // (npair x 2)
+  int* pair_maxcon;     // (npair)
+
+  // per-scene parameterizable values and their defaults
+  int vary_adr[TB_NFIELD];  // offset of each field in the vary vector
+  double* vary0;            // (nvary)
+
+  tbParam* param;           // (nparam)
+
+  // builder bookkeeping (capacities of the arrays above)
+  int cap_body, cap_geom, cap_jnt, cap_driver, cap_param;
+  tbBodyDef* bdef;
+  tbGeomDef* gdef;
+  tbJointDef* jdef;
+  tbDriverDef* ddef;
+  int compiled;
+} tbModel;
+
+tbModel* tb_newModel(void);
+void tb_freeModel(tbModel* m);
+// each returns the new object's index, or -1 with tb_lastError() naming the bad field
+int tb_addBody(tbModel* m, const tbBodyDef* def);
+int tb_addGeom(tbModel* m, const tbGeomDef* def);
+int tb_addJoint(tbModel* m, const tbJointDef* def);
+int tb_addDriver(tbModel* m, const tbDriverDef* def);
+// a named parameter overriding one or more vary entries; targets are added with tb_paramTarget
+int tb_addParam(tbModel* m, const char* name, const char* unit, const char* doc, double lo,
+                double hi, int lo_open);
+// make parameter p also set (field, object, component); the default value comes from the first
+int tb_paramTarget(tbModel* m, int p, int field, int object, int component);
+// validate and freeze; afterwards the model is const
+int tb_compileModel(tbModel* m);
+int tb_findParam(const tbModel* m, const char* name);
+int tb_findBody(const tbModel* m, const char* name);
+// the vary vector index of (field, object, component), or -1 if out of range
+int tb_varyIndex(const tbModel* m, int field, int object, int component);
+
+//---- data --------------------------------------------------------------------------------------
+
+// per-scene status bits; the *_FAIL bits stop the scene, the others are warnings
+enum {
+  TB_SCENE_NAN_FAIL = 1,        // non-finite state: the scene diverged
+  TB_SCENE_OVERFLOW_FAIL = 2,   // more contacts than the capacity: stopped, nothing dropped
+  TB_SCENE_UNCONVERGED = 4,     // a step's solver stopped above tolerance
+  TB_SCENE_FAILMASK = 1 | 2,
+};
+
+typedef struct tbData {
+  int nscene;
+  int nbody, nparam, maxrow;
+  double* param;      // (nscene x nparam) parameter values
+  double* time;       // (nscene) s
+  int64_t* nstep;     // (nscene) steps taken
+  double* body_pos;   // (nscene x nbody x 3) center of mass, world
+  double* body_quat;  // (nscene x nbody x 4)
+  double* body_vel;   // (nscene x nbody x 6) [v; w], world
+  double* warm;       // (nscene x maxrow) impulses of the previous step, by row key
+  int* warm_key;      // (nscene x maxrow) row keys of the previous step
+  int* nwarm;         // (nscene)
+  int* status;        // (nscene) TB_SCENE_* bits
+  int* ncon;          // (nscene) contacts in the last step
+  int* iter_last;     // (nscene) solver iterations in the last step
+  int* iter_max;      // (nscene) most solver iterations in any step
+  double* resid_last; // (nscene) solver residual in the last step
+  double* resid_max;  // (nscene) largest final residual over all steps
+  int* fail_step;     // (nscene) step at which a *_FAIL bit was set, -1 if none
+} tbData;
+
+tbData* tb_newData(const tbModel* m, int nscene);
+void tb_freeData(tbData* d);
+// fill every scene's parameter row with the model defaults
+void tb_defaultParams(const tbModel* m, tbData* d);
+// check every value of the parameter table against its range; the error names scene, parameter
+// and value
+int tb_checkParams(const tbModel* m, const tbData* d);
+// initial state of every scene from its parameters (bodies at their initial pose, time 0)
+int tb_resetData(const tbModel* m, tbData* d);
+
+// per-scene values of every parameterizable field: the model defaults overridden by the
+// scene's parameter row (out has m->nvary entries)
+void tb_sceneVary(const tbModel* m, const tbData* d, int scene, double* out);
+
+//---- stepping ----------------------------------------------------------------------------------
+
+typedef struct tbWork tbWork;  // per-thread scratch for one scene's step
+tbWork* tb_newWork(const tbModel* m);
+void tb_freeWork(tbWork* w);
+
+// advance scene s by one step (thesis Eq. 2.77/2.78), using w as scratch
+void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w);
+
+// what a rollout records: the state of every non-static body every `every` steps (0: only the
+// first and last step); rec has room for (nscene x nrecord x nbody x 13) doubles
+typedef struct tbRecord {
+  int every;
+  int nrecord;      // records per scene
+  double* state;    // (nscene x nrecord x nbody x 13): pos[3], quat[4], vel[6]
+  double* time;     // (nscene x nrecord)
+  int* step;        // (nrecord)
+} tbRecord;
+int tb_recordCount(int nstep, int every);
+
+// advance scenes [s0, s1) by nstep steps with OpenMP over scenes; rec may be NULL
+int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // TUMBLE_TUMBLE_H_
