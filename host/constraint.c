@@ -480,8 +480,8 @@ tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   return p;
 }
 
-void tb_applyImpulse(const tbModel* m, const tbWork* w, double* vel) {
-  memcpy(vel, w->vfree, sizeof(double) * 6 * m->nbody);
+void tb_applyImpulse(const tbModel* m, tbWork* w) {
+  double* vel = w->vfree;
   for (int i = 0; i < w->nrow; i++) {
     double x = w->x[i];
     if (x == 0.0) continue;

@@ -103,7 +103,8 @@ void tb_sceneVary(const tbModel* m, const tbData* d, int s, double* out) {
   memcpy(out, m->vary0, sizeof(double) * m->nvary);
   const double* row = d->param + (size_t)s * m->nparam;
   for (int p = 0; p < m->nparam; p++) {
-    for (int t = 0; t < m->param[p].ntarget; t++) out[m->param[p].target[t]] = row[p];
+    const tbParam* prm = &m->param[p];
+    for (int t = 0; t < prm->ntarget; t++) out[prm->target[t]] = prm->scale[t] * row[p];
   }
 }
 

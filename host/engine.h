@@ -63,8 +63,8 @@ void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w);
 int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w);
 void tb_assemble(const tbModel* m, tbWork* w);
 tbProblem tb_problemOf(const tbModel* m, const tbWork* w);
-// post-step velocity v_free + M^-1 J^T x, into vel (nbody x 6)
-void tb_applyImpulse(const tbModel* m, const tbWork* w, double* vel);
+// post-step velocity: vfree <- vfree + M^-1 J^T x
+void tb_applyImpulse(const tbModel* m, tbWork* w);
 
 // problem.c: the residual from an already computed u = A x + b
 double tb_residualFromVelocity(const tbProblem* p, const double* x, const double* u);

@@ -1,1 +1,4 @@
-int main(void){return 0;}
+// tumble: batched rigid-body scenes with frictional contact.
+#include "cli.h"
+
+int main(int argc, char** argv) { return tb_cliMain(argc, argv); }

@@ -354,15 +354,28 @@ int tb_addParam(tbModel* m, const char* name, const char* unit, const char* doc,
   return m->nparam++;
 }
 
-int tb_paramTarget(tbModel* m, int p, int field, int object, int component) {
+int tb_paramTargetScaled(tbModel* m, int p, int field, int object, int component,
+                         double scale) {
   if (tb_checkEditable(m)) return -1;
-  if (p < 0 || p >= m->nparam || m->param[p].ntarget >= 8) {
-    tb_setError("param %d: does not exist or has 8 targets already", p);
+  if (p < 0 || p >= m->nparam || m->param[p].ntarget >= TB_MAXTARGET) {
+    tb_setError("param %d: does not exist or has %d targets already", p, TB_MAXTARGET);
+    return -1;
+  }
+  if (field < 0 || field >= TB_NFIELD || object < 0 || object >= (1 << 21) || component < 0 ||
+      component >= 32 || !(scale != 0.0) || !isfinite(scale)) {
+    tb_setError("param '%s': target (%d, %d, %d) x %g is invalid", m->param[p].name, field,
+                object, component, scale);
     return -1;
   }
   // targets are resolved at compile, once the vary layout is known; encode them for now
-  m->param[p].target[m->param[p].ntarget++] = (field << 26) | (object << 5) | component;
+  tbParam* prm = &m->param[p];
+  prm->scale[prm->ntarget] = scale;
+  prm->target[prm->ntarget++] = (field << 26) | (object << 5) | component;
   return 0;
+}
+
+int tb_paramTarget(tbModel* m, int p, int field, int object, int component) {
+  return tb_paramTargetScaled(m, p, field, object, component, 1.0);
 }
 
 int tb_findParam(const tbModel* m, const char* name) {
@@ -380,7 +393,8 @@ int tb_findBody(const tbModel* m, const char* name) {
 }
 
 static int tb_fieldWidth(int field) {
-  static const int width[TB_NFIELD] = {1, 3, 3, 4, 6, 6, 1, 1, 3, TB_DRV_NPRM, TB_JNT_NPRM, 1};
+  static const int width[TB_NFIELD] = {1, 3, 3, 4, 6, 6, 1, 1, 3, TB_DRV_NPRM, TB_JNT_NPRM,
+                                       TB_OPT_NPRM};
   return width[field];
 }
 
@@ -395,7 +409,7 @@ static int tb_fieldCount(const tbModel* m, int field) {
     case TB_F_JOINT:
       return m->njnt;
     case TB_F_OPT:
-      return TB_OPT_NPRM;
+      return 1;
     default:
       return m->nbody;
   }
@@ -507,7 +521,16 @@ static int tb_compileDrivers(tbModel* m) {
   return TB_OK;
 }
 
-// shape pairs that can touch: different bodies, at least one of them dynamic
+// whether a joint connects bodies b1 and b2 (their shapes overlap by design)
+static int tb_jointed(const tbModel* m, int b1, int b2) {
+  for (int j = 0; j < m->njnt; j++) {
+    int a = m->jdef[j].body_a, b = m->jdef[j].body_b;
+    if ((a == b1 && b == b2) || (a == b2 && b == b1)) return 1;
+  }
+  return 0;
+}
+
+// shape pairs that can touch: different bodies not joined by a joint, at least one dynamic
 static int tb_compilePairs(tbModel* m) {
   int n = 0;
   for (int pass = 0; pass < 2; pass++) {
@@ -517,6 +540,7 @@ static int tb_compilePairs(tbModel* m) {
         int b1 = m->geom_body[g1], b2 = m->geom_body[g2];
         if (b1 == b2) continue;
         if (m->body_type[b1] != TB_BODY_DYNAMIC && m->body_type[b2] != TB_BODY_DYNAMIC) continue;
+        if (tb_jointed(m, b1, b2)) continue;
         int maxc = tbu_collideMax(m->geom_type[g1], m->geom_type[g2]);
         if (maxc == 0) continue;
         if (pass) {
@@ -611,7 +635,7 @@ static int tb_compileParams(tbModel* m) {
       if (idx < 0) return tb_setError("param '%s': target %d out of range", prm->name, t);
       prm->target[t] = idx;
     }
-    prm->value = m->vary0[prm->target[0]];
+    prm->value = m->vary0[prm->target[0]] / prm->scale[0];
   }
   return TB_OK;
 }

@@ -122,7 +122,8 @@ static void tb_fail(tbData* d, int s, int bit) {
   d->fail_step[s] = (int)d->nstep[s];
 }
 
-// q+ = q + h G(q) v+ for dynamic bodies; kinematic bodies take their pose at t+h
+// q+ = q + h G(q) v+ (v+ in w->vfree) for dynamic bodies; kinematic bodies take their pose at
+// t+h
 static int tb_integrate(const tbModel* m, tbData* d, int s, const tbWork* w, double h) {
   size_t base = (size_t)s * m->nbody;
   int finite = 1;
@@ -166,10 +167,7 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_solvePGS(&p, &so, w->x, w->solver_work, &res);
   tb_saveWarm(d, s, w);
 
-  // v+ overwrites vfree; it is what tb_integrate reads
-  double* vplus = w->vfree;
-  tb_applyImpulse(m, w, w->solver_work);
-  memcpy(vplus, w->solver_work, sizeof(double) * 6 * m->nbody);
+  tb_applyImpulse(m, w);
   int finite = tb_integrate(m, d, s, w, h) && res.reason != TB_STOP_NONFINITE;
   d->time[s] = t + h;
   d->nstep[s]++;

@@ -187,6 +187,7 @@ enum {
 };
 
 #define TB_NAMELEN 48
+#define TB_MAXTARGET 256
 
 typedef struct tbParam {
   char name[TB_NAMELEN];  // as typed on the command line
@@ -195,9 +196,9 @@ typedef struct tbParam {
   double value;           // default
   double lo, hi;          // admissible closed range (NaN is never admissible)
   int lo_open;            // 1: the lower bound itself is excluded (mass > 0, dt > 0)
-  int structural;         // 1: changes the model's structure; one value for the whole batch
   int ntarget;
-  int target[8];          // indices into the vary vector
+  int target[TB_MAXTARGET];     // indices into the vary vector
+  double scale[TB_MAXTARGET];   // each target is set to scale * value (mass -> inertia, ...)
 } tbParam;
 
 typedef struct tbModel {
@@ -267,8 +268,10 @@ int tb_addDriver(tbModel* m, const tbDriverDef* def);
 // a named parameter overriding one or more vary entries; targets are added with tb_paramTarget
 int tb_addParam(tbModel* m, const char* name, const char* unit, const char* doc, double lo,
                 double hi, int lo_open);
-// make parameter p also set (field, object, component); the default value comes from the first
+// make parameter p also set (field, object, component) to scale * value; the default value
+// comes from the first target
 int tb_paramTarget(tbModel* m, int p, int field, int object, int component);
+int tb_paramTargetScaled(tbModel* m, int p, int field, int object, int component, double scale);
 // validate and freeze; afterwards the model is const
 int tb_compileModel(tbModel* m);
 int tb_findParam(const tbModel* m, const char* name);

@@ -1,0 +1,355 @@
+// Command line: `tumble simulate ...` and the default main job.
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tumble/rng.h>
+#include <tumble/scenes.h>
+#include <tumble/tumble.h>
+
+#include "cli.h"
+#include "gpu.h"
+
+#define TB_MAXPARAMARG 64
+
+int tb_cliError(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("tumble: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return 2;
+}
+
+int tb_parseNumber(const char* what, const char* s, double* out) {
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (!s[0] || end == s || *end || errno == ERANGE) {
+    return tb_cliError("%s: '%s' is not a number", what, s);
+  }
+  *out = v;
+  return 0;
+}
+
+int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out) {
+  double v = 0.0;
+  if (tb_parseNumber(what, s, &v)) return 2;
+  if (v != floor(v) || v < lo || v > hi) {
+    return tb_cliError("%s: %s must be a whole number in [%ld, %ld]", what, s, lo, hi);
+  }
+  *out = (long)v;
+  return 0;
+}
+
+//---- parameter values --------------------------------------------------------------------------
+
+// one --param NAME=SPEC; SPEC is V (every scene), LO:HI (evenly spaced over the scenes) or
+// uniform:LO:HI (random, a function of seed, scene and parameter)
+typedef struct tbParamArg {
+  char name[TB_NAMELEN];
+  int kind;  // 0 value, 1 linspace, 2 uniform
+  double a, b;
+} tbParamArg;
+
+static int tb_parseParamArg(const char* arg, tbParamArg* out) {
+  const char* eq = strchr(arg, '=');
+  if (!eq || eq == arg || (size_t)(eq - arg) >= TB_NAMELEN) {
+    return tb_cliError("--param %s: expected NAME=VALUE", arg);
+  }
+  memset(out, 0, sizeof(*out));
+  memcpy(out->name, arg, (size_t)(eq - arg));
+  const char* spec = eq + 1;
+  char buf[128], what[96];
+  snprintf(what, sizeof(what), "--param %s", out->name);
+  if (!strncmp(spec, "uniform:", 8)) {
+    out->kind = 2;
+    spec += 8;
+  }
+  snprintf(buf, sizeof(buf), "%s", spec);
+  char* colon = strchr(buf, ':');
+  if (colon) {
+    *colon = 0;
+    if (!out->kind) out->kind = 1;
+    if (tb_parseNumber(what, buf, &out->a) || tb_parseNumber(what, colon + 1, &out->b)) return 2;
+  } else {
+    if (out->kind == 2) return tb_cliError("%s: uniform needs LO:HI", what);
+    if (tb_parseNumber(what, buf, &out->a)) return 2;
+    out->b = out->a;
+  }
+  return 0;
+}
+
+static double tb_paramArgValue(const tbParamArg* pa, int p, int s, int nscene, uint64_t seed) {
+  if (pa->kind == 1) return nscene > 1 ? pa->a + (pa->b - pa->a) * s / (nscene - 1) : pa->a;
+  if (pa->kind == 2) return pa->a + (pa->b - pa->a) * tbu_uniform01(seed, (uint64_t)s, p);
+  return pa->a;
+}
+
+//---- simulate ----------------------------------------------------------------------------------
+
+typedef struct tbSimArgs {
+  int scene;
+  long nscene, nstep, every, threads;
+  long seed;
+  int nparam;
+  tbParamArg param[TB_MAXPARAMARG];
+  const char* out;
+  tbBuild build;
+  int steps_given;
+} tbSimArgs;
+
+static void tb_printList(void) {
+  for (int i = 0; i < tb_sceneCount(); i++) {
+    const tbSceneInfo* si = tb_sceneInfo(i);
+    tbBuild b = tb_defaultBuild(i);
+    tbModel* m = tb_buildScene(i, &b);
+    printf("%s: %s (default %d steps)\n", si->name, si->doc, si->steps);
+    for (int k = 0; k < si->nopt; k++) {
+      const tbSceneOption* o = &si->opt[k];
+      printf("  %-12s %-8s %-12g %s (structural, one value per batch)\n", o->name, o->unit,
+             o->value, o->doc);
+    }
+    for (int p = 0; m && p < m->nparam; p++) {
+      const tbParam* prm = &m->param[p];
+      printf("  %-12s %-8s %-12g %s\n", prm->name, prm->unit, prm->value, prm->doc);
+    }
+    tb_freeModel(m);
+  }
+}
+
+static int tb_parseCone(const char* s, int* cone) {
+  if (!strcmp(s, "exact")) {
+    *cone = TB_CONE_EXACT;
+  } else if (!strcmp(s, "pyramid")) {
+    *cone = TB_CONE_PYRAMID;
+  } else {
+    return tb_cliError("--cone %s: expected exact or pyramid", s);
+  }
+  return 0;
+}
+
+static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
+  memset(a, 0, sizeof(*a));
+  a->scene = -1;
+  a->nscene = 1;
+  a->threads = 0;
+  for (int i = 0; i < argc; i++) {
+    const char* arg = argv[i];
+    const char* val = i + 1 < argc ? argv[i + 1] : NULL;
+    int rc = 0;
+    if (arg[0] != '-') {
+      if (a->scene >= 0) return tb_cliError("unexpected argument '%s'", arg);
+      a->scene = tb_findScene(arg);
+      if (a->scene < 0) return tb_cliError("unknown scene '%s' (see tumble simulate --list)", arg);
+      a->build = tb_defaultBuild(a->scene);
+      continue;
+    }
+    if (!strcmp(arg, "--align")) {
+      a->build.facet_align = 1;
+      continue;
+    }
+    if (!val) return tb_cliError("%s needs a value", arg);
+    i++;
+    if (!strcmp(arg, "--scenes")) {
+      rc = tb_parseInt(arg, val, 1, 1000000000L, &a->nscene);
+    } else if (!strcmp(arg, "--steps")) {
+      rc = tb_parseInt(arg, val, 0, 1000000000L, &a->nstep);
+      a->steps_given = 1;
+    } else if (!strcmp(arg, "--every")) {
+      rc = tb_parseInt(arg, val, 0, 1000000000L, &a->every);
+    } else if (!strcmp(arg, "--threads")) {
+      rc = tb_parseInt(arg, val, 1, 4096, &a->threads);
+    } else if (!strcmp(arg, "--seed")) {
+      rc = tb_parseInt(arg, val, 0, 2147483647L, &a->seed);
+    } else if (!strcmp(arg, "--dt") || !strcmp(arg, "--param")) {
+      if (a->nparam == TB_MAXPARAMARG) return tb_cliError("too many --param");
+      char buf[160];
+      snprintf(buf, sizeof(buf), "%s%s", strcmp(arg, "--dt") ? "" : "dt=", val);
+      rc = tb_parseParamArg(buf, &a->param[a->nparam++]);
+    } else if (!strcmp(arg, "--cone")) {
+      rc = tb_parseCone(val, &a->build.cone);
+    } else if (!strcmp(arg, "--facets")) {
+      long f;
+      rc = tb_parseInt(arg, val, 3, 256, &f);
+      a->build.facets = (int)f;
+    } else if (!strcmp(arg, "--out")) {
+      a->out = val;
+    } else if (!strcmp(arg, "--device")) {
+      if (strcmp(val, "cpu") && strcmp(val, "auto") && strcmp(val, "gpu")) {
+        return tb_cliError("--device %s: expected auto, cpu or gpu", val);
+      }
+      if (!strcmp(val, "gpu")) {
+        return tb_cliError("--device gpu: simulate has no GPU path yet (%d device(s) seen)",
+                           tb_gpuDeviceCount());
+      }
+    } else {
+      return tb_cliError("unknown option '%s'", arg);
+    }
+    if (rc) return rc;
+  }
+  if (a->scene < 0) return tb_cliError("simulate needs a scene (see tumble simulate --list)");
+  if (!a->steps_given) a->nstep = tb_sceneInfo(a->scene)->steps;
+  return 0;
+}
+
+// structural options set the build; they must hold one value for the whole batch
+static int tb_applyStructural(tbSimArgs* a, tbParamArg* used) {
+  const tbSceneInfo* si = tb_sceneInfo(a->scene);
+  for (int i = 0; i < a->nparam; i++) {
+    for (int k = 0; k < si->nopt; k++) {
+      if (strcmp(a->param[i].name, si->opt[k].name)) continue;
+      if (a->param[i].kind != 0) {
+        return tb_cliError("--param %s: structural, takes one value for the whole batch",
+                           si->opt[k].name);
+      }
+      a->build.opt[k] = a->param[i].a;
+      used[i].kind = -1;
+    }
+  }
+  return 0;
+}
+
+static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a, const tbParamArg* used) {
+  for (int i = 0; i < a->nparam; i++) {
+    if (used[i].kind == -1) continue;
+    int p = tb_findParam(m, a->param[i].name);
+    if (p < 0) {
+      return tb_cliError("scene '%s' has no parameter '%s' (see tumble simulate --list)",
+                         tb_sceneInfo(a->scene)->name, a->param[i].name);
+    }
+    for (int s = 0; s < d->nscene; s++) {
+      d->param[(size_t)s * m->nparam + p] =
+          tb_paramArgValue(&a->param[i], p, s, d->nscene, (uint64_t)a->seed);
+    }
+  }
+  if (tb_checkParams(m, d) != TB_OK) return tb_cliError("%s", tb_lastError());
+  return 0;
+}
+
+static int tb_writeCSV(const char* path, const tbModel* m, const tbRecord* rec, int nscene) {
+  FILE* f = fopen(path, "w");
+  if (!f) return tb_cliError("--out %s: cannot open for writing", path);
+  fprintf(f, "scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
+  for (int s = 0; s < nscene; s++) {
+    for (int r = 0; r < rec->nrecord; r++) {
+      size_t slot = (size_t)s * rec->nrecord + r;
+      for (int b = 0; b < m->nbody; b++) {
+        if (m->body_type[b] == TB_BODY_STATIC) continue;
+        const double* x = rec->state + (slot * m->nbody + b) * 13;
+        fprintf(f, "%d,%d,%.17g,%s", s, rec->step[r], rec->time[slot], m->body_name[b]);
+        for (int k = 0; k < 13; k++) fprintf(f, ",%.17g", x[k]);
+        fputc('\n', f);
+      }
+    }
+  }
+  if (fclose(f) != 0) return tb_cliError("--out %s: write failed", path);
+  return 0;
+}
+
+static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* a,
+                            double seconds) {
+  int failed = 0, unconverged = 0;
+  double rmax = 0.0;
+  for (int s = 0; s < d->nscene; s++) {
+    failed += (d->status[s] & TB_SCENE_FAILMASK) != 0;
+    unconverged += (d->status[s] & TB_SCENE_UNCONVERGED) != 0;
+    rmax = d->resid_max[s] > rmax ? d->resid_max[s] : rmax;
+  }
+  double ss = (double)d->nscene * a->nstep;
+  printf(
+      "{\"scene\": \"%s\", \"scenes\": %d, \"steps\": %ld, \"seconds\": %.6f, "
+      "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
+      "\"max_residual\": %.3g, \"threads\": %d, \"device\": \"cpu\"}\n",
+      tb_sceneInfo(a->scene)->name, d->nscene, a->nstep, seconds,
+      seconds > 0 ? ss / seconds : 0.0, failed, unconverged, rmax, omp_get_max_threads());
+  (void)m;
+}
+
+static int tb_simulate(int argc, char** argv) {
+  if (argc >= 1 && !strcmp(argv[0], "--list")) {
+    tb_printList();
+    return 0;
+  }
+  tbSimArgs a;
+  int rc = tb_parseSimulate(argc, argv, &a);
+  if (rc) return rc;
+  tbParamArg used[TB_MAXPARAMARG];
+  memset(used, 0, sizeof(used));
+  if ((rc = tb_applyStructural(&a, used))) return rc;
+  if (a.threads > 0) omp_set_num_threads((int)a.threads);
+  tbModel* m = tb_buildScene(a.scene, &a.build);
+  if (!m) return tb_cliError("%s", tb_lastError());
+  tbData* d = tb_newData(m, (int)a.nscene);
+  tbRecord rec = {0};
+  if (!d) {
+    rc = tb_cliError("%s", tb_lastError());
+    goto done;
+  }
+  if ((rc = tb_fillParams(m, d, &a, used))) goto done;
+  if (tb_resetData(m, d) != TB_OK) {
+    rc = tb_cliError("%s", tb_lastError());
+    goto done;
+  }
+  if (a.out) {
+    rec.every = (int)a.every;
+    rec.nrecord = tb_recordCount((int)a.nstep, rec.every);
+    size_t nslot = (size_t)a.nscene * rec.nrecord;
+    rec.state = (double*)malloc(sizeof(double) * nslot * m->nbody * 13);
+    rec.time = (double*)malloc(sizeof(double) * nslot);
+    rec.step = (int*)malloc(sizeof(int) * rec.nrecord);
+    if (!rec.state || !rec.time || !rec.step) {
+      rc = tb_cliError("--out: not enough memory to record %zu states", nslot);
+      goto done;
+    }
+  }
+  double t0 = omp_get_wtime();
+  if (tb_rollout(m, d, 0, d->nscene, (int)a.nstep, a.out ? &rec : NULL) != TB_OK) {
+    rc = tb_cliError("%s", tb_lastError());
+    goto done;
+  }
+  double seconds = omp_get_wtime() - t0;
+  if (a.out && (rc = tb_writeCSV(a.out, m, &rec, d->nscene))) goto done;
+  tb_printSummary(m, d, &a, seconds);
+done:
+  free(rec.state);
+  free(rec.time);
+  free(rec.step);
+  tb_freeData(d);
+  tb_freeModel(m);
+  return rc;
+}
+
+static void tb_usage(FILE* f) {
+  fprintf(f,
+          "usage: tumble [COMMAND ...]\n"
+          "  tumble                      the default main job: a batch of plate-particle scenes\n"
+          "  tumble simulate --list      built-in scenes with their parameters\n"
+          "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
+          "         [--cone exact|pyramid] [--facets N] [--align] [--every K] [--seed S]\n"
+          "         [--threads T] [--device auto|cpu] [--out FILE.csv]\n"
+          "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n");
+}
+
+int tb_cliMain(int argc, char** argv) {
+  if (argc < 2) {
+    // the default main job: a batch of particles on the centrifuge plate with uncertain mu
+    char* def[] = {"plate-particle", "--scenes", "1000", "--steps", "2000", "--param",
+                   "mu=uniform:0.2:0.6"};
+    fprintf(stderr, "tumble: running the default batch: simulate plate-particle --scenes 1000 "
+                    "--steps 2000 --param mu=uniform:0.2:0.6\n");
+    return tb_simulate(7, def);
+  }
+  if (!strcmp(argv[1], "simulate")) return tb_simulate(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    tb_usage(stdout);
+    return 0;
+  }
+  tb_usage(stderr);
+  return tb_cliError("unknown command '%s'", argv[1]);
+}

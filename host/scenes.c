@@ -1,0 +1,391 @@
+// Built-in scenes. Each exposes its physical quantities as named parameters (the batch axis)
+// and its shape-changing quantities as structural options.
+#include <math.h>
+#include <string.h>
+
+#include <tumble/collide_geom.h>
+#include <tumble/scenes.h>
+#include <tumble/tb_math.h>
+
+#include "engine.h"
+
+static const tbSceneInfo tb_scenes[] = {
+    {"falling-particle",
+     "thesis §7.6.1.1: point mass pushed by a constant force falls, lands and slides (x-z plane)",
+     100,
+     0,
+     {{0}}},
+    {"sliding-sphere",
+     "solid sphere launched without spin on a plane: slides, then rolls (Mylapilli & Jain Ex. 1)",
+     600,
+     0,
+     {{0}}},
+    {"incline-block",
+     "box resting on an incline: sticks when tan(angle) < mu, else slides",
+     1000,
+     2,
+     {{"angle", "deg", "incline angle from horizontal", 20.0, 0.0, 80.0, 0},
+      {"yaw", "deg", "rotation of the incline (and box) about its normal", 0.0, -360.0, 360.0,
+       0}}},
+    {"pendulum",
+     "chain of links on revolute joints hanging from a pivot, released at an angle",
+     2000,
+     3,
+     {{"links", "", "number of links", 3.0, 1.0, 64.0, 1},
+      {"length", "m", "length of each link", 1.0, 1e-3, 100.0, 0},
+      {"angle0", "rad", "initial angle of the straight chain from vertical", 0.3, -3.0, 3.0,
+       0}}},
+    {"box-stack", "three boxes stacked on the ground at rest", 1000, 0, {{0}}},
+    {"plate-particle",
+     "particle on the vibrating plate of thesis §5.3 (default: the centrifuge field)",
+     10000,
+     0,
+     {{0}}},
+    {"plate-block", "box on the vibrating plate of thesis §5.3", 10000, 0, {{0}}},
+};
+
+#define TB_NSCENE ((int)(sizeof(tb_scenes) / sizeof(tb_scenes[0])))
+
+int tb_sceneCount(void) { return TB_NSCENE; }
+
+const tbSceneInfo* tb_sceneInfo(int i) { return i >= 0 && i < TB_NSCENE ? &tb_scenes[i] : NULL; }
+
+int tb_findScene(const char* name) {
+  for (int i = 0; i < TB_NSCENE; i++) {
+    if (!strcmp(tb_scenes[i].name, name)) return i;
+  }
+  return -1;
+}
+
+tbBuild tb_defaultBuild(int i) {
+  tbBuild b;
+  memset(&b, 0, sizeof(b));
+  for (int k = 0; k < tb_scenes[i].nopt; k++) b.opt[k] = tb_scenes[i].opt[k].value;
+  b.cone = TB_CONE_EXACT;
+  b.facets = 8;
+  return b;
+}
+
+//---- building blocks ---------------------------------------------------------------------------
+
+// a parameter with one target; returns its index (or -1, the error set)
+static int tb_param1(tbModel* m, const char* name, const char* unit, const char* doc, double lo,
+                     double hi, int lo_open, int field, int obj, int comp) {
+  int p = tb_addParam(m, name, unit, doc, lo, hi, lo_open);
+  if (p >= 0) tb_paramTarget(m, p, field, obj, comp);
+  return p;
+}
+
+static int tb_ground(tbModel* m, double mu) {
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "ground";
+  bd.type = TB_BODY_STATIC;
+  int b = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  gd.type = TB_GEOM_PLANE;
+  gd.mu = mu;
+  tb_addGeom(m, &gd);
+  return b;
+}
+
+static void tb_boxInertia(double mass, const double half[3], double I[3]) {
+  double x = 2 * half[0], y = 2 * half[1], z = 2 * half[2];
+  I[0] = mass * (y * y + z * z) / 12.0;
+  I[1] = mass * (x * x + z * z) / 12.0;
+  I[2] = mass * (x * x + y * y) / 12.0;
+}
+
+static int tb_box(tbModel* m, const char* name, double mass, const double half[3],
+                  const double pos[3], const double quat[4], double mu) {
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = name;
+  bd.mass = mass;
+  tb_boxInertia(mass, half, bd.inertia);
+  memcpy(bd.pos, pos, sizeof(bd.pos));
+  if (quat) memcpy(bd.quat, quat, sizeof(bd.quat));
+  int b = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  gd.type = TB_GEOM_BOX;
+  memcpy(gd.size, half, sizeof(gd.size));
+  gd.mu = mu;
+  tb_addGeom(m, &gd);
+  return b;
+}
+
+// parameters every scene with friction shares: mu (all shapes), dt
+static void tb_commonParams(tbModel* m, const char* mu_doc) {
+  int p = tb_addParam(m, "mu", "", mu_doc, 0.0, 1e3, 0);
+  for (int g = 0; g < m->ngeom; g++) tb_paramTarget(m, p, TB_F_GEOM_MU, g, 0);
+  tb_param1(m, "dt", "s", "time step", 0.0, 1.0, 1, TB_F_OPT, 0, TB_OPT_DT);
+}
+
+// "mass" scales a body's mass and inertia together (the shape stays)
+static int tb_massParam(tbModel* m, int p, int b) {
+  if (p < 0) p = tb_addParam(m, "mass", "kg", "mass (inertia scales with it)", 0.0, 1e9, 1);
+  double mass = m->bdef[b].mass;
+  tb_paramTarget(m, p, TB_F_BODY_MASS, b, 0);
+  for (int k = 0; k < 3; k++) {
+    tb_paramTargetScaled(m, p, TB_F_BODY_INERTIA, b, k, m->bdef[b].inertia[k] / mass);
+  }
+  return p;
+}
+
+static void tb_bodyParams(tbModel* m, int b) {
+  tb_massParam(m, -1, b);
+  const char* axes[3] = {"x0", "y0", "z0"};
+  const char* vaxes[6] = {"vx0", "vy0", "vz0", "wx0", "wy0", "wz0"};
+  for (int k = 0; k < 3; k++) {
+    tb_param1(m, axes[k], "m", "initial position", -1e6, 1e6, 0, TB_F_BODY_POS, b, k);
+  }
+  for (int k = 0; k < 6; k++) {
+    tb_param1(m, vaxes[k], k < 3 ? "m/s" : "rad/s", "initial velocity", -1e6, 1e6, 0,
+              TB_F_BODY_VEL, b, k);
+  }
+}
+
+//---- scenes ------------------------------------------------------------------------------------
+
+static void tb_sceneFallingParticle(tbModel* m) {
+  tb_ground(m, 0.2);
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "particle";
+  bd.pos[2] = 3.0;
+  bd.force[0] = 5.0;
+  // a point in the x-z plane: thesis §7.6.1.1 is 2D
+  bd.lock = TB_LOCK_Y | TB_LOCK_RX | TB_LOCK_RY | TB_LOCK_RZ;
+  int b = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  gd.mu = 0.2;
+  tb_addGeom(m, &gd);
+  m->opt.timestep = 0.05;
+  tb_commonParams(m, "friction coefficient");
+  tb_bodyParams(m, b);
+  tb_param1(m, "fx", "N", "applied horizontal force", -1e6, 1e6, 0, TB_F_BODY_FORCE, b, 0);
+}
+
+static void tb_sceneSlidingSphere(tbModel* m) {
+  tb_ground(m, 0.2);
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "sphere";
+  bd.pos[2] = 1.0;
+  bd.vel[0] = 2.0;
+  bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.4;
+  int b = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  gd.size[0] = 1.0;
+  gd.mu = 0.2;
+  tb_addGeom(m, &gd);
+  m->opt.timestep = 1e-3;
+  tb_commonParams(m, "friction coefficient");
+  tb_bodyParams(m, b);
+  tb_param1(m, "frame_angle", "rad", "rotation of the contact tangent frame about the normal",
+            -10.0, 10.0, 0, TB_F_OPT, 0, TB_OPT_FRAME_ANGLE);
+  tb_param1(m, "facet_angle", "rad", "rotation of the pyramid's first facet direction", -10.0,
+            10.0, 0, TB_F_OPT, 0, TB_OPT_FACET_ANGLE);
+}
+
+static void tb_sceneInclineBlock(tbModel* m, const tbBuild* bo) {
+  double th = bo->opt[0] * TB_PI / 180.0, yaw = bo->opt[1] * TB_PI / 180.0;
+  const double ey[3] = {0, 1, 0}, ez[3] = {0, 0, 1};
+  double qt[4], qy[4], q[4];
+  tbu_quatAxisAngle(qt, ey, th);
+  tbu_quatAxisAngle(qy, ez, yaw);
+  tbu_quatMul(q, qt, qy);
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "incline";
+  bd.type = TB_BODY_STATIC;
+  memcpy(bd.quat, q, sizeof(q));
+  int g = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = g;
+  gd.type = TB_GEOM_PLANE;
+  tb_addGeom(m, &gd);
+  const double half[3] = {0.1, 0.1, 0.05};
+  double n[3], pos[3];
+  tbu_rotVec(n, q, ez);
+  tbu_scl3(pos, n, half[2]);
+  tb_box(m, "block", 1.0, half, pos, q, 0.5);
+  m->opt.timestep = 1e-3;
+  tb_commonParams(m, "friction coefficient");
+  tb_massParam(m, -1, 1);
+}
+
+static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
+  int links = (int)bo->opt[0];
+  double L = bo->opt[1], th = bo->opt[2], r = 0.05 * L;
+  double dir[3] = {sin(th), 0.0, -cos(th)}, pivot[3] = {0.0, 0.0, links * L + 1.0};
+  tb_ground(m, 0.5);
+  const double ey[3] = {0, 1, 0};
+  double q[4];
+  // capsules lie along local z; turn local z onto the hanging direction -dir
+  tbu_quatAxisAngle(q, ey, -th);
+  int prev = -1;
+  for (int i = 0; i < links; i++) {
+    char name[16];
+    snprintf(name, sizeof(name), "link%d", i);
+    tbBodyDef bd = tb_defaultBodyDef();
+    bd.name = name;
+    // slender rod about its center: m L^2 / 12 across, a thin core along
+    bd.inertia[0] = bd.inertia[1] = L * L / 12.0;
+    bd.inertia[2] = 0.5 * r * r;
+    tbu_addscl3(bd.pos, pivot, dir, (i + 0.5) * L);
+    memcpy(bd.quat, q, sizeof(q));
+    int b = tb_addBody(m, &bd);
+    tbGeomDef gd = tb_defaultGeomDef();
+    gd.body = b;
+    gd.type = TB_GEOM_CAPSULE;
+    gd.size[0] = r;
+    gd.size[1] = 0.5 * L - r;
+    gd.mu = 0.5;
+    tb_addGeom(m, &gd);
+    tbJointDef jd = tb_defaultJointDef();
+    jd.type = TB_JOINT_REVOLUTE;
+    jd.body_a = b;
+    jd.body_b = prev;
+    tbu_addscl3(jd.anchor, pivot, dir, i * L);
+    memcpy(jd.axis, ey, sizeof(jd.axis));
+    tb_addJoint(m, &jd);
+    prev = b;
+  }
+  m->opt.timestep = 1e-3;
+  tb_commonParams(m, "friction coefficient");
+  int p = -1;
+  for (int b = 1; b <= links; b++) p = tb_massParam(m, p, b);
+}
+
+static void tb_sceneBoxStack(tbModel* m) {
+  tb_ground(m, 0.5);
+  const double half[3] = {0.1, 0.1, 0.1};
+  const char* names[3] = {"box0", "box1", "box2"};
+  for (int i = 0; i < 3; i++) {
+    double pos[3] = {0.0, 0.0, (2 * i + 1) * half[2]};
+    tb_box(m, names[i], 1.0, half, pos, NULL, 0.5);
+  }
+  m->opt.timestep = 1e-3;
+  tb_commonParams(m, "friction coefficient");
+  int p = -1;
+  for (int b = 1; b <= 3; b++) p = tb_massParam(m, p, b);
+}
+
+// the plate of thesis §5.3 with the centrifuge field's angular accelerations (the thesis does
+// not give its translational part); every A_i, C_i and omega is a parameter
+static int tb_plate(tbModel* m) {
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "plate";
+  bd.type = TB_BODY_KINEMATIC;
+  int b = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  gd.type = TB_GEOM_PLANE;
+  tb_addGeom(m, &gd);
+  tbDriverDef dd = tb_defaultDriverDef();
+  dd.body = b;
+  dd.type = TB_DRIVER_PLATE;
+  dd.amp[3] = 100.0;
+  dd.phase[3] = 0.5 * TB_PI;
+  dd.amp[4] = 100.0;
+  dd.phase[4] = TB_PI;
+  tb_addDriver(m, &dd);
+  return b;
+}
+
+static void tb_plateParams(tbModel* m) {
+  for (int i = 0; i < 6; i++) {
+    char a[8], c[8];
+    snprintf(a, sizeof(a), "A%d", i + 1);
+    snprintf(c, sizeof(c), "C%d", i + 1);
+    tb_param1(m, a, i < 3 ? "m/s^2" : "rad/s^2",
+              i < 3 ? "plate translational acceleration amplitude"
+                    : "plate angular acceleration amplitude",
+              -1e6, 1e6, 0, TB_F_DRIVER, 0, TB_DRV_AMP + i);
+    tb_param1(m, c, "rad", "plate acceleration phase", -1e3, 1e3, 0, TB_F_DRIVER, 0,
+              TB_DRV_PHASE + i);
+  }
+  tb_param1(m, "omega", "rad/s", "plate angular frequency (66 pi: 33 Hz)", 0.0, 1e6, 1,
+            TB_F_DRIVER, 0, TB_DRV_OMEGA);
+}
+
+static void tb_scenePlateParticle(tbModel* m) {
+  tb_plate(m);
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "particle";
+  bd.pos[0] = 0.04;
+  int b = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  tb_addGeom(m, &gd);
+  m->opt.timestep = 1e-4;
+  tb_commonParams(m, "friction coefficient (the thesis does not state it)");
+  tb_bodyParams(m, b);
+  tb_plateParams(m);
+}
+
+static void tb_scenePlateBlock(tbModel* m) {
+  tb_plate(m);
+  const double half[3] = {0.01, 0.01, 0.005};
+  const double pos[3] = {0.04, 0.0, 0.005};
+  int b = tb_box(m, "block", 0.01, half, pos, NULL, 0.5);
+  m->opt.timestep = 1e-4;
+  tb_commonParams(m, "friction coefficient (the thesis does not state it)");
+  tb_bodyParams(m, b);
+  tb_plateParams(m);
+}
+
+static int tb_checkBuild(int i, const tbBuild* b) {
+  const tbSceneInfo* si = &tb_scenes[i];
+  for (int k = 0; k < si->nopt; k++) {
+    const tbSceneOption* o = &si->opt[k];
+    double v = b->opt[k];
+    if (!(v >= o->lo && v <= o->hi) || (o->integer && v != floor(v))) {
+      return tb_setError("param '%s' = %g: must be %sin [%g, %g]", o->name, v,
+                         o->integer ? "a whole number " : "", o->lo, o->hi);
+    }
+  }
+  return TB_OK;
+}
+
+tbModel* tb_buildScene(int i, const tbBuild* b) {
+  tb_clearError();
+  if (i < 0 || i >= TB_NSCENE) {
+    tb_setError("scene %d does not exist", i);
+    return NULL;
+  }
+  if (tb_checkBuild(i, b) != TB_OK) return NULL;
+  tbModel* m = tb_newModel();
+  if (!m) return NULL;
+  m->opt.cone = b->cone;
+  m->opt.facets = b->facets;
+  m->opt.facet_align = b->facet_align;
+  switch (i) {
+    case 0:
+      tb_sceneFallingParticle(m);
+      break;
+    case 1:
+      tb_sceneSlidingSphere(m);
+      break;
+    case 2:
+      tb_sceneInclineBlock(m, b);
+      break;
+    case 3:
+      tb_scenePendulum(m, b);
+      break;
+    case 4:
+      tb_sceneBoxStack(m);
+      break;
+    case 5:
+      tb_scenePlateParticle(m);
+      break;
+    default:
+      tb_scenePlateBlock(m);
+      break;
+  }
+  if (tb_lastError()[0] || tb_compileModel(m) != TB_OK) {
+    tb_freeModel(m);
+    return NULL;
+  }
+  return m;
+}
