@@ -252,8 +252,7 @@ static int tb_writeCSV(const char* path, const tbModel* m, const tbRecord* rec, 
   return 0;
 }
 
-static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* a,
-                            double seconds) {
+static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* a, double seconds) {
   int failed = 0, unconverged = 0;
   double rmax = 0.0;
   for (int s = 0; s < d->nscene; s++) {
@@ -266,8 +265,8 @@ static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* 
       "{\"scene\": \"%s\", \"scenes\": %d, \"steps\": %ld, \"seconds\": %.6f, "
       "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
       "\"max_residual\": %.3g, \"threads\": %d, \"device\": \"cpu\"}\n",
-      tb_sceneInfo(a->scene)->name, d->nscene, a->nstep, seconds,
-      seconds > 0 ? ss / seconds : 0.0, failed, unconverged, rmax, omp_get_max_threads());
+      tb_sceneInfo(a->scene)->name, d->nscene, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0,
+      failed, unconverged, rmax, omp_get_max_threads());
   (void)m;
 }
 
@@ -339,10 +338,11 @@ static void tb_usage(FILE* f) {
 int tb_cliMain(int argc, char** argv) {
   if (argc < 2) {
     // the default main job: a batch of particles on the centrifuge plate with uncertain mu
-    char* def[] = {"plate-particle", "--scenes", "1000", "--steps", "2000", "--param",
-                   "mu=uniform:0.2:0.6"};
-    fprintf(stderr, "tumble: running the default batch: simulate plate-particle --scenes 1000 "
-                    "--steps 2000 --param mu=uniform:0.2:0.6\n");
+    char* def[] = {"plate-particle", "--scenes",          "1000", "--steps", "2000",
+                   "--param",        "mu=uniform:0.2:0.6"};
+    fprintf(stderr,
+            "tumble: running the default batch: simulate plate-particle --scenes 1000 "
+            "--steps 2000 --param mu=uniform:0.2:0.6\n");
     return tb_simulate(7, def);
   }
   if (!strcmp(argv[1], "simulate")) return tb_simulate(argc - 2, argv + 2);

@@ -300,7 +300,9 @@ static void tb_contactFrame(const tbContactPoint* c, double angle, double t[3], 
   }
 }
 
-static double tb_maxd(double a, double b) { return a > b ? a : b; }
+static double tb_maxd(double a, double b) {
+  return a > b ? a : b;
+}
 
 static void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   const tbModel* m = k->m;
@@ -441,8 +443,8 @@ void tb_assemble(const tbModel* m, tbWork* w) {
         tb_mulMinv(w, b, ri->J[side], mj);
       }
     }
-    w->b[i] = tb_rowVelocity(m, ri, w->vfree, ri->kind == TB_ROW_VELOCITY ? w->xvel : NULL) +
-              ri->bias;
+    w->b[i] =
+        tb_rowVelocity(m, ri, w->vfree, ri->kind == TB_ROW_VELOCITY ? w->xvel : NULL) + ri->bias;
   }
   for (int i = 0; i < n; i++) {
     const tbRowJ* ri = &w->row[i];

@@ -91,8 +91,8 @@ int tb_checkParams(const tbModel* m, const tbData* d) {
       double v = d->param[(size_t)s * m->nparam + p];
       int below = prm->lo_open ? !(v > prm->lo) : !(v >= prm->lo);
       if (!isfinite(v) || below || !(v <= prm->hi)) {
-        return tb_setError("param '%s' = %g (scene %d): must be finite and in %s%g, %g]",
-                           prm->name, v, s, prm->lo_open ? "(" : "[", prm->lo, prm->hi);
+        return tb_setError("param '%s' = %g (scene %d): must be finite and in %s%g, %g]", prm->name,
+                           v, s, prm->lo_open ? "(" : "[", prm->lo, prm->hi);
       }
     }
   }

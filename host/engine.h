@@ -25,32 +25,32 @@ typedef struct tbRowJ {
 
 struct tbWork {
   int nbody, maxcon, maxrow;
-  double* vary;        // (nvary) this scene's parameter values
+  double* vary;  // (nvary) this scene's parameter values
   // pose at which the step's geometry is evaluated: dynamic and static bodies at t,
   // kinematic bodies at t + h
-  double* xpos;        // (nbody x 3)
-  double* xquat;       // (nbody x 4)
-  double* xvel;        // (nbody x 6) kinematic bodies' velocity at t + h, others at t
-  double* minv;        // (nbody x 12) inverse mass (3, 0 on locked DoFs), inverse inertia (9)
-  double* vfree;       // (nbody x 6) velocity after forces, before impulses
+  double* xpos;   // (nbody x 3)
+  double* xquat;  // (nbody x 4)
+  double* xvel;   // (nbody x 6) kinematic bodies' velocity at t + h, others at t
+  double* minv;   // (nbody x 12) inverse mass (3, 0 on locked DoFs), inverse inertia (9)
+  double* vfree;  // (nbody x 6) velocity after forces, before impulses
   // contacts
   int ncon;
   tbContactPoint* con;  // (maxcon)
   int* con_pair;        // (maxcon)
   // rows
   int nrow, nblock;
-  tbRowJ* row;          // (maxrow)
-  double* row_MJ;       // (maxrow x 2 x 6) M^-1 J^T per body side
-  int* row_key;         // (maxrow) identity across steps for warm start
-  double *A, *b, *lo, *hi, *x;  // (maxrow^2), (maxrow) x 4
+  tbRowJ* row;                        // (maxrow)
+  double* row_MJ;                     // (maxrow x 2 x 6) M^-1 J^T per body side
+  int* row_key;                       // (maxrow) identity across steps for warm start
+  double *A, *b, *lo, *hi, *x;        // (maxrow^2), (maxrow) x 4
   int *blk_type, *blk_adr, *blk_dim;  // (maxrow)
   double *blk_mu, *blk_angle;         // (maxrow)
   double* solver_work;                // (tb_solverWorkSize(maxrow))
 };
 
 // kinematic.c: poses of kinematic bodies
-void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3],
-                      double quat[4], double vel[6]);
+void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3], double quat[4],
+                      double vel[6]);
 void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, double h,
                          double pos[3], double quat[4], double vel[6]);
 
@@ -71,11 +71,11 @@ double tb_residualFromVelocity(const tbProblem* p, const double* x, const double
 
 // mlcp.c: the mixed LCP of thesis Eq. 2.78 assembled from the step's rows
 typedef struct tbMLCP {
-  int n;      // total size
-  int nfree;  // equality rows: unlocked velocities + bilateral rows
+  int n;               // total size
+  int nfree;           // equality rows: unlocked velocities + bilateral rows
   int nv, nb, nc, nf;  // velocity unknowns, bilateral rows, contacts, friction directions
-  double* M;  // (n x n) row-major
-  double* q;  // (n)
+  double* M;           // (n x n) row-major
+  double* q;           // (n)
 } tbMLCP;
 int tb_buildMLCP(const tbModel* m, const tbData* d, int s, const tbWork* w, tbMLCP* out);
 void tb_freeMLCP(tbMLCP* p);

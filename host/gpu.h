@@ -19,14 +19,14 @@ int tb_gpuPlatePose(int nscene, const double* prm, double t, double* pos, double
 #endif
 
 // report a CUDA error with file and line, set rc and jump to the cleanup label
-#define TB_CUDA_CHECK_GOTO(expr, rc, label)                                                  \
-  do {                                                                                      \
-    cudaError_t tb_e_ = (expr);                                                             \
-    if (tb_e_ != cudaSuccess) {                                                             \
+#define TB_CUDA_CHECK_GOTO(expr, rc, label)                                                     \
+  do {                                                                                          \
+    cudaError_t tb_e_ = (expr);                                                                 \
+    if (tb_e_ != cudaSuccess) {                                                                 \
       fprintf(stderr, "CUDA error %s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(tb_e_)); \
-      rc = (int)tb_e_;                                                                      \
-      goto label;                                                                           \
-    }                                                                                       \
+      rc = (int)tb_e_;                                                                          \
+      goto label;                                                                               \
+    }                                                                                           \
   } while (0)
 
 #endif  // TUMBLE_HOST_GPU_H_

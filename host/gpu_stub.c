@@ -2,7 +2,9 @@
 #ifndef TUMBLE_HAVE_CUDA
 #include "gpu.h"
 
-int tb_gpuDeviceCount(void) { return 0; }
+int tb_gpuDeviceCount(void) {
+  return 0;
+}
 
 int tb_gpuPlatePose(int nscene, const double* prm, double t, double* pos, double* vel) {
   (void)nscene, (void)prm, (void)t, (void)pos, (void)vel;

@@ -15,8 +15,8 @@ static void tb_plateState(const double* prm, const double p0[3], double t, doubl
   tbu_plateAngVel(prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t, vel + 3);
 }
 
-void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3],
-                      double quat[4], double vel[6]) {
+void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3], double quat[4],
+                      double vel[6]) {
   int k = m->body_driver[b];
   const double* prm = tb_driverPrm(m, vary, k);
   const double* p0 = vary + tb_varyIndex(m, TB_F_BODY_POS, b, 0);
@@ -49,8 +49,8 @@ void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, 
   const double* p0 = vary + tb_varyIndex(m, TB_F_BODY_POS, b, 0);
   switch (m->drv_type[k]) {
     case TB_DRIVER_PLATE:
-      tbu_plateQuatStep(quat, prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA],
-                        t, h);
+      tbu_plateQuatStep(quat, prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t,
+                        h);
       tb_plateState(prm, p0, t + h, pos, vel);
       break;
     case TB_DRIVER_CONSTVEL:

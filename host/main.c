@@ -1,4 +1,6 @@
 // tumble: batched rigid-body scenes with frictional contact.
 #include "cli.h"
 
-int main(int argc, char** argv) { return tb_cliMain(argc, argv); }
+int main(int argc, char** argv) {
+  return tb_cliMain(argc, argv);
+}

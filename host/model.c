@@ -20,9 +20,13 @@ int tb_setError(const char* fmt, ...) {
   return TB_ERR_ARG;
 }
 
-void tb_clearError(void) { tb_error[0] = 0; }
+void tb_clearError(void) {
+  tb_error[0] = 0;
+}
 
-const char* tb_lastError(void) { return tb_error; }
+const char* tb_lastError(void) {
+  return tb_error;
+}
 
 //---- defaults ----------------------------------------------------------------------------------
 
@@ -214,7 +218,8 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
   for (int i = 0; i < nsize && def->type != TB_GEOM_PLANE; i++) {
     int zero_ok = def->type == TB_GEOM_SPHERE || (def->type == TB_GEOM_CAPSULE && i == 1);
     if (def->size[i] < 0.0 || (!zero_ok && def->size[i] == 0.0)) {
-      tb_setError("geom %d: size[%d] = %g must be %s", g, i, def->size[i], zero_ok ? ">= 0" : "> 0");
+      tb_setError("geom %d: size[%d] = %g must be %s", g, i, def->size[i],
+                  zero_ok ? ">= 0" : "> 0");
       return -1;
     }
   }
@@ -243,8 +248,7 @@ int tb_addJoint(tbModel* m, const tbJointDef* def) {
     tb_setError("joint %d: type %d is not a tbtJoint", j, def->type);
     return -1;
   }
-  if (def->body_a < 0 || def->body_a >= m->nbody ||
-      m->bdef[def->body_a].type != TB_BODY_DYNAMIC) {
+  if (def->body_a < 0 || def->body_a >= m->nbody || m->bdef[def->body_a].type != TB_BODY_DYNAMIC) {
     tb_setError("joint %d: body_a %d must be a dynamic body", j, def->body_a);
     return -1;
   }
@@ -264,8 +268,8 @@ int tb_addJoint(tbModel* m, const tbJointDef* def) {
   if (def->servo) {
     if (!(def->kp >= 0.0) || !(def->kd >= 0.0) || !(def->kp + def->kd > 0.0) ||
         !isfinite(def->kp) || !isfinite(def->kd)) {
-      tb_setError("joint %d: servo gains kp %g, kd %g must be finite, >= 0, not both 0", j,
-                  def->kp, def->kd);
+      tb_setError("joint %d: servo gains kp %g, kd %g must be finite, >= 0, not both 0", j, def->kp,
+                  def->kd);
       return -1;
     }
     if (!(def->fmax > 0.0)) {
@@ -318,8 +322,7 @@ int tb_addDriver(tbModel* m, const tbDriverDef* def) {
     }
     for (int i = 0; i < def->nkey; i++) {
       if (!isfinite(def->key_t[i]) || (i > 0 && !(def->key_t[i] > def->key_t[i - 1]))) {
-        tb_setError("driver %d: key_t[%d] = %g must be finite and increasing", k, i,
-                    def->key_t[i]);
+        tb_setError("driver %d: key_t[%d] = %g must be finite and increasing", k, i, def->key_t[i]);
         return -1;
       }
       if (!tb_finite(def->key_pos[i], 3) || !tb_finite(def->key_quat[i], 4)) {
@@ -354,8 +357,7 @@ int tb_addParam(tbModel* m, const char* name, const char* unit, const char* doc,
   return m->nparam++;
 }
 
-int tb_paramTargetScaled(tbModel* m, int p, int field, int object, int component,
-                         double scale) {
+int tb_paramTargetScaled(tbModel* m, int p, int field, int object, int component, double scale) {
   if (tb_checkEditable(m)) return -1;
   if (p < 0 || p >= m->nparam || m->param[p].ntarget >= TB_MAXTARGET) {
     tb_setError("param %d: does not exist or has %d targets already", p, TB_MAXTARGET);
@@ -363,8 +365,8 @@ int tb_paramTargetScaled(tbModel* m, int p, int field, int object, int component
   }
   if (field < 0 || field >= TB_NFIELD || object < 0 || object >= (1 << 21) || component < 0 ||
       component >= 32 || !(scale != 0.0) || !isfinite(scale)) {
-    tb_setError("param '%s': target (%d, %d, %d) x %g is invalid", m->param[p].name, field,
-                object, component, scale);
+    tb_setError("param '%s': target (%d, %d, %d) x %g is invalid", m->param[p].name, field, object,
+                component, scale);
     return -1;
   }
   // targets are resolved at compile, once the vary layout is known; encode them for now
@@ -393,8 +395,8 @@ int tb_findBody(const tbModel* m, const char* name) {
 }
 
 static int tb_fieldWidth(int field) {
-  static const int width[TB_NFIELD] = {1, 3, 3, 4, 6, 6, 1, 1, 3, TB_DRV_NPRM, TB_JNT_NPRM,
-                                       TB_OPT_NPRM};
+  static const int width[TB_NFIELD] = {1, 3, 3, 4,           6,           6,
+                                       1, 1, 3, TB_DRV_NPRM, TB_JNT_NPRM, TB_OPT_NPRM};
   return width[field];
 }
 
@@ -425,8 +427,7 @@ int tb_varyIndex(const tbModel* m, int field, int object, int component) {
 
 //---- compile -----------------------------------------------------------------------------------
 
-#define TB_ALLOC(ptr, n) \
-  ((ptr) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof(*(ptr)))) == NULL
+#define TB_ALLOC(ptr, n) ((ptr) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof(*(ptr)))) == NULL
 
 static int tb_compileBodies(tbModel* m) {
   if (TB_ALLOC(m->body_type, m->nbody) || TB_ALLOC(m->body_lock, m->nbody) ||
@@ -656,7 +657,8 @@ static int tb_checkOption(const tbOption* o) {
   }
   if (o->max_iter < 1) return tb_setError("option max_iter %d must be >= 1", o->max_iter);
   if (!(o->tol > 0.0)) return tb_setError("option tol %g must be > 0", o->tol);
-  if (!(o->sor > 0.0 && o->sor < 2.0)) return tb_setError("option sor %g must be in (0, 2)", o->sor);
+  if (!(o->sor > 0.0 && o->sor < 2.0))
+    return tb_setError("option sor %g must be in (0, 2)", o->sor);
   if (o->solver != TB_SOLVER_PGS) return tb_setError("option solver %d is unknown", o->solver);
   return TB_OK;
 }

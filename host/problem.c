@@ -15,7 +15,9 @@ void tb_problemVelocity(const tbProblem* p, const double* x, double* u) {
   }
 }
 
-static double tb_clamp(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static double tb_clamp(double v, double lo, double hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
 
 // squared natural-map residual of block k given x and u = A x + b
 static double tb_blockResidual2(const tbProblem* p, int k, const double* x, const double* u) {
@@ -52,4 +54,6 @@ double tb_residual(const tbProblem* p, const double* x, double* work) {
   return tb_residualFromVelocity(p, x, work);
 }
 
-int tb_solverWorkSize(int n) { return n > 0 ? n : 1; }
+int tb_solverWorkSize(int n) {
+  return n > 0 ? n : 1;
+}

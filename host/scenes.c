@@ -25,16 +25,14 @@ static const tbSceneInfo tb_scenes[] = {
      1000,
      2,
      {{"angle", "deg", "incline angle from horizontal", 20.0, 0.0, 80.0, 0},
-      {"yaw", "deg", "rotation of the incline (and box) about its normal", 0.0, -360.0, 360.0,
-       0}}},
+      {"yaw", "deg", "rotation of the incline (and box) about its normal", 0.0, -360.0, 360.0, 0}}},
     {"pendulum",
      "chain of links on revolute joints hanging from a pivot, released at an angle",
      2000,
      3,
      {{"links", "", "number of links", 3.0, 1.0, 64.0, 1},
       {"length", "m", "length of each link", 1.0, 1e-3, 100.0, 0},
-      {"angle0", "rad", "initial angle of the straight chain from vertical", 0.3, -3.0, 3.0,
-       0}}},
+      {"angle0", "rad", "initial angle of the straight chain from vertical", 0.3, -3.0, 3.0, 0}}},
     {"box-stack", "three boxes stacked on the ground at rest", 1000, 0, {{0}}},
     {"plate-particle",
      "particle on the vibrating plate of thesis §5.3 (default: the centrifuge field)",
@@ -46,9 +44,13 @@ static const tbSceneInfo tb_scenes[] = {
 
 #define TB_NSCENE ((int)(sizeof(tb_scenes) / sizeof(tb_scenes[0])))
 
-int tb_sceneCount(void) { return TB_NSCENE; }
+int tb_sceneCount(void) {
+  return TB_NSCENE;
+}
 
-const tbSceneInfo* tb_sceneInfo(int i) { return i >= 0 && i < TB_NSCENE ? &tb_scenes[i] : NULL; }
+const tbSceneInfo* tb_sceneInfo(int i) {
+  return i >= 0 && i < TB_NSCENE ? &tb_scenes[i] : NULL;
+}
 
 int tb_findScene(const char* name) {
   for (int i = 0; i < TB_NSCENE; i++) {
@@ -140,8 +142,8 @@ static void tb_bodyParams(tbModel* m, int b) {
     tb_param1(m, axes[k], "m", "initial position", -1e6, 1e6, 0, TB_F_BODY_POS, b, k);
   }
   for (int k = 0; k < 6; k++) {
-    tb_param1(m, vaxes[k], k < 3 ? "m/s" : "rad/s", "initial velocity", -1e6, 1e6, 0,
-              TB_F_BODY_VEL, b, k);
+    tb_param1(m, vaxes[k], k < 3 ? "m/s" : "rad/s", "initial velocity", -1e6, 1e6, 0, TB_F_BODY_VEL,
+              b, k);
   }
 }
 
@@ -184,8 +186,8 @@ static void tb_sceneSlidingSphere(tbModel* m) {
   tb_bodyParams(m, b);
   tb_param1(m, "frame_angle", "rad", "rotation of the contact tangent frame about the normal",
             -10.0, 10.0, 0, TB_F_OPT, 0, TB_OPT_FRAME_ANGLE);
-  tb_param1(m, "facet_angle", "rad", "rotation of the pyramid's first facet direction", -10.0,
-            10.0, 0, TB_F_OPT, 0, TB_OPT_FACET_ANGLE);
+  tb_param1(m, "facet_angle", "rad", "rotation of the pyramid's first facet direction", -10.0, 10.0,
+            0, TB_F_OPT, 0, TB_OPT_FACET_ANGLE);
 }
 
 static void tb_sceneInclineBlock(tbModel* m, const tbBuild* bo) {
@@ -305,8 +307,8 @@ static void tb_plateParams(tbModel* m) {
     tb_param1(m, c, "rad", "plate acceleration phase", -1e3, 1e3, 0, TB_F_DRIVER, 0,
               TB_DRV_PHASE + i);
   }
-  tb_param1(m, "omega", "rad/s", "plate angular frequency (66 pi: 33 Hz)", 0.0, 1e6, 1,
-            TB_F_DRIVER, 0, TB_DRV_OMEGA);
+  tb_param1(m, "omega", "rad/s", "plate angular frequency (66 pi: 33 Hz)", 0.0, 1e6, 1, TB_F_DRIVER,
+            0, TB_DRV_OMEGA);
 }
 
 static void tb_scenePlateParticle(tbModel* m) {

@@ -15,7 +15,6 @@
 
 #include "engine.h"
 
-
 static void tb_addColumn(const tbProblem* p, int j, double dx, double* u) {
   if (dx == 0.0) return;
   // A is symmetric: row j is column j

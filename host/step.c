@@ -42,9 +42,9 @@ tbWork* tb_newWork(const tbModel* m) {
   w->blk_angle = (double*)malloc(sizeof(double) * nr);
   w->solver_work = (double*)malloc(sizeof(double) * tb_solverWorkSize((int)nr));
   if (!w->vary || !w->xpos || !w->xquat || !w->xvel || !w->minv || !w->vfree || !w->con ||
-      !w->con_pair || !w->row || !w->row_MJ || !w->row_key || !w->A || !w->b || !w->lo ||
-      !w->hi || !w->x || !w->blk_type || !w->blk_adr || !w->blk_dim || !w->blk_mu ||
-      !w->blk_angle || !w->solver_work) {
+      !w->con_pair || !w->row || !w->row_MJ || !w->row_key || !w->A || !w->b || !w->lo || !w->hi ||
+      !w->x || !w->blk_type || !w->blk_adr || !w->blk_dim || !w->blk_mu || !w->blk_angle ||
+      !w->solver_work) {
     tb_freeWork(w);
     return NULL;
   }
@@ -79,16 +79,14 @@ void tb_freeWork(tbWork* w) {
 }
 
 // the pose the step's geometry uses: kinematic bodies advanced to t+h, the others at t
-static void tb_workPose(const tbModel* m, const tbData* d, int s, double t, double h,
-                        tbWork* w) {
+static void tb_workPose(const tbModel* m, const tbData* d, int s, double t, double h, tbWork* w) {
   size_t base = (size_t)s * m->nbody;
   memcpy(w->xpos, d->body_pos + base * 3, sizeof(double) * 3 * m->nbody);
   memcpy(w->xquat, d->body_quat + base * 4, sizeof(double) * 4 * m->nbody);
   memcpy(w->xvel, d->body_vel + base * 6, sizeof(double) * 6 * m->nbody);
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_type[b] != TB_BODY_KINEMATIC) continue;
-    tb_kinematicAdvance(m, w->vary, b, t, h, w->xpos + 3 * b, w->xquat + 4 * b,
-                        w->xvel + 6 * b);
+    tb_kinematicAdvance(m, w->vary, b, t, h, w->xpos + 3 * b, w->xquat + 4 * b, w->xvel + 6 * b);
   }
 }
 

@@ -23,16 +23,15 @@ extern "C" int tb_gpuDeviceCount(void) {
   return n;
 }
 
-extern "C" int tb_gpuPlatePose(int nscene, const double* prm, double t, double* pos,
-                               double* vel) {
+extern "C" int tb_gpuPlatePose(int nscene, const double* prm, double t, double* pos, double* vel) {
   double *d_prm = NULL, *d_pos = NULL, *d_vel = NULL;
   size_t n = (size_t)nscene;
   int rc = 0;
   TB_CUDA_CHECK_GOTO(cudaMalloc(&d_prm, n * 13 * sizeof(double)), rc, done);
   TB_CUDA_CHECK_GOTO(cudaMalloc(&d_pos, n * 3 * sizeof(double)), rc, done);
   TB_CUDA_CHECK_GOTO(cudaMalloc(&d_vel, n * 6 * sizeof(double)), rc, done);
-  TB_CUDA_CHECK_GOTO(cudaMemcpy(d_prm, prm, n * 13 * sizeof(double), cudaMemcpyHostToDevice),
-                     rc, done);
+  TB_CUDA_CHECK_GOTO(cudaMemcpy(d_prm, prm, n * 13 * sizeof(double), cudaMemcpyHostToDevice), rc,
+                     done);
   tb_platePoseKernel<<<(nscene + 127) / 128, 128>>>(nscene, d_prm, t, d_pos, d_vel);
   TB_CUDA_CHECK_GOTO(cudaGetLastError(), rc, done);
   TB_CUDA_CHECK_GOTO(cudaMemcpy(pos, d_pos, n * 3 * sizeof(double), cudaMemcpyDeviceToHost), rc,

@@ -94,8 +94,8 @@ TB_HD void tbu_plateQuat0(double q0[4], const double amp[3], const double phase[
 // piecewise-linear keyframes (each key: t, pos[3], quat[4]): pose at time tau and the velocity
 // of the segment ending at tau (left-continuous, so a step ending on a key uses the segment it
 // spent its time in); held still before the first and after the last key
-TB_HD void tbu_keyframePose(const double* key, int nkey, double tau, double pos[3],
-                            double quat[4], double vel[6]) {
+TB_HD void tbu_keyframePose(const double* key, int nkey, double tau, double pos[3], double quat[4],
+                            double vel[6]) {
   for (int i = 0; i < 6; i++) vel[i] = 0.0;
   if (nkey == 1 || tau <= key[0]) {
     tbu_copy3(pos, key + 1);

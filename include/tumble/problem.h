@@ -44,7 +44,7 @@ typedef enum tbtStop {
 } tbtStop;
 
 typedef struct tbSolveResult {
-  int converged;    // 1 iff residual <= tol, re-evaluated on the returned x
+  int converged;  // 1 iff residual <= tol, re-evaluated on the returned x
   int iterations;
   double residual;  // tb_residual of the returned x
   int reason;       // tbtStop

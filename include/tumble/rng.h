@@ -12,8 +12,8 @@
 
 // uniform double in [0, 1) with 53 random bits
 TB_HD double tbu_uniform01(uint64_t seed, uint64_t scene, uint64_t draw) {
-  philox4x32_ctr_t c = {{(uint32_t)scene, (uint32_t)(scene >> 32), (uint32_t)draw,
-                         (uint32_t)(draw >> 32)}};
+  philox4x32_ctr_t c = {
+      {(uint32_t)scene, (uint32_t)(scene >> 32), (uint32_t)draw, (uint32_t)(draw >> 32)}};
   philox4x32_key_t k = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
   philox4x32_ctr_t r = philox4x32(c, k);
   uint64_t bits = ((uint64_t)r.v[0] << 32) | r.v[1];

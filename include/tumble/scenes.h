@@ -16,7 +16,7 @@ typedef struct tbSceneOption {
   const char* doc;
   double value;  // default
   double lo, hi;
-  int integer;   // 1: must be a whole number
+  int integer;  // 1: must be a whole number
 } tbSceneOption;
 
 #define TB_MAXSCENEOPT 4

@@ -17,7 +17,9 @@
 
 #define TB_PI 3.14159265358979323846
 
-TB_HD void tbu_zero3(double r[3]) { r[0] = r[1] = r[2] = 0.0; }
+TB_HD void tbu_zero3(double r[3]) {
+  r[0] = r[1] = r[2] = 0.0;
+}
 
 TB_HD void tbu_copy3(double r[3], const double a[3]) {
   r[0] = a[0];
@@ -29,7 +31,9 @@ TB_HD double tbu_dot3(const double a[3], const double b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-TB_HD double tbu_norm3(const double a[3]) { return sqrt(tbu_dot3(a, a)); }
+TB_HD double tbu_norm3(const double a[3]) {
+  return sqrt(tbu_dot3(a, a));
+}
 
 TB_HD void tbu_add3(double r[3], const double a[3], const double b[3]) {
   r[0] = a[0] + b[0];

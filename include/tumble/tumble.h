@@ -105,13 +105,13 @@ typedef enum tbtDriver {
 
 #define TB_MAXKEY 32
 typedef struct tbDriverDef {
-  int body;            // kinematic body it moves
-  int type;            // tbtDriver
-  double amp[6];       // plate: A_1..A_6, translational (m/s^2) then angular (rad/s^2)
-  double phase[6];     // plate: C_1..C_6 (rad)
-  double omega;        // plate: angular frequency (rad/s), thesis default 66 pi
-  double vel[6];       // constvel: [v; w] world
-  int nkey;            // keyframes: count (>= 1)
+  int body;                       // kinematic body it moves
+  int type;                       // tbtDriver
+  double amp[6];                  // plate: A_1..A_6, translational (m/s^2) then angular (rad/s^2)
+  double phase[6];                // plate: C_1..C_6 (rad)
+  double omega;                   // plate: angular frequency (rad/s), thesis default 66 pi
+  double vel[6];                  // constvel: [v; w] world
+  int nkey;                       // keyframes: count (>= 1)
   double key_t[TB_MAXKEY];        // s, strictly increasing
   double key_pos[TB_MAXKEY][3];   // m
   double key_quat[TB_MAXKEY][4];  // orientation
@@ -128,21 +128,21 @@ typedef enum tbtSolver {
 } tbtSolver;
 
 typedef struct tbOption {
-  double timestep;       // s, > 0
-  double gravity[3];     // m/s^2
-  int cone;              // tbtCone
-  int facets;            // n_d, pyramid facets (>= 3; 2 is used where the tangent plane is a line)
-  double facet_angle;    // rad, rotation of the first facet direction from the first tangent
-  int facet_align;       // 1: align one facet against the tangential velocity each step
-  double frame_angle;    // rad, rotation of every contact's tangent frame about its normal
-  double margin;         // m, contacts with gap < margin enter the step's problem (thesis §4.2.1)
+  double timestep;     // s, > 0
+  double gravity[3];   // m/s^2
+  int cone;            // tbtCone
+  int facets;          // n_d, pyramid facets (>= 3; 2 is used where the tangent plane is a line)
+  double facet_angle;  // rad, rotation of the first facet direction from the first tangent
+  int facet_align;     // 1: align one facet against the tangential velocity each step
+  double frame_angle;  // rad, rotation of every contact's tangent frame about its normal
+  double margin;       // m, contacts with gap < margin enter the step's problem (thesis §4.2.1)
   double restitution_vmin;  // m/s, Newton restitution only for approach speeds above this
-  int solver;            // tbtSolver
-  int max_iter;          // solver iteration cap
-  double tol;            // relative natural-map residual at which the solver stops
-  double sor;            // over-relaxation factor in (0, 2)
-  int warmstart;         // 1: start from the previous step's impulses
-  int maxcon;            // contact capacity per scene; 0: the bound implied by the shapes
+  int solver;               // tbtSolver
+  int max_iter;             // solver iteration cap
+  double tol;               // relative natural-map residual at which the solver stops
+  double sor;               // over-relaxation factor in (0, 2)
+  int warmstart;            // 1: start from the previous step's impulses
+  int maxcon;               // contact capacity per scene; 0: the bound implied by the shapes
 } tbOption;
 tbOption tb_defaultOption(void);
 
@@ -193,12 +193,12 @@ typedef struct tbParam {
   char name[TB_NAMELEN];  // as typed on the command line
   char unit[16];
   char doc[80];
-  double value;           // default
-  double lo, hi;          // admissible closed range (NaN is never admissible)
-  int lo_open;            // 1: the lower bound itself is excluded (mass > 0, dt > 0)
+  double value;   // default
+  double lo, hi;  // admissible closed range (NaN is never admissible)
+  int lo_open;    // 1: the lower bound itself is excluded (mass > 0, dt > 0)
   int ntarget;
-  int target[TB_MAXTARGET];     // indices into the vary vector
-  double scale[TB_MAXTARGET];   // each target is set to scale * value (mass -> inertia, ...)
+  int target[TB_MAXTARGET];    // indices into the vary vector
+  double scale[TB_MAXTARGET];  // each target is set to scale * value (mass -> inertia, ...)
 } tbParam;
 
 typedef struct tbModel {
@@ -213,41 +213,41 @@ typedef struct tbModel {
   tbOption opt;
 
   // bodies
-  int* body_type;       // (nbody)
-  int* body_lock;       // (nbody)
+  int* body_type;                 // (nbody)
+  int* body_lock;                 // (nbody)
   char (*body_name)[TB_NAMELEN];  // (nbody)
-  int* body_driver;     // (nbody) driver index or -1
+  int* body_driver;               // (nbody) driver index or -1
 
   // geoms
-  int* geom_type;       // (ngeom)
-  int* geom_body;       // (ngeom)
-  double* geom_pos;     // (ngeom x 3) in the body frame
-  double* geom_quat;    // (ngeom x 4)
+  int* geom_type;     // (ngeom)
+  int* geom_body;     // (ngeom)
+  double* geom_pos;   // (ngeom x 3) in the body frame
+  double* geom_quat;  // (ngeom x 4)
 
   // joints
-  int* jnt_type;        // (njnt)
-  int* jnt_body;        // (njnt x 2) a, b (-1 world)
-  double* jnt_anchor;   // (njnt x 2 x 3) anchor in each body's frame (world frame for -1)
-  double* jnt_axis;     // (njnt x 2 x 3) axis in each body's frame
-  double* jnt_qrel;     // (njnt x 4) initial relative orientation conj(qb) qa
-  int* jnt_limited;     // (njnt)
-  int* jnt_servo;       // (njnt)
+  int* jnt_type;       // (njnt)
+  int* jnt_body;       // (njnt x 2) a, b (-1 world)
+  double* jnt_anchor;  // (njnt x 2 x 3) anchor in each body's frame (world frame for -1)
+  double* jnt_axis;    // (njnt x 2 x 3) axis in each body's frame
+  double* jnt_qrel;    // (njnt x 4) initial relative orientation conj(qb) qa
+  int* jnt_limited;    // (njnt)
+  int* jnt_servo;      // (njnt)
 
   // drivers
-  int* drv_type;        // (ndriver)
-  int* drv_body;        // (ndriver)
-  int* drv_nkey;        // (ndriver)
-  double* drv_key;      // (ndriver x TB_MAXKEY x 8) t, pos[3], quat[4]
+  int* drv_type;    // (ndriver)
+  int* drv_body;    // (ndriver)
+  int* drv_nkey;    // (ndriver)
+  double* drv_key;  // (ndriver x TB_MAXKEY x 8) t, pos[3], quat[4]
 
   // candidate pairs
-  int* pair_geom;       // (npair x 2)
-  int* pair_maxcon;     // (npair)
+  int* pair_geom;    // (npair x 2)
+  int* pair_maxcon;  // (npair)
 
   // per-scene parameterizable values and their defaults
   int vary_adr[TB_NFIELD];  // offset of each field in the vary vector
   double* vary0;            // (nvary)
 
-  tbParam* param;           // (nparam)
+  tbParam* param;  // (nparam)
 
   // builder bookkeeping (capacities of the arrays above)
   int cap_body, cap_geom, cap_jnt, cap_driver, cap_param;
@@ -283,31 +283,31 @@ int tb_varyIndex(const tbModel* m, int field, int object, int component);
 
 // per-scene status bits; the *_FAIL bits stop the scene, the others are warnings
 enum {
-  TB_SCENE_NAN_FAIL = 1,        // non-finite state: the scene diverged
-  TB_SCENE_OVERFLOW_FAIL = 2,   // more contacts than the capacity: stopped, nothing dropped
-  TB_SCENE_UNCONVERGED = 4,     // a step's solver stopped above tolerance
+  TB_SCENE_NAN_FAIL = 1,       // non-finite state: the scene diverged
+  TB_SCENE_OVERFLOW_FAIL = 2,  // more contacts than the capacity: stopped, nothing dropped
+  TB_SCENE_UNCONVERGED = 4,    // a step's solver stopped above tolerance
   TB_SCENE_FAILMASK = 1 | 2,
 };
 
 typedef struct tbData {
   int nscene;
   int nbody, nparam, maxrow;
-  double* param;      // (nscene x nparam) parameter values
-  double* time;       // (nscene) s
-  int64_t* nstep;     // (nscene) steps taken
-  double* body_pos;   // (nscene x nbody x 3) center of mass, world
-  double* body_quat;  // (nscene x nbody x 4)
-  double* body_vel;   // (nscene x nbody x 6) [v; w], world
-  double* warm;       // (nscene x maxrow) impulses of the previous step, by row key
-  int* warm_key;      // (nscene x maxrow) row keys of the previous step
-  int* nwarm;         // (nscene)
-  int* status;        // (nscene) TB_SCENE_* bits
-  int* ncon;          // (nscene) contacts in the last step
-  int* iter_last;     // (nscene) solver iterations in the last step
-  int* iter_max;      // (nscene) most solver iterations in any step
-  double* resid_last; // (nscene) solver residual in the last step
-  double* resid_max;  // (nscene) largest final residual over all steps
-  int* fail_step;     // (nscene) step at which a *_FAIL bit was set, -1 if none
+  double* param;       // (nscene x nparam) parameter values
+  double* time;        // (nscene) s
+  int64_t* nstep;      // (nscene) steps taken
+  double* body_pos;    // (nscene x nbody x 3) center of mass, world
+  double* body_quat;   // (nscene x nbody x 4)
+  double* body_vel;    // (nscene x nbody x 6) [v; w], world
+  double* warm;        // (nscene x maxrow) impulses of the previous step, by row key
+  int* warm_key;       // (nscene x maxrow) row keys of the previous step
+  int* nwarm;          // (nscene)
+  int* status;         // (nscene) TB_SCENE_* bits
+  int* ncon;           // (nscene) contacts in the last step
+  int* iter_last;      // (nscene) solver iterations in the last step
+  int* iter_max;       // (nscene) most solver iterations in any step
+  double* resid_last;  // (nscene) solver residual in the last step
+  double* resid_max;   // (nscene) largest final residual over all steps
+  int* fail_step;      // (nscene) step at which a *_FAIL bit was set, -1 if none
 } tbData;
 
 tbData* tb_newData(const tbModel* m, int nscene);
@@ -337,10 +337,10 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w);
 // first and last step); rec has room for (nscene x nrecord x nbody x 13) doubles
 typedef struct tbRecord {
   int every;
-  int nrecord;      // records per scene
-  double* state;    // (nscene x nrecord x nbody x 13): pos[3], quat[4], vel[6]
-  double* time;     // (nscene x nrecord)
-  int* step;        // (nrecord)
+  int nrecord;    // records per scene
+  double* state;  // (nscene x nrecord x nbody x 13): pos[3], quat[4], vel[6]
+  double* time;   // (nscene x nrecord)
+  int* step;      // (nrecord)
 } tbRecord;
 int tb_recordCount(int nstep, int every);
 
