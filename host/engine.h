@@ -6,6 +6,10 @@
 #include <tumble/problem.h>
 #include <tumble/tumble.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 // set the calling thread's error message (printf-style); returns TB_ERR_ARG for chaining
 int tb_setError(const char* fmt, ...);
 void tb_clearError(void);
@@ -77,7 +81,12 @@ typedef struct tbMLCP {
   double* M;           // (n x n) row-major
   double* q;           // (n)
 } tbMLCP;
-int tb_buildMLCP(const tbModel* m, const tbData* d, int s, const tbWork* w, tbMLCP* out);
+// call right after tb_stepScene with the same work: its rows, impulses x and v+ (in vfree)
+int tb_buildMLCP(const tbModel* m, const tbWork* w, tbMLCP* out);
 void tb_freeMLCP(tbMLCP* p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif  // TUMBLE_HOST_ENGINE_H_

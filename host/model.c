@@ -47,6 +47,7 @@ tbGeomDef tb_defaultGeomDef(void) {
   d.type = TB_GEOM_SPHERE;
   d.quat[0] = 1.0;
   d.mu = 0.5;
+  d.contype = d.conaffinity = 1;
   return d;
 }
 
@@ -542,6 +543,8 @@ static int tb_compilePairs(tbModel* m) {
         if (b1 == b2) continue;
         if (m->body_type[b1] != TB_BODY_DYNAMIC && m->body_type[b2] != TB_BODY_DYNAMIC) continue;
         if (tb_jointed(m, b1, b2)) continue;
+        const tbGeomDef *d1 = &m->gdef[g1], *d2 = &m->gdef[g2];
+        if (!(d1->contype & d2->conaffinity) && !(d2->contype & d1->conaffinity)) continue;
         int maxc = tbu_collideMax(m->geom_type[g1], m->geom_type[g2]);
         if (maxc == 0) continue;
         if (pass) {

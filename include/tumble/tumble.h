@@ -69,6 +69,8 @@ typedef struct tbGeomDef {
   double quat[4];      // orientation in the body frame
   double mu;           // friction coefficient >= 0; a contact uses the larger of its two shapes'
   double restitution;  // Newton coefficient in [0, 1]; a contact uses the larger of the two
+  int contype;         // collision bits: a and b may touch iff (a.contype & b.conaffinity) or
+  int conaffinity;     // (b.contype & a.conaffinity) is nonzero (both 1 by default)
 } tbGeomDef;
 tbGeomDef tb_defaultGeomDef(void);
 

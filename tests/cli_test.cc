@@ -1,0 +1,354 @@
+// Tests of the `tumble simulate` command line: the real binary (TUMBLE_CLI) is run in a private
+// temporary directory; bad input must exit 2 with one stderr line naming the offending thing and
+// must not create the --out file.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <tumble/scenes.h>
+
+namespace {
+
+struct CliResult {
+  int status = -1;  // exit status, or -1 when the process did not exit normally
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  std::string line;
+  while (std::getline(ss, line)) v.push_back(line);
+  return v;
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> v;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      v.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  v.push_back(cur);
+  return v;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tumble_cli_test_XXXXXX";
+    char* d = mkdtemp(tmpl);
+    ASSERT_NE(d, nullptr) << "mkdtemp failed";
+    dir_ = d;
+  }
+  void TearDown() override {
+    if (!dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir_, ec);
+    }
+  }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  // run `tumble ARGS...` with stdout read through popen and stderr captured to a file
+  CliResult Run(const std::vector<std::string>& args) {
+    std::string cmd = Quote(TUMBLE_CLI);
+    for (const auto& a : args) cmd += " " + Quote(a);
+    std::string errpath = Path("stderr.txt");
+    cmd += " 2>" + Quote(errpath);
+    CliResult r;
+    FILE* p = popen(cmd.c_str(), "r");
+    EXPECT_NE(p, nullptr) << cmd;
+    if (!p) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+    int st = pclose(p);
+    r.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+    r.err = ReadFile(errpath);
+    std::remove(errpath.c_str());
+    return r;
+  }
+
+  // a bad command line: exit 2, one stderr line containing each of `names`, no --out file
+  void ExpectRejected(std::vector<std::string> args, const std::vector<std::string>& names) {
+    std::string out = Path("out.csv");
+    bool has_out = false;
+    for (const auto& a : args) has_out = has_out || a == "--out";
+    // --out goes first so that an argument missing at the end stays missing
+    if (!has_out) args.insert(args.begin() + 1, {"--out", out});
+    std::string desc;
+    for (const auto& a : args) desc += " " + a;
+    CliResult r = Run(args);
+    EXPECT_EQ(r.status, 2) << "tumble" << desc << "\nstderr: " << r.err;
+    ASSERT_FALSE(r.err.empty()) << "tumble" << desc << ": nothing on stderr";
+    EXPECT_EQ(r.err.back(), '\n') << "tumble" << desc << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1)
+        << "tumble" << desc << ": not a single line:\n"
+        << r.err;
+    EXPECT_EQ(r.err.rfind("tumble: error: ", 0), 0u) << r.err;
+    for (const auto& nm : names) {
+      EXPECT_NE(r.err.find(nm), std::string::npos)
+          << "tumble" << desc << ": message does not name '" << nm << "': " << r.err;
+    }
+    EXPECT_FALSE(Exists(out)) << "tumble" << desc << ": created " << out;
+    EXPECT_EQ(r.out, "") << "tumble" << desc << ": printed a summary on failure";
+  }
+
+  // final-step x of every scene, in scene order, from a CSV of a one-body scene
+  static std::vector<std::string> FinalX(const std::string& csv, int step) {
+    std::vector<std::string> x;
+    auto lines = Lines(csv);
+    for (size_t i = 1; i < lines.size(); i++) {
+      auto f = Split(lines[i], ',');
+      if (f.size() == 17 && std::stoi(f[1]) == step) {
+        size_t s = (size_t)std::stoi(f[0]);
+        if (x.size() <= s) x.resize(s + 1);
+        x[s] = f[4];
+      }
+    }
+    return x;
+  }
+
+  std::string dir_;
+};
+
+//---- bad input ---------------------------------------------------------------------------------
+
+TEST_F(CliTest, UnknownScene) {
+  ExpectRejected({"simulate", "no-such-scene"}, {"no-such-scene"});
+}
+
+TEST_F(CliTest, UnknownParameter) {
+  ExpectRejected({"simulate", "falling-particle", "--param", "foo=1"}, {"'foo'"});
+}
+
+TEST_F(CliTest, ParamNotANumber) {
+  ExpectRejected({"simulate", "falling-particle", "--param", "mu=abc"}, {"mu", "abc"});
+}
+
+TEST_F(CliTest, StepsNotANumber) {
+  ExpectRejected({"simulate", "falling-particle", "--steps", "1x"}, {"--steps", "1x"});
+}
+
+TEST_F(CliTest, NegativeMass) {
+  ExpectRejected({"simulate", "falling-particle", "--param", "mass=-1"}, {"'mass'", "-1"});
+}
+
+TEST_F(CliTest, ZeroMass) {
+  ExpectRejected({"simulate", "box-stack", "--param", "mass=0"}, {"'mass'"});
+}
+
+TEST_F(CliTest, NegativeMu) {
+  ExpectRejected({"simulate", "falling-particle", "--param", "mu=-0.1"}, {"'mu'", "-0.1"});
+}
+
+TEST_F(CliTest, NaNMu) {
+  ExpectRejected({"simulate", "falling-particle", "--param", "mu=nan"}, {"'mu'", "nan"});
+}
+
+TEST_F(CliTest, NaNInRange) {
+  // only the last of the 3 scenes gets NaN from a range ending in NaN
+  ExpectRejected({"simulate", "falling-particle", "--scenes", "3", "--param", "mu=0.1:nan"},
+                 {"'mu'"});
+}
+
+TEST_F(CliTest, ZeroTimestep) {
+  ExpectRejected({"simulate", "falling-particle", "--dt", "0"}, {"'dt'"});
+}
+
+TEST_F(CliTest, NegativeTimestep) {
+  ExpectRejected({"simulate", "falling-particle", "--dt", "-1e-3"}, {"'dt'"});
+}
+
+TEST_F(CliTest, ZeroScenes) {
+  ExpectRejected({"simulate", "falling-particle", "--scenes", "0"}, {"--scenes"});
+}
+
+TEST_F(CliTest, UnknownOption) {
+  ExpectRejected({"simulate", "falling-particle", "--frobnicate", "1"}, {"--frobnicate"});
+}
+
+TEST_F(CliTest, UnknownCone) {
+  ExpectRejected({"simulate", "falling-particle", "--cone", "cubic"}, {"--cone", "cubic"});
+}
+
+TEST_F(CliTest, TooFewFacets) {
+  ExpectRejected({"simulate", "falling-particle", "--cone", "pyramid", "--facets", "2"},
+                 {"--facets"});
+}
+
+TEST_F(CliTest, StructuralOptionRange) {
+  ExpectRejected({"simulate", "pendulum", "--param", "links=1:3"}, {"links"});
+}
+
+TEST_F(CliTest, StructuralOptionUniform) {
+  ExpectRejected({"simulate", "pendulum", "--param", "links=uniform:1:3"}, {"links"});
+}
+
+TEST_F(CliTest, StructuralOptionOutOfRange) {
+  ExpectRejected({"simulate", "pendulum", "--param", "links=0"}, {"links"});
+}
+
+TEST_F(CliTest, StructuralOptionNotWhole) {
+  ExpectRejected({"simulate", "pendulum", "--param", "links=2.5"}, {"links"});
+}
+
+TEST_F(CliTest, MissingValue) {
+  ExpectRejected({"simulate", "falling-particle", "--out", Path("out.csv"), "--steps"},
+                 {"--steps"});
+}
+
+TEST_F(CliTest, MissingScene) {
+  ExpectRejected({"simulate", "--steps", "10"}, {"scene"});
+}
+
+//---- good input --------------------------------------------------------------------------------
+
+TEST_F(CliTest, ListNamesEveryScene) {
+  CliResult r = Run({"simulate", "--list"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  ASSERT_GT(tb_sceneCount(), 0);
+  auto lines = Lines(r.out);
+  for (int i = 0; i < tb_sceneCount(); i++) {
+    std::string name = tb_sceneInfo(i)->name;
+    bool found = false;
+    for (const auto& l : lines) found = found || l.rfind(name + ":", 0) == 0;
+    EXPECT_TRUE(found) << "scene '" << name << "' missing from --list:\n" << r.out;
+  }
+}
+
+TEST_F(CliTest, BoxStackCsv) {
+  std::string out = Path("stack.csv");
+  CliResult r = Run({"simulate", "box-stack", "--scenes", "3", "--steps", "10", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // one JSON line
+  auto olines = Lines(r.out);
+  ASSERT_EQ(olines.size(), 1u) << r.out;
+  EXPECT_EQ(olines[0].front(), '{') << r.out;
+  EXPECT_EQ(olines[0].back(), '}') << r.out;
+  EXPECT_NE(r.out.find("\"scenes\": 3,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"failed\": 0,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"steps\": 10,"), std::string::npos) << r.out;
+
+  ASSERT_TRUE(Exists(out));
+  auto lines = Lines(ReadFile(out));
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz");
+  ASSERT_EQ(lines.size(), 1u + 18u) << "expected 3 scenes x 2 records x 3 bodies";
+  std::set<std::tuple<int, int, std::string>> seen;
+  for (size_t i = 1; i < lines.size(); i++) {
+    auto f = Split(lines[i], ',');
+    ASSERT_EQ(f.size(), 17u) << lines[i];
+    int s = std::stoi(f[0]), k = std::stoi(f[1]);
+    EXPECT_TRUE(s >= 0 && s < 3) << lines[i];
+    EXPECT_TRUE(k == 0 || k == 10) << lines[i];
+    EXPECT_TRUE(f[3] == "box0" || f[3] == "box1" || f[3] == "box2") << lines[i];
+    double t = std::stod(f[2]);
+    EXPECT_NEAR(t, k * 1e-3, 1e-12) << lines[i];  // box-stack dt is 1 ms
+    for (size_t c = 4; c < f.size(); c++) {
+      EXPECT_TRUE(std::isfinite(std::stod(f[c]))) << lines[i];
+    }
+    seen.insert({s, k, f[3]});
+  }
+  EXPECT_EQ(seen.size(), 18u) << "duplicate (scene, step, body) rows";
+}
+
+TEST_F(CliTest, LinspaceIsEvenAndInclusive) {
+  // falling-particle: the particle lands and slides under a 5 N push, so with a constant normal
+  // impulse per step the final x is affine in mu: an even spread of mu gives an even spread of
+  // x, and lower mu slides further
+  std::string out = Path("lin.csv");
+  CliResult r =
+      Run({"simulate", "falling-particle", "--scenes", "5", "--param", "mu=0.1:0.5", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto xs = FinalX(ReadFile(out), 100);
+  ASSERT_EQ(xs.size(), 5u);
+  std::vector<double> x;
+  for (const auto& s : xs) x.push_back(std::stod(s));
+  for (int i = 1; i < 5; i++) EXPECT_LT(x[i], x[i - 1]) << "scene " << i;
+  for (int i = 1; i < 4; i++) {
+    double d2 = x[i + 1] - 2 * x[i] + x[i - 1];
+    EXPECT_LE(std::fabs(d2), 1e-9 * std::fabs(x[i + 1] - x[i])) << "uneven spread at scene " << i;
+  }
+  // the ends and the middle are mu = 0.1, 0.3, 0.5 (an exclusive end, LO + (HI-LO) s/N, would
+  // put scene 4 at 0.42 and move its x by ~2.4 m); compared to rounding, since the spread's
+  // middle value 0.1 + 0.4 * 2/4 need not be the double nearest 0.3
+  const char* mus[3] = {"0.1", "0.3", "0.5"};
+  const int scene[3] = {0, 2, 4};
+  for (int k = 0; k < 3; k++) {
+    std::string out1 = Path("one.csv");
+    CliResult r1 = Run(
+        {"simulate", "falling-particle", "--param", std::string("mu=") + mus[k], "--out", out1});
+    ASSERT_EQ(r1.status, 0) << r1.err;
+    auto x1 = FinalX(ReadFile(out1), 100);
+    ASSERT_EQ(x1.size(), 1u);
+    double a = std::stod(x1[0]), b = x[scene[k]];
+    EXPECT_NEAR(a, b, 1e-9 * std::fabs(b)) << "mu=" << mus[k] << " vs scene " << scene[k];
+  }
+}
+
+TEST_F(CliTest, UniformIsSeeded) {
+  auto run = [&](const char* seed, const char* name) {
+    std::string out = Path(name);
+    CliResult r = Run({"simulate", "falling-particle", "--scenes", "5", "--param",
+                       "mu=uniform:0.2:0.6", "--seed", seed, "--out", out});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return ReadFile(out);
+  };
+  std::string a = run("7", "a.csv"), b = run("7", "b.csv"), c = run("8", "c.csv");
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a, b) << "same seed, different output";
+  EXPECT_NE(a, c) << "seeds 7 and 8 gave the same output";
+  // the scenes of one batch draw different values
+  auto x = FinalX(a, 100);
+  ASSERT_EQ(x.size(), 5u);
+  EXPECT_EQ(std::set<std::string>(x.begin(), x.end()).size(), 5u);
+}
+
+}  // namespace

@@ -1,0 +1,123 @@
+// Friction-set projections (include/tumble/cone.h) and projected Gauss-Seidel
+// (host/solver_pgs.c) on small problems with known answers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <tumble/cone.h>
+
+#include "engine.h"
+
+namespace {
+
+// projections: idempotent, non-expansive, exact on the boundary, inside points unchanged
+TEST(SolverPgsTest, ProjectionProperties) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(-3, 3);
+  for (int pyramid = 0; pyramid < 2; pyramid++) {
+    for (int trial = 0; trial < 2000; trial++) {
+      double r = std::fabs(u(rng)), a = u(rng);
+      int nd = 3 + trial % 30;
+      double x[2] = {u(rng), u(rng)}, y[2] = {u(rng), u(rng)};
+      double px[2] = {x[0], x[1]}, py[2] = {y[0], y[1]};
+      tbu_projFriction(px, 2, r, pyramid, nd, a);
+      tbu_projFriction(py, 2, r, pyramid, nd, a);
+      double ppx[2] = {px[0], px[1]};
+      tbu_projFriction(ppx, 2, r, pyramid, nd, a);
+      EXPECT_NEAR(ppx[0], px[0], 1e-12);
+      EXPECT_NEAR(ppx[1], px[1], 1e-12);
+      double dp = std::hypot(px[0] - py[0], px[1] - py[1]);
+      EXPECT_LE(dp, std::hypot(x[0] - y[0], x[1] - y[1]) + 1e-12);
+      // inside the inscribed circle of the polygon nothing moves
+      double rin = pyramid ? r * std::cos(M_PI / nd) : r;
+      if (std::hypot(x[0], x[1]) < rin) {
+        EXPECT_EQ(px[0], x[0]);
+        EXPECT_EQ(px[1], x[1]);
+      }
+      // a projected outside point lies on the boundary: radius r (disc) or on an edge
+      if (std::hypot(x[0], x[1]) > r) {
+        double n = std::hypot(px[0], px[1]);
+        EXPECT_LE(n, r + 1e-12);
+        EXPECT_GE(n, rin - 1e-12);
+      }
+    }
+  }
+  // vertices of the polygon are on it
+  double v[2] = {2.0 * std::cos(0.3), 2.0 * std::sin(0.3)};
+  tbu_projPolygon(v, 2.0, 5, 0.3);
+  EXPECT_NEAR(v[0], 2.0 * std::cos(0.3), 1e-15);
+}
+
+// one contact, isotropic W = diag(1, 1, 1): sliding answer in closed form
+struct OneContact {
+  std::vector<double> A = {1, 0, 0, 0, 1, 0, 0, 0, 1}, b, lo = {0, 0, 0}, hi = {0, 0, 0};
+  int type = TB_BLOCK_CONTACT, adr = 0, dim = 3;
+  double mu, angle = 0.0;
+  tbProblem p;
+  OneContact(double bn, double bt, double bo, double mu_) : b{bn, bt, bo}, mu(mu_) {
+    p = {3, 1, A.data(), b.data(), lo.data(), hi.data(), &type, &adr, &dim, &mu, &angle, 0, 8};
+  }
+};
+
+TEST(SolverPgsTest, SingleContactSlidingAndSticking) {
+  tbSolverOpt opt = {100, 1e-12, 1.0};
+  std::vector<double> x(3, 0.0), work(3);
+  tbSolveResult res;
+  // pressing (b_n = -1) and sliding fast (|b_t| = 5 > mu * 1): x_n = 1, x_t = -mu b_t/|b_t|
+  OneContact s(-1.0, 3.0, 4.0, 0.5);
+  tb_solvePGS(&s.p, &opt, x.data(), work.data(), &res);
+  EXPECT_TRUE(res.converged);
+  EXPECT_NEAR(x[0], 1.0, 1e-12);
+  EXPECT_NEAR(x[1], -0.5 * 0.6, 1e-12);
+  EXPECT_NEAR(x[2], -0.5 * 0.8, 1e-12);
+  // slow (|b_t| = 0.25 < mu): sticks, x_t = -b_t
+  OneContact k(-1.0, 0.15, -0.2, 0.5);
+  std::fill(x.begin(), x.end(), 0.0);
+  tb_solvePGS(&k.p, &opt, x.data(), work.data(), &res);
+  EXPECT_NEAR(x[1], -0.15, 1e-12);
+  EXPECT_NEAR(x[2], 0.2, 1e-12);
+  // separating (b_n > 0): no impulse at all
+  OneContact sep(0.5, 3.0, 4.0, 0.5);
+  std::fill(x.begin(), x.end(), 0.0);
+  tb_solvePGS(&sep.p, &opt, x.data(), work.data(), &res);
+  EXPECT_EQ(x[0], 0.0);
+  EXPECT_EQ(x[1], 0.0);
+}
+
+// anisotropic tangent block: the fixed point still satisfies maximal dissipation, i.e. the
+// post-step slip u_t is anti-parallel to x_t when sliding
+TEST(SolverPgsTest, AnisotropicBlockMaxDissipation) {
+  OneContact c(-1.0, 2.0, 1.0, 0.3);
+  c.A = {2.0, 0.3, 0.1, 0.3, 1.5, 0.4, 0.1, 0.4, 0.6};
+  c.p.A = c.A.data();
+  tbSolverOpt opt = {5000, 1e-13, 1.0};
+  std::vector<double> x(3, 0.0), work(3), u(3);
+  tbSolveResult res;
+  tb_solvePGS(&c.p, &opt, x.data(), work.data(), &res);
+  ASSERT_TRUE(res.converged) << res.residual;
+  tb_problemVelocity(&c.p, x.data(), u.data());
+  EXPECT_NEAR(u[0], 0.0, 1e-10);                           // in contact
+  EXPECT_NEAR(std::hypot(x[1], x[2]), 0.3 * x[0], 1e-10);  // on the cone
+  double cross = x[1] * u[2] - x[2] * u[1], dot = x[1] * u[1] + x[2] * u[2];
+  EXPECT_NEAR(cross, 0.0, 1e-9);
+  EXPECT_LT(dot, 0.0);
+  EXPECT_NEAR(res.residual, tb_residual(&c.p, x.data(), work.data()), 1e-15);
+}
+
+// a problem PGS cannot finish in the iterations allowed is reported as not converged
+TEST(SolverPgsTest, HonestNonConvergence) {
+  OneContact c(-1.0, 2.0, 1.0, 0.3);
+  c.A = {2.0, 0.3, 0.1, 0.3, 1.5, 0.4, 0.1, 0.4, 0.6};
+  c.p.A = c.A.data();
+  tbSolverOpt opt = {2, 1e-14, 1.0};
+  std::vector<double> x(3, 0.0), work(3);
+  tbSolveResult res;
+  tb_solvePGS(&c.p, &opt, x.data(), work.data(), &res);
+  EXPECT_FALSE(res.converged);
+  EXPECT_EQ(res.reason, TB_STOP_MAXITER);
+  EXPECT_GT(res.residual, 1e-14);
+}
+
+}  // namespace
