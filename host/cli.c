@@ -252,10 +252,11 @@ static int tb_writeCSV(const char* path, const tbModel* m, const tbRecord* rec, 
   return 0;
 }
 
-static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* a, double seconds) {
+static void tb_printSummary(const tbData* d, const tbSimArgs* a, double seconds) {
   int failed = 0, unconverged = 0;
-  double rmax = 0.0;
+  double rmax = 0.0, iters = 0.0;
   for (int s = 0; s < d->nscene; s++) {
+    iters += (double)d->iter_sum[s];
     failed += (d->status[s] & TB_SCENE_FAILMASK) != 0;
     unconverged += (d->status[s] & TB_SCENE_UNCONVERGED) != 0;
     rmax = d->resid_max[s] > rmax ? d->resid_max[s] : rmax;
@@ -264,10 +265,10 @@ static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* 
   printf(
       "{\"scene\": \"%s\", \"scenes\": %d, \"steps\": %ld, \"seconds\": %.6f, "
       "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
-      "\"max_residual\": %.3g, \"threads\": %d, \"device\": \"cpu\"}\n",
+      "\"max_residual\": %.3g, \"mean_iterations\": %.3g, \"threads\": %d, "
+      "\"device\": \"cpu\"}\n",
       tb_sceneInfo(a->scene)->name, d->nscene, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0,
-      failed, unconverged, rmax, omp_get_max_threads());
-  (void)m;
+      failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads());
 }
 
 static int tb_simulate(int argc, char** argv) {
@@ -314,7 +315,7 @@ static int tb_simulate(int argc, char** argv) {
   }
   double seconds = omp_get_wtime() - t0;
   if (a.out && (rc = tb_writeCSV(a.out, m, &rec, d->nscene))) goto done;
-  tb_printSummary(m, d, &a, seconds);
+  tb_printSummary(d, &a, seconds);
 done:
   free(rec.state);
   free(rec.time);

@@ -38,12 +38,13 @@ tbData* tb_newData(const tbModel* m, int nscene) {
   d->ncon = (int*)calloc(n, sizeof(int));
   d->iter_last = (int*)calloc(n, sizeof(int));
   d->iter_max = (int*)calloc(n, sizeof(int));
+  d->iter_sum = (int64_t*)calloc(n, sizeof(int64_t));
   d->resid_last = (double*)calloc(n, sizeof(double));
   d->resid_max = (double*)calloc(n, sizeof(double));
   d->fail_step = (int*)calloc(n, sizeof(int));
   if (!d->param || !d->time || !d->nstep || !d->body_pos || !d->body_quat || !d->body_vel ||
       !d->warm || !d->warm_key || !d->nwarm || !d->status || !d->ncon || !d->iter_last ||
-      !d->iter_max || !d->resid_last || !d->resid_max || !d->fail_step) {
+      !d->iter_max || !d->iter_sum || !d->resid_last || !d->resid_max || !d->fail_step) {
     tb_freeData(d);
     tb_setError("scenes %d: out of memory", nscene);
     return NULL;
@@ -71,6 +72,7 @@ void tb_freeData(tbData* d) {
   free(d->ncon);
   free(d->iter_last);
   free(d->iter_max);
+  free(d->iter_sum);
   free(d->resid_last);
   free(d->resid_max);
   free(d->fail_step);
@@ -141,6 +143,7 @@ static void tb_resetScene(const tbModel* m, tbData* d, int s, double* vary) {
   d->status[s] = 0;
   d->ncon[s] = 0;
   d->iter_last[s] = d->iter_max[s] = 0;
+  d->iter_sum[s] = 0;
   d->resid_last[s] = d->resid_max[s] = 0.0;
   d->fail_step[s] = -1;
 }

@@ -79,7 +79,7 @@ tbOption tb_defaultOption(void) {
   o.margin = 1e-3;
   o.solver = TB_SOLVER_PGS;
   o.max_iter = 200;
-  o.tol = 1e-10;
+  o.tol = 1e-8;
   o.sor = 1.0;
   o.warmstart = 1;
   return o;

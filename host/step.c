@@ -171,6 +171,7 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
   d->nstep[s]++;
   d->ncon[s] = w->ncon;
   d->iter_last[s] = res.iterations;
+  d->iter_sum[s] += res.iterations;
   d->iter_max[s] = res.iterations > d->iter_max[s] ? res.iterations : d->iter_max[s];
   d->resid_last[s] = res.residual;
   if (res.residual > d->resid_max[s]) d->resid_max[s] = res.residual;

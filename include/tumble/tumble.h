@@ -307,6 +307,7 @@ typedef struct tbData {
   int* ncon;           // (nscene) contacts in the last step
   int* iter_last;      // (nscene) solver iterations in the last step
   int* iter_max;       // (nscene) most solver iterations in any step
+  int64_t* iter_sum;   // (nscene) solver iterations over all steps
   double* resid_last;  // (nscene) solver residual in the last step
   double* resid_max;   // (nscene) largest final residual over all steps
   int* fail_step;      // (nscene) step at which a *_FAIL bit was set, -1 if none
