@@ -10,7 +10,7 @@
 //
 // What is not identical:
 //   - MuJoCo's contacts are soft (solref/solimp defaults): bodies sink slightly into each other
-//     and the stack settles by a fraction of a millimetre; tumble's are hard (velocity-impulse
+//     and the stack settles by about 1.4 mm; tumble's are hard (velocity-impulse
 //     step with Phi/h stabilization).
 //   - The plate in MuJoCo is a mocap body (a 1 m x 1 m x 2 cm box whose top face is the plate
 //     plane). Its pose is set before every step from the same functions as tumble's driver
@@ -52,6 +52,7 @@
 static const char* kBoxStackXML =
     "<mujoco>\n"
     "  <option timestep='1e-3' gravity='0 0 -9.81' cone='elliptic' solver='Newton'/>\n"
+    "  <size nconmax='40' njmax='160' nstack='20000'/>\n"
     "  <default><geom friction='0.5 0 0' condim='3'/></default>\n"
     "  <worldbody>\n"
     "    <geom type='plane' size='0 0 1'/>\n"
@@ -64,6 +65,7 @@ static const char* kBoxStackXML =
 static const char* kPlateParticleXML =
     "<mujoco>\n"
     "  <option timestep='1e-4' gravity='0 0 -9.81' cone='elliptic' solver='Newton'/>\n"
+    "  <size nconmax='8' njmax='32' nstack='2000'/>\n"
     "  <default><geom friction='0.5 0 0' condim='3'/></default>\n"
     "  <worldbody>\n"
     "    <body name='plate' mocap='true'>\n"
@@ -183,7 +185,7 @@ static double tbTime(const tbModel* m, tbData* d, int nstep) {
 
 // largest displacement of any box of any scene from its initial position (m)
 static double tbBoxDisp(const tbModel* m, const tbData* d) {
-  double* vary = malloc(sizeof(double) * m->nvary), worst = 0.0;
+  double *vary = malloc(sizeof(double) * m->nvary), worst = 0.0;
   for (int s = 0; s < d->nscene; s++) {
     tb_sceneVary(m, d, s, vary);
     for (int b = 0; b < m->nbody; b++) {
@@ -211,34 +213,54 @@ static double mjBoxDisp(const MjBatch* b) {
   return worst;
 }
 
-// one particle, nstep steps: final horizontal position and mean horizontal velocity over the last
-// plate period, for each engine (out: x, y, vx, vy)
+// height of a point above the plate plane through pos with orientation quat
+static double plateGap(const double pos[3], const double quat[4], const double x[3]) {
+  double n[3], r[3], ez[3] = {0, 0, 1};
+  tbu_rotVec(n, quat, ez);
+  tbu_sub3(r, x, pos);
+  return tbu_dot3(n, r);
+}
+
+// one particle, nstep steps, in each engine: out = horizontal displacement (x, y), mean
+// horizontal velocity over the last plate period (x, y), final gap to the plate (m, m/s)
 static void plateCheck(const tbModel* tm, const mjModel* mm, const Plate* p, int nstep,
-                       double tb_out[4], double mj_out[4]) {
+                       double tb_out[5], double mj_out[5]) {
   int period = (int)lround(2.0 * TB_PI / p->omega / tm->opt.timestep);
   double T = period * tm->opt.timestep;
-  int particle = tb_findBody(tm, "particle");
+  int particle = tb_findBody(tm, "particle"), plate = tb_findBody(tm, "plate");
   tbData* d = tb_newData(tm, 1);
   tb_defaultParams(tm, d);
   tb_resetData(tm, d);
   tb_rollout(tm, d, 0, 1, nstep - period, NULL);
-  double* x = d->body_pos + 3 * particle;
+  const double* x = d->body_pos + 3 * particle;
   double x1[2] = {x[0], x[1]};
   tb_rollout(tm, d, 0, 1, period, NULL);
-  double tb_res[4] = {x[0], x[1], (x[0] - x1[0]) / T, (x[1] - x1[1]) / T};
+  double tb_res[5] = {x[0] - p->x0[0], x[1] - p->x0[1], (x[0] - x1[0]) / T, (x[1] - x1[1]) / T,
+                      plateGap(d->body_pos + 3 * plate, d->body_quat + 4 * plate, x)};
   memcpy(tb_out, tb_res, sizeof(tb_res));
   tb_freeData(d);
 
   mjData* md = mj_makeData(mm);
   MjBatch b = {(mjModel*)mm, &md, 1, p};
   mjResetScene(&b, md);
+  const double* y = md->qpos;
+  double y0[2] = {y[0], y[1]};
   mjRunScene(&b, md, nstep - period);
-  double y1[2] = {md->qpos[0], md->qpos[1]};
+  double y1[2] = {y[0], y[1]};
   mjRunScene(&b, md, period);
-  double mj_res[4] = {md->qpos[0], md->qpos[1], (md->qpos[0] - y1[0]) / T,
-                      (md->qpos[1] - y1[1]) / T};
+  double mj_res[5] = {y[0] - y0[0], y[1] - y0[1], (y[0] - y1[0]) / T, (y[1] - y1[1]) / T,
+                      plateGap(md->mocap_pos, md->mocap_quat, y) - RADIUS};
   memcpy(mj_out, mj_res, sizeof(mj_res));
   mj_deleteData(md);
+}
+
+// MuJoCo warnings (stack, contact or constraint overflow, bad qacc) over the batch
+static int mjWarnings(const MjBatch* b) {
+  int count = 0;
+  for (int s = 0; s < b->n; s++) {
+    for (int i = 0; i < mjNWARNING; i++) count += b->d[s]->warning[i].number;
+  }
+  return count;
 }
 
 //---- driver ------------------------------------------------------------------------------------
@@ -254,8 +276,8 @@ static void shellLine(const char* cmd, char* out, int n) {
   if (!out[0]) snprintf(out, n, "unknown");
 }
 
-static void printHeader(int threads) {
-  char date[64], cpu[256] = "unknown", nproc[32], commit[64], line[512];
+static void printHeader(int argc, char** argv, int threads, const tbOption* opt) {
+  char date[64], cpu[256] = "unknown", nproc[32], commit[64], load[64], line[512];
   time_t now = time(NULL);
   strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
   FILE* f = fopen("/proc/cpuinfo", "r");
@@ -268,12 +290,18 @@ static void printHeader(int threads) {
   }
   if (f) fclose(f);
   shellLine("nproc", nproc, sizeof(nproc));
+  shellLine("cut -d' ' -f1-3 /proc/loadavg", load, sizeof(load));
   shellLine("git -C " TUMBLE_SOURCE_DIR " describe --always --dirty --abbrev=7 2>/dev/null", commit,
             sizeof(commit));
   printf("# tumble CPU vs MuJoCo\n\n");
-  printf("- date: %s\n- machine: %s, nproc %s\n- commit: %s\n", date, cpu, nproc, commit);
+  printf("- date: %s\n- machine: %s, nproc %s\n- commit: %s\n- command: bench_cpu", date, cpu,
+         nproc, commit);
+  for (int i = 1; i < argc; i++) printf(" %s", argv[i]);
+  printf("\n");
+  printf("- load average at start (1, 5, 15 min): %s (other work shares the machine)\n", load);
   printf("- threads: %d (OpenMP over scenes, both engines)\n", threads);
-  printf("- tumble: exact Coulomb cone, PGS (max_iter 200, tol 1e-10, warm start)\n");
+  printf("- tumble: exact Coulomb cone, PGS (max_iter %d, tol %g, warm start %d)\n", opt->max_iter,
+         opt->tol, opt->warmstart);
   printf("- MuJoCo %s: elliptic cone, Newton (100 iterations, tol 1e-8), Euler, condim 3\n",
          mj_versionString());
   printf("- timing: best of %d after a warm-up, omp_get_wtime around the stepping only\n\n", NREP);
@@ -283,7 +311,7 @@ typedef struct Row {
   const char* scene;
   int n, steps;
   double tb_rate, mj_rate;
-  char check[160];
+  char check[256];
 } Row;
 
 // time both engines on n scenes of the scene (tumble index si, MuJoCo model mm) and fill a row
@@ -307,20 +335,39 @@ static Row benchScene(int si, const char* name, mjModel* mm, int n, int nstep) {
   r.tb_rate = (double)n * nstep / tb_best;
   r.mj_rate = (double)n * nstep / mj_best;
 
-  int failed = 0;
-  for (int s = 0; s < n; s++) failed += (td->status[s] & TB_SCENE_FAILMASK) != 0;
+  int failed = 0, unconverged = 0, iter = 0;
+  double iter_mean = 0.0;
+  for (int s = 0; s < n; s++) {
+    iter_mean += (double)td->iter_sum[s] / ((double)nstep * n);
+    failed += (td->status[s] & TB_SCENE_FAILMASK) != 0;
+    unconverged += (td->status[s] & TB_SCENE_UNCONVERGED) != 0;
+    iter = td->iter_max[s] > iter ? td->iter_max[s] : iter;
+  }
   if (!mb.plate) {
     snprintf(r.check, sizeof(r.check), "max box disp %.2e / %.2e m", tbBoxDisp(tm, td),
              mjBoxDisp(&mb));
   } else {
-    int particle = tb_findBody(tm, "particle");
-    const double* x = td->body_pos + 3 * particle;
-    snprintf(r.check, sizeof(r.check), "scene 0 final x,y (%.4f, %.4f) / (%.4f, %.4f) m", x[0],
-             x[1], mb.d[0]->qpos[0], mb.d[0]->qpos[1]);
+    int particle = tb_findBody(tm, "particle"), pl = tb_findBody(tm, "plate");
+    double tb_gap = 0.0, mj_gap = 0.0;
+    for (int s = 0; s < n; s++) {
+      const double* pos = td->body_pos + (size_t)s * tm->nbody * 3;
+      const double* quat = td->body_quat + (size_t)s * tm->nbody * 4;
+      const mjData* md = mb.d[s];
+      tb_gap = fmax(tb_gap, fabs(plateGap(pos + 3 * pl, quat + 4 * pl, pos + 3 * particle)));
+      mj_gap = fmax(mj_gap, fabs(plateGap(md->mocap_pos, md->mocap_quat, md->qpos) - RADIUS));
+    }
+    snprintf(r.check, sizeof(r.check), "max final gap to plate %.1e / %.1e m", tb_gap, mj_gap);
   }
-  if (failed) {
-    size_t len = strlen(r.check);
-    snprintf(r.check + len, sizeof(r.check) - len, "; %d tumble scenes failed", failed);
+  int warnings = mjWarnings(&mb);
+  size_t len = strlen(r.check);
+  len += snprintf(r.check + len, sizeof(r.check) - len,
+                  "; tumble PGS iterations: mean %.1f, max %d", iter_mean, iter);
+  if (unconverged) {
+    len += snprintf(r.check + len, sizeof(r.check) - len, ", %d scenes unconverged", unconverged);
+  }
+  if (failed || warnings) {
+    snprintf(r.check + len, sizeof(r.check) - len, "; %d tumble scenes failed, %d MuJoCo warnings",
+             failed, warnings);
   }
   fprintf(stderr, "  %s N=%d: tumble %.3g, MuJoCo %.3g scene-steps/s\n", name, n, r.tb_rate,
           r.mj_rate);
@@ -332,14 +379,16 @@ static Row benchScene(int si, const char* name, mjModel* mm, int n, int nstep) {
 }
 
 int main(int argc, char** argv) {
-  int quick = 0, nmax = 10000;
+  int quick = 0, nmax = 10000, stack_nmax = 10000;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) {
       quick = 1;
     } else if (!strcmp(argv[i], "--nmax") && i + 1 < argc) {
       nmax = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--stack-nmax") && i + 1 < argc) {
+      stack_nmax = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: bench_cpu [--quick] [--nmax N]\n");
+      fprintf(stderr, "usage: bench_cpu [--quick] [--nmax N] [--stack-nmax N]\n");
       return 2;
     }
   }
@@ -351,24 +400,25 @@ int main(int argc, char** argv) {
   mjModel* mj_stack = mjLoadString(kBoxStackXML);
   if (!mj_plate || !mj_stack) return 1;
 
-  printHeader(omp_get_max_threads());
-
   // validation: the plate particle in both engines, one scene, 2000 steps (0.2 s)
   tbBuild bld = tb_defaultBuild(plate_si);
   tbModel* tm = tb_buildScene(plate_si, &bld);
+  printHeader(argc, argv, omp_get_max_threads(), &tm->opt);
   tbData* td = tb_newData(tm, 1);
   tb_defaultParams(tm, td);
   Plate plate = plateFromTumble(tm, td);
-  double tv[4], mv[4];
+  double tv[5], mv[5];
   plateCheck(tm, mj_plate, &plate, 2000, tv, mv);
   printf("## plate-particle sanity check (1 scene, 2000 steps = 0.2 s)\n\n");
   printf(
       "Not expected to match (soft vs hard contact; MuJoCo's mocap plate has no velocity for\n"
-      "friction); it shows both simulate a particle that stays on the moving plate.\n\n");
-  printf("| engine | final x (m) | final y (m) | mean vx, last period (m/s) | mean vy (m/s) |\n");
-  printf("|---|---|---|---|---|\n");
-  printf("| tumble | %.5f | %.5f | %.4g | %.4g |\n", tv[0], tv[1], tv[2], tv[3]);
-  printf("| MuJoCo | %.5f | %.5f | %.4g | %.4g |\n\n", mv[0], mv[1], mv[2], mv[3]);
+      "friction; sphere vs point): a check that both keep the particle on the moving plate.\n\n");
+  printf(
+      "| engine | displacement x, y (m) | mean vx, vy over the last period (m/s) | final gap to "
+      "plate (m) |\n");
+  printf("|---|---|---|---|\n");
+  printf("| tumble | %.3e, %.3e | %.3e, %.3e | %.2e |\n", tv[0], tv[1], tv[2], tv[3], tv[4]);
+  printf("| MuJoCo | %.3e, %.3e | %.3e, %.3e | %.2e |\n\n", mv[0], mv[1], mv[2], mv[3], mv[4]);
   tb_freeData(td);
   tb_freeModel(tm);
   fflush(stdout);
@@ -378,7 +428,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < nn && ns[k] <= nmax; k++) {
     rows[nrow++] = benchScene(plate_si, "plate-particle", mj_plate, ns[k], plate_steps);
   }
-  for (int k = 0; k < nn && ns[k] <= nmax; k++) {
+  for (int k = 0; k < nn && ns[k] <= nmax && ns[k] <= stack_nmax; k++) {
     rows[nrow++] = benchScene(stack_si, "box-stack", mj_stack, ns[k], stack_steps);
   }
 
