@@ -49,7 +49,7 @@ struct tbWork {
   double *A, *b, *lo, *hi, *x;        // (maxrow^2), (maxrow) x 4
   int *blk_type, *blk_adr, *blk_dim;  // (maxrow)
   double *blk_mu, *blk_angle;         // (maxrow)
-  double* solver_work;                // (tb_solverWorkSize(maxrow))
+  tbSolverWork* solver_work;          // for the model's solver, sized by its capacities
 };
 
 // kinematic.c: poses of kinematic bodies
@@ -69,9 +69,6 @@ void tb_assemble(const tbModel* m, tbWork* w);
 tbProblem tb_problemOf(const tbModel* m, const tbWork* w);
 // post-step velocity: vfree <- vfree + M^-1 J^T x
 void tb_applyImpulse(const tbModel* m, tbWork* w);
-
-// problem.c: the residual from an already computed u = A x + b
-double tb_residualFromVelocity(const tbProblem* p, const double* x, const double* u);
 
 // mlcp.c: the mixed LCP of thesis Eq. 2.78 assembled from the step's rows
 typedef struct tbMLCP {

@@ -662,7 +662,9 @@ static int tb_checkOption(const tbOption* o) {
   if (!(o->tol > 0.0)) return tb_setError("option tol %g must be > 0", o->tol);
   if (!(o->sor > 0.0 && o->sor < 2.0))
     return tb_setError("option sor %g must be in (0, 2)", o->sor);
-  if (o->solver != TB_SOLVER_PGS) return tb_setError("option solver %d is unknown", o->solver);
+  if (o->solver < 0 || o->solver >= TB_NSOLVER) {
+    return tb_setError("option solver %d is unknown", o->solver);
+  }
   return TB_OK;
 }
 

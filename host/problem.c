@@ -26,18 +26,28 @@ static double tb_blockResidual2(const tbProblem* p, int k, const double* x, cons
     double r = x[i] - tb_clamp(x[i] - u[i], p->lo[i], p->hi[i]);
     return r * r;
   }
-  double rn = x[i] - (x[i] - u[i] > 0.0 ? x[i] - u[i] : 0.0);
-  double s = rn * rn;
   int ntan = p->blk_dim[k] - 1;
-  if (ntan > 0) {
-    double y[2] = {x[i + 1] - u[i + 1], ntan > 1 ? x[i + 2] - u[i + 2] : 0.0};
-    double radius = p->blk_mu[k] * (x[i] > 0.0 ? x[i] : 0.0);
-    tbu_projFriction(y, ntan, radius, p->cone == 1, p->facets, p->blk_angle[k]);
-    for (int t = 0; t < ntan; t++) {
-      double r = x[i + 1 + t] - y[t];
-      s += r * r;
-    }
+  double mu = p->blk_mu[k], y[3] = {0.0, 0.0, 0.0}, s = 0.0;
+  if (ntan == 0) {
+    double rn = x[i] - (x[i] - u[i] > 0.0 ? x[i] - u[i] : 0.0);
+    return rn * rn;
   }
+  if (p->cone == 0) {
+    // FC3D natural map with the De Saxce term: r - P_K(r - (u + (mu |u_t|, 0, 0)))
+    double ut = sqrt(u[i + 1] * u[i + 1] + (ntan > 1 ? u[i + 2] * u[i + 2] : 0.0));
+    y[0] = x[i] - (u[i] + mu * ut);
+    for (int t = 1; t <= ntan; t++) y[t] = x[i + t] - u[i + t];
+    tbu_projCone(y, ntan, mu);
+    for (int t = 0; t <= ntan; t++) s += (x[i + t] - y[t]) * (x[i + t] - y[t]);
+    return s;
+  }
+  // pyramid: the normal row, then the tangent impulse in the polygon of radius mu x_n
+  double rn = x[i] - (x[i] - u[i] > 0.0 ? x[i] - u[i] : 0.0);
+  y[0] = x[i + 1] - u[i + 1];
+  y[1] = ntan > 1 ? x[i + 2] - u[i + 2] : 0.0;
+  tbu_projFriction(y, ntan, mu * (x[i] > 0.0 ? x[i] : 0.0), 1, p->facets, p->blk_angle[k]);
+  s = rn * rn;
+  for (int t = 0; t < ntan; t++) s += (x[i + 1 + t] - y[t]) * (x[i + 1 + t] - y[t]);
   return s;
 }
 

@@ -14,12 +14,13 @@
 #include <tumble/cone.h>
 
 #include "engine.h"
+#include "solver.h"
 
+// u += A[:, j] dx (A need not be symmetric: LCPs from files are not)
 static void tb_addColumn(const tbProblem* p, int j, double dx, double* u) {
   if (dx == 0.0) return;
-  // A is symmetric: row j is column j
-  const double* a = p->A + (size_t)j * p->n;
-  for (int i = 0; i < p->n; i++) u[i] += a[i] * dx;
+  const double* a = p->A + j;
+  for (int i = 0; i < p->n; i++) u[i] += a[(size_t)i * p->n] * dx;
 }
 
 static void tb_sweepBox(const tbProblem* p, int i, double sor, double* x, double* u) {
@@ -65,9 +66,9 @@ static void tb_sweepContact(const tbProblem* p, int k, double sor, double* x, do
   }
 }
 
-void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, double* work,
+void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                  tbSolveResult* res) {
-  double* u = work;
+  double* u = w->d;
   res->iterations = 0;
   res->reason = TB_STOP_MAXITER;
   if (p->n == 0) {
@@ -97,7 +98,5 @@ void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, double* 
     }
   }
   // the reported residual is recomputed from scratch, never the running estimate
-  res->residual = tb_residual(p, x, work);
-  res->converged = res->residual <= opt->tol;
-  if (res->converged) res->reason = TB_STOP_CONVERGED;
+  tb_finishSolve(p, opt, x, w->d + p->n, res);
 }

@@ -40,7 +40,7 @@ tbWork* tb_newWork(const tbModel* m) {
   w->blk_dim = (int*)malloc(sizeof(int) * nr);
   w->blk_mu = (double*)malloc(sizeof(double) * nr);
   w->blk_angle = (double*)malloc(sizeof(double) * nr);
-  w->solver_work = (double*)malloc(sizeof(double) * tb_solverWorkSize((int)nr));
+  w->solver_work = tb_newSolverWork(m->opt.solver, (int)nr, (int)nc, m->opt.facets);
   if (!w->vary || !w->xpos || !w->xquat || !w->xvel || !w->minv || !w->vfree || !w->con ||
       !w->con_pair || !w->row || !w->row_MJ || !w->row_key || !w->A || !w->b || !w->lo || !w->hi ||
       !w->x || !w->blk_type || !w->blk_adr || !w->blk_dim || !w->blk_mu || !w->blk_angle ||
@@ -74,7 +74,7 @@ void tb_freeWork(tbWork* w) {
   free(w->blk_dim);
   free(w->blk_mu);
   free(w->blk_angle);
-  free(w->solver_work);
+  tb_freeSolverWork(w->solver_work);
   free(w);
 }
 
@@ -160,9 +160,15 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_warmStart(m, d, s, w);
 
   tbProblem p = tb_problemOf(m, w);
-  tbSolverOpt so = {m->opt.max_iter, m->opt.tol, m->opt.sor};
+  tbSolverOpt so = tb_defaultSolverOpt();
+  so.max_iter = m->opt.max_iter;
+  so.tol = m->opt.tol;
+  so.sor = m->opt.sor;
   tbSolveResult res;
-  tb_solvePGS(&p, &so, w->x, w->solver_work, &res);
+  if (tb_solve(m->opt.solver, &p, &so, w->x, w->solver_work, &res) != TB_OK) {
+    tb_fail(d, s, TB_SCENE_SOLVER_FAIL);
+    return;
+  }
   tb_saveWarm(d, s, w);
 
   tb_applyImpulse(m, w);

@@ -9,6 +9,7 @@
 #include <tumble/cone.h>
 
 #include "engine.h"
+#include "solver.h"
 
 namespace {
 
@@ -50,6 +51,18 @@ TEST(SolverPgsTest, ProjectionProperties) {
   EXPECT_NEAR(v[0], 2.0 * std::cos(0.3), 1e-15);
 }
 
+// PGS through the registry with its own scratch
+tbSolveResult Pgs(const tbProblem& p, int max_iter, double tol, std::vector<double>& x) {
+  tbSolverOpt opt = tb_defaultSolverOpt();
+  opt.max_iter = max_iter;
+  opt.tol = tol;
+  tbSolverWork* w = tb_newSolverWork(TB_SOLVER_PGS, p.n, 1, 8);
+  tbSolveResult res;
+  EXPECT_EQ(tb_solve(TB_SOLVER_PGS, &p, &opt, x.data(), w, &res), TB_OK) << tb_lastError();
+  tb_freeSolverWork(w);
+  return res;
+}
+
 // one contact, isotropic W = diag(1, 1, 1): sliding answer in closed form
 struct OneContact {
   std::vector<double> A = {1, 0, 0, 0, 1, 0, 0, 0, 1}, b, lo = {0, 0, 0}, hi = {0, 0, 0};
@@ -62,12 +75,13 @@ struct OneContact {
 };
 
 TEST(SolverPgsTest, SingleContactSlidingAndSticking) {
-  tbSolverOpt opt = {100, 1e-12, 1.0};
+  const int kIter = 100;
+  const double kTol = 1e-12;
   std::vector<double> x(3, 0.0), work(3);
   tbSolveResult res;
   // pressing (b_n = -1) and sliding fast (|b_t| = 5 > mu * 1): x_n = 1, x_t = -mu b_t/|b_t|
   OneContact s(-1.0, 3.0, 4.0, 0.5);
-  tb_solvePGS(&s.p, &opt, x.data(), work.data(), &res);
+  res = Pgs(s.p, kIter, kTol, x);
   EXPECT_TRUE(res.converged);
   EXPECT_NEAR(x[0], 1.0, 1e-12);
   EXPECT_NEAR(x[1], -0.5 * 0.6, 1e-12);
@@ -75,13 +89,13 @@ TEST(SolverPgsTest, SingleContactSlidingAndSticking) {
   // slow (|b_t| = 0.25 < mu): sticks, x_t = -b_t
   OneContact k(-1.0, 0.15, -0.2, 0.5);
   std::fill(x.begin(), x.end(), 0.0);
-  tb_solvePGS(&k.p, &opt, x.data(), work.data(), &res);
+  res = Pgs(k.p, kIter, kTol, x);
   EXPECT_NEAR(x[1], -0.15, 1e-12);
   EXPECT_NEAR(x[2], 0.2, 1e-12);
   // separating (b_n > 0): no impulse at all
   OneContact sep(0.5, 3.0, 4.0, 0.5);
   std::fill(x.begin(), x.end(), 0.0);
-  tb_solvePGS(&sep.p, &opt, x.data(), work.data(), &res);
+  res = Pgs(sep.p, kIter, kTol, x);
   EXPECT_EQ(x[0], 0.0);
   EXPECT_EQ(x[1], 0.0);
 }
@@ -92,10 +106,11 @@ TEST(SolverPgsTest, AnisotropicBlockMaxDissipation) {
   OneContact c(-1.0, 2.0, 1.0, 0.3);
   c.A = {2.0, 0.3, 0.1, 0.3, 1.5, 0.4, 0.1, 0.4, 0.6};
   c.p.A = c.A.data();
-  tbSolverOpt opt = {5000, 1e-13, 1.0};
+  const int kIter = 5000;
+  const double kTol = 1e-13;
   std::vector<double> x(3, 0.0), work(3), u(3);
   tbSolveResult res;
-  tb_solvePGS(&c.p, &opt, x.data(), work.data(), &res);
+  res = Pgs(c.p, kIter, kTol, x);
   ASSERT_TRUE(res.converged) << res.residual;
   tb_problemVelocity(&c.p, x.data(), u.data());
   EXPECT_NEAR(u[0], 0.0, 1e-10);                           // in contact
@@ -111,10 +126,11 @@ TEST(SolverPgsTest, HonestNonConvergence) {
   OneContact c(-1.0, 2.0, 1.0, 0.3);
   c.A = {2.0, 0.3, 0.1, 0.3, 1.5, 0.4, 0.1, 0.4, 0.6};
   c.p.A = c.A.data();
-  tbSolverOpt opt = {2, 1e-14, 1.0};
+  const int kIter = 2;
+  const double kTol = 1e-14;
   std::vector<double> x(3, 0.0), work(3);
   tbSolveResult res;
-  tb_solvePGS(&c.p, &opt, x.data(), work.data(), &res);
+  res = Pgs(c.p, kIter, kTol, x);
   EXPECT_FALSE(res.converged);
   EXPECT_EQ(res.reason, TB_STOP_MAXITER);
   EXPECT_GT(res.residual, 1e-14);

@@ -53,4 +53,17 @@ TB_HD void tbu_projFriction(double* xt, int ntan, double r, int pyramid, int nd,
   }
 }
 
+// project r = (r_n, r_t[ntan]) onto the Coulomb cone {|r_t| <= mu r_n} (ntan = 1 or 2)
+TB_HD void tbu_projCone(double* r, int ntan, double mu) {
+  double t2 = r[1] * r[1] + (ntan > 1 ? r[2] * r[2] : 0.0), nt = sqrt(t2);
+  if (nt <= mu * r[0]) return;  // inside
+  if (mu * nt <= -r[0]) {       // inside the polar cone: the apex
+    for (int k = 0; k <= ntan; k++) r[k] = 0.0;
+    return;
+  }
+  double rn = (r[0] + mu * nt) / (1.0 + mu * mu);
+  r[0] = rn;
+  for (int k = 1; k <= ntan; k++) r[k] *= mu * rn / nt;
+}
+
 #endif  // TUMBLE_CONE_H_

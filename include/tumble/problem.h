@@ -15,6 +15,8 @@
 #ifndef TUMBLE_PROBLEM_H_
 #define TUMBLE_PROBLEM_H_
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,35 +39,112 @@ typedef struct tbProblem {
   int facets;               // pyramid facets n_d (>= 3) for 2-tangent contacts
 } tbProblem;
 
+typedef enum tbtSolver {
+  TB_SOLVER_PGS = 0,      // projected Gauss-Seidel / NSGS over blocks (both cones, LCPs)
+  TB_SOLVER_PROX_GS,      // prox fixed point, Gauss-Seidel sweep (Lu & Trinkle)
+  TB_SOLVER_PROX_JACOBI,  // prox fixed point, Jacobi sweep
+  TB_SOLVER_MNCP_RLM,     // implicit MNCP (exact cone), regular Levenberg-Marquardt (M&J)
+  TB_SOLVER_MNCP_PLM,     // implicit MNCP, projected LM, non-monotone line search + watchdog
+  TB_SOLVER_NCP_DOGLEG,   // Todorov's residual, dogleg with the edge-aware line search
+  TB_SOLVER_MLCP_FB_RLM,  // pyramid MLCP (Eq. 2.78), Fischer-Burmeister, regular LM
+  TB_SOLVER_MLCP_FB_PLM,  // pyramid MLCP, Fischer-Burmeister, projected LM
+  TB_SOLVER_LEMKE,        // Lemke's complementary pivoting on the pyramid LCP
+  TB_NSOLVER
+} tbtSolver;
+
 typedef enum tbtStop {
   TB_STOP_CONVERGED = 0,  // residual <= tol
   TB_STOP_MAXITER = 1,    // iteration cap reached above tol
   TB_STOP_NONFINITE = 2,  // the iterate became NaN or infinite
+  TB_STOP_STALLED = 3,    // no further progress possible (step or damping at its limit)
+  TB_STOP_RAY = 4,        // Lemke: ray termination (no solution found from this start)
+  TB_STOP_SINGULAR = 5,   // a linear system could not be solved
 } tbtStop;
 
 typedef struct tbSolveResult {
   int converged;  // 1 iff residual <= tol, re-evaluated on the returned x
   int iterations;
   double residual;  // tb_residual of the returned x
+  double seconds;   // wall time of the solve
   int reason;       // tbtStop
 } tbSolveResult;
 
+enum {
+  TB_PROXR_BLOCK = 0,  // r per contact from its Delassus diagonal block: 2 / (l_min + l_max)
+  TB_PROXR_FORG = 1,   // one r for all: Forg's r* = 2 / (eta_max + eta_min) of A
+  TB_PROXR_FIXED = 2,  // r = prox_r
+};
+
+// every solver's parameters; defaults (tb_defaultSolverOpt) are the seeds' own
 typedef struct tbSolverOpt {
-  int max_iter;
-  double tol;
-  double sor;  // over-relaxation in (0, 2)
+  int max_iter;          // iteration cap
+  double tol;            // stop at this tb_residual
+  double sor;            // PGS over-relaxation in (0, 2)
+  int prox_rule;         // TB_PROXR_*
+  double prox_r;         // TB_PROXR_FIXED: r; otherwise a factor on the rule's r
+  int prox_adaptive;     // 1: shrink r when the residual grows, grow it while it contracts well
+  double cfm;            // constraint force mixing zeta added to A's diagonal (>= 0)
+  double lm_lambda;      // RLM initial damping (M&J: 1e-3)
+  double lm_step;        // RLM damping factor (20)
+  double lm_rmin;        // RLM: raise damping below this gain ratio (0.3)
+  double lm_rmax;        // RLM: lower damping above this gain ratio (0.8)
+  double lm_lambda_min;  // RLM damping floor (1e-25)
+  double plm_lambda;     // PLM damping (1e-16)
+  int plm_memory;        // PLM non-monotone line-search memory (10)
+  int plm_watchdog;      // PLM watchdog length (20)
 } tbSolverOpt;
+tbSolverOpt tb_defaultSolverOpt(void);
+
+// scratch for the solvers: sized once for the largest problem, never grown inside a solve
+typedef struct tbSolverWork {
+  double* d;
+  size_t nd;  // doubles
+  int* i;
+  size_t ni;  // ints
+} tbSolverWork;
+// scratch for `solver` on problems of at most n rows, ncontact contacts and `facets` facets
+tbSolverWork* tb_newSolverWork(int solver, int n, int ncontact, int facets);
+void tb_freeSolverWork(tbSolverWork* w);
+
+const char* tb_solverName(int solver);
+int tb_findSolver(const char* name);
+// 1 if the solver solves this problem (cone kind, row kinds), else 0
+int tb_solverApplies(int solver, const tbProblem* p);
+// solve p; x holds the warm start on entry and the answer on exit. Returns TB_OK, or
+// TB_ERR_ARG (message in tb_lastError) when the solver does not apply or w is too small.
+int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+             tbSolveResult* res);
 
 // u = A x + b
 void tb_problemVelocity(const tbProblem* p, const double* x, double* u);
-// natural-map residual of x; work has n entries
+// natural-map residual of x, relative to max(||b||, 1e-16); work has n entries. Exact-cone
+// contacts: ||r - P_K(r - (u + g(u)))|| with the De Saxce term g = (mu |u_t|, 0, 0) (Acary,
+// Bremond & Huber 2018); pyramid contacts: the normal and polygon parts separately; box rows:
+// x - clamp(x - u, lo, hi)
 double tb_residual(const tbProblem* p, const double* x, double* work);
-// doubles of scratch the solvers need for a problem of n rows
-int tb_solverWorkSize(int n);
+double tb_residualFromVelocity(const tbProblem* p, const double* x, const double* u);
 
-// projected Gauss-Seidel over blocks; x holds the warm start on entry, the answer on exit
-void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, double* work,
-                 tbSolveResult* res);
+//---- the pyramid problem as a mixed LCP --------------------------------------------------------
+//
+// Thesis Eq. 2.78 with the velocities eliminated (§2.3): unknowns z = [box rows; per contact
+// p_n, beta_1..beta_nd, sigma], rows w = M z + q with
+//   box rows:  equality (lo = -inf, hi = inf: z free, w = 0) or unilateral (lo = 0, hi = inf)
+//   contact:   rho_n = A_nn p_n + ...,  rho_f = D^T A ... + e sigma,  s = mu p_n - e^T beta
+// The first nfree unknowns are free with w = 0; the rest are complementary, 0 <= z _|_ w >= 0.
+// Contacts with one tangent use the two directions +-t; frictionless ones only p_n.
+
+// size of the LCP form, or -1 if p has rows it cannot hold (servo bounds, exact cone)
+int tb_lcpSize(const tbProblem* p, int* nfree);
+// fill M (m x m, row-major) and q; returns m (or -1). Scratch: map_row (2m ints), map_coef (2m
+// doubles), start (nblock ints: where each block's unknowns begin in z)
+int tb_lcpForm(const tbProblem* p, double* M, double* q, int* map_row, double* map_coef,
+               int* start);
+// impulses x (the problem's rows) from an LCP point z; start as above (nblock ints)
+void tb_lcpToImpulse(const tbProblem* p, const double* z, double* x, int* start);
+// an LCP point from impulses (warm start): beta on the two facets around x_t, sigma the slip
+// speed; u (n doubles) and start (nblock ints) are scratch
+void tb_impulseToLCP(const tbProblem* p, const double* x, double* z, double* u, int* start);
+double tb_lcpResidual(int n, int nfree, const double* M, const double* q, const double* z);
 
 #ifdef __cplusplus
 }

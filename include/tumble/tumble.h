@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "problem.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -124,10 +126,6 @@ typedef enum tbtCone {
   TB_CONE_EXACT = 0,    // quadratic Coulomb cone, the NCP of thesis Eq. 2.77 (default)
   TB_CONE_PYRAMID = 1,  // n_d-facet pyramid, the mixed LCP of thesis Eq. 2.78
 } tbtCone;
-
-typedef enum tbtSolver {
-  TB_SOLVER_PGS = 0,  // projected Gauss-Seidel on the Delassus form (both cones)
-} tbtSolver;
 
 typedef struct tbOption {
   double timestep;     // s, > 0
@@ -288,7 +286,8 @@ enum {
   TB_SCENE_NAN_FAIL = 1,       // non-finite state: the scene diverged
   TB_SCENE_OVERFLOW_FAIL = 2,  // more contacts than the capacity: stopped, nothing dropped
   TB_SCENE_UNCONVERGED = 4,    // a step's solver stopped above tolerance
-  TB_SCENE_FAILMASK = 1 | 2,
+  TB_SCENE_SOLVER_FAIL = 8,    // the model's solver does not apply to a step's problem
+  TB_SCENE_FAILMASK = 1 | 2 | 8,
 };
 
 typedef struct tbData {

@@ -1,0 +1,188 @@
+// The solver registry: names, defaults, applicability, scratch sizes and dispatch.
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "solver.h"
+
+static const char* const tb_solverNames[TB_NSOLVER] = {
+    "pgs",        "prox-gs",     "prox-jacobi", "mncp-rlm", "mncp-plm",
+    "ncp-dogleg", "mlcp-fb-rlm", "mlcp-fb-plm", "lemke",
+};
+
+const char* tb_solverName(int solver) {
+  return solver >= 0 && solver < TB_NSOLVER ? tb_solverNames[solver] : "?";
+}
+
+int tb_findSolver(const char* name) {
+  for (int s = 0; s < TB_NSOLVER; s++) {
+    if (!strcmp(tb_solverNames[s], name)) return s;
+  }
+  return -1;
+}
+
+tbSolverOpt tb_defaultSolverOpt(void) {
+  tbSolverOpt o;
+  memset(&o, 0, sizeof(o));
+  o.max_iter = 1000;
+  o.tol = 1e-8;
+  o.sor = 1.0;
+  o.prox_rule = TB_PROXR_BLOCK;
+  o.prox_r = 1.0;
+  o.prox_adaptive = 1;
+  o.cfm = 0.0;
+  // Mylapilli & Jain's RLM (after Bazaraa et al.) and PLM (after Kanzow & Petra)
+  o.lm_lambda = 1e-3;
+  o.lm_step = 20.0;
+  o.lm_rmin = 0.3;
+  o.lm_rmax = 0.8;
+  o.lm_lambda_min = 1e-25;
+  o.plm_lambda = 1e-16;
+  o.plm_memory = 10;
+  o.plm_watchdog = 20;
+  return o;
+}
+
+static int tb_hasContacts(const tbProblem* p) {
+  for (int k = 0; k < p->nblock; k++) {
+    if (p->blk_type[k] == TB_BLOCK_CONTACT) return 1;
+  }
+  return 0;
+}
+
+// box rows the implicit MNCP can hold: equalities only
+static int tb_onlyEqualityBoxes(const tbProblem* p) {
+  for (int k = 0; k < p->nblock; k++) {
+    int i = p->blk_adr[k];
+    if (p->blk_type[k] == TB_BLOCK_BOX && (p->lo[i] != -INFINITY || p->hi[i] != INFINITY)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+int tb_solverApplies(int solver, const tbProblem* p) {
+  int nfree;
+  switch (solver) {
+    case TB_SOLVER_PGS:
+    case TB_SOLVER_PROX_GS:
+    case TB_SOLVER_PROX_JACOBI:
+      return 1;
+    case TB_SOLVER_MNCP_RLM:
+    case TB_SOLVER_MNCP_PLM:
+    case TB_SOLVER_NCP_DOGLEG:
+      return p->cone == 0 && tb_hasContacts(p) && tb_onlyEqualityBoxes(p);
+    case TB_SOLVER_MLCP_FB_RLM:
+    case TB_SOLVER_MLCP_FB_PLM:
+      return tb_lcpSize(p, &nfree) >= 0;
+    case TB_SOLVER_LEMKE:
+      // Lemke takes a standard LCP: no free rows
+      return tb_lcpSize(p, &nfree) >= 0 && nfree == 0;
+    default:
+      return 0;
+  }
+}
+
+size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
+  size_t N = (size_t)(n > 0 ? n : 1), Mm = (size_t)(m > 0 ? m : 1);
+  *ints = 0;
+  switch (solver) {
+    case TB_SOLVER_PGS:
+      return 2 * N;
+    case TB_SOLVER_PROX_GS:
+    case TB_SOLVER_PROX_JACOBI:
+      return 8 * N;
+    case TB_SOLVER_MNCP_RLM:
+    case TB_SOLVER_MNCP_PLM:
+    case TB_SOLVER_NCP_DOGLEG:
+      *ints = 2 * N;
+      return 4 * N * N + 24 * N;
+    case TB_SOLVER_MLCP_FB_RLM:
+    case TB_SOLVER_MLCP_FB_PLM:
+      *ints = 2 * Mm + N;
+      return 5 * Mm * Mm + 24 * Mm + 4 * N;
+    case TB_SOLVER_LEMKE:
+      *ints = 4 * Mm + 4 + N;
+      return 3 * Mm * Mm + 12 * Mm + 4 * N;
+    default:
+      return 0;
+  }
+}
+
+tbSolverWork* tb_newSolverWork(int solver, int n, int ncontact, int facets) {
+  size_t ni;
+  int m = n + ncontact * (facets > 2 ? facets : 2);
+  size_t nd = tb_solverNeed(solver, n, m, &ni);
+  tbSolverWork* w = (tbSolverWork*)calloc(1, sizeof(tbSolverWork));
+  if (!w) return NULL;
+  w->d = (double*)calloc(nd ? nd : 1, sizeof(double));
+  w->i = (int*)calloc(ni ? ni : 1, sizeof(int));
+  w->nd = nd;
+  w->ni = ni;
+  if (!w->d || !w->i) {
+    tb_freeSolverWork(w);
+    return NULL;
+  }
+  return w;
+}
+
+void tb_freeSolverWork(tbSolverWork* w) {
+  if (!w) return;
+  free(w->d);
+  free(w->i);
+  free(w);
+}
+
+void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const double* x, double* work,
+                    tbSolveResult* res) {
+  res->residual = tb_residual(p, x, work);
+  res->converged = res->residual <= opt->tol;
+  if (res->converged) {
+    res->reason = TB_STOP_CONVERGED;
+  } else if (res->reason == TB_STOP_CONVERGED) {
+    res->reason = TB_STOP_MAXITER;
+  }
+  if (!isfinite(res->residual)) res->reason = TB_STOP_NONFINITE;
+}
+
+int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+             tbSolveResult* res) {
+  memset(res, 0, sizeof(*res));
+  if (solver < 0 || solver >= TB_NSOLVER || !tb_solverApplies(solver, p)) {
+    return tb_setError("solver '%s' does not apply to this problem", tb_solverName(solver));
+  }
+  int nfree, m = tb_lcpSize(p, &nfree);
+  size_t ni, nd = tb_solverNeed(solver, p->n, m, &ni);
+  if (w->nd < nd || w->ni < ni) {
+    return tb_setError("solver '%s': scratch of %zu doubles, needs %zu", tb_solverName(solver),
+                       w->nd, nd);
+  }
+  double t0 = omp_get_wtime();
+  switch (solver) {
+    case TB_SOLVER_PGS:
+      tb_solvePGS(p, opt, x, w, res);
+      break;
+    case TB_SOLVER_PROX_GS:
+    case TB_SOLVER_PROX_JACOBI:
+      tb_solveProx(p, opt, x, w, res, solver == TB_SOLVER_PROX_JACOBI);
+      break;
+    case TB_SOLVER_MNCP_RLM:
+    case TB_SOLVER_MNCP_PLM:
+      tb_solveMNCP(p, opt, x, w, res, solver == TB_SOLVER_MNCP_PLM);
+      break;
+    case TB_SOLVER_NCP_DOGLEG:
+      tb_solveNCPDogleg(p, opt, x, w, res);
+      break;
+    case TB_SOLVER_MLCP_FB_RLM:
+    case TB_SOLVER_MLCP_FB_PLM:
+      tb_solveMLCPFB(p, opt, x, w, res, solver == TB_SOLVER_MLCP_FB_PLM);
+      break;
+    default:
+      tb_solveLemke(p, opt, x, w, res);
+      break;
+  }
+  res->seconds = omp_get_wtime() - t0;
+  return TB_OK;
+}

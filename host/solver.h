@@ -1,0 +1,42 @@
+// Internal interface of the per-problem solvers (one file each) and their scratch needs.
+#ifndef TUMBLE_HOST_SOLVER_H_
+#define TUMBLE_HOST_SOLVER_H_
+
+#include <stddef.h>
+
+#include <tumble/problem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// doubles (return) and ints (*ints) of scratch `solver` needs for a problem of n rows whose LCP
+// form has m unknowns (m = 0 when it has none); tb_solve checks this before calling a solver,
+// and a solver never uses more
+size_t tb_solverNeed(int solver, int n, int m, size_t* ints);
+
+// each takes a problem tb_solverApplies accepted and scratch of tb_solverNeed's size, starts
+// from x (warm start), leaves the answer in x, and fills res (seconds are filled by tb_solve)
+void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                 tbSolveResult* res);
+void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                  tbSolveResult* res, int jacobi);
+void tb_solveMNCP(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                  tbSolveResult* res, int projected);
+void tb_solveNCPDogleg(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                       tbSolveResult* res);
+void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                    tbSolveResult* res, int projected);
+void tb_solveLemke(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                   tbSolveResult* res);
+
+// the final bookkeeping every solver does: residual of the returned x from scratch, converged
+// iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged)
+void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const double* x, double* work,
+                    tbSolveResult* res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // TUMBLE_HOST_SOLVER_H_
