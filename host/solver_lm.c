@@ -1,19 +1,700 @@
-// placeholder until the Levenberg-Marquardt solvers land in this file
+// Levenberg-Marquardt solvers on two nonsmooth equations (Mylapilli & Jain 2014; Todorov 2010;
+// shared/notes/seed-lm-ncp.md, whose errata are applied throughout):
+//
+// MNCP (exact cone): Todorov's implicit map. Per contact an unconstrained z = (z_n, z_t):
+//   F_n = max(0, -z_n),  s = min(1, mu F_n / |z_t|),  F_t = -s z_t,  v = F + z,
+// so every z gives an F in the cone and a v with Coulomb's law between them; the equation is
+//   Phi = (A + cfm I) F(z) + b - v = (A + cfm I - I) F(z) - z + b     (contact rows)
+//   Phi_i = ((A + cfm I) x + b)_i                                       (equality box rows,
+// whose unknown is the impulse x_i itself: M&J Eq. 31-32's p_b rows).
+// MLCP-FB (pyramid): the LCP form of problem.h (free rows first), w = M z + q,
+//   phi_i = -w_i (free rows),  phi_i = sqrt(z_i^2 + w_i^2) - z_i - w_i (complementarity rows).
+// Both generalized Jacobians are closed form: Todorov's block with the notes' repairs (stick
+// branch -I on the tangents, branch on mu F_n >= |z_t|, active branch at z_n = 0) and the FB
+// rows with the De Luca-Facchinei-Kanzow row at z_i = w_i = 0 (notes §1.3).
+//
+// Drivers on psi = 1/2 |phi|^2 (one set for both equations, chosen by an enum):
+//   RLM (Bazaraa, M&J §1.5 repaired): d = -(J^T J + lambda I)^-1 J^T phi, gain ratio against
+//     the quadratic model 1/2 |phi + J d|^2; lambda *= lm_step below lm_rmin, accept if the
+//     ratio is positive, lambda /= lm_step (floor lm_lambda_min) above lm_rmax.
+//   PLM (Kanzow-Petra LMMCP port, notes §1.6): d = least squares of [J; sqrt(l) I] d = [-phi; 0]
+//     by Householder QR (Cholesky with a larger damping as fallback), non-monotone Armijo
+//     (beta 0.55, sigma 1e-4, tmin 1e-12, monotone for the first 5 steps after a (re)start,
+//     memory plm_memory), watchdog: no new best in plm_watchdog steps restarts from the best.
+//   Dogleg (Todorov, MNCP only): the LM point is taken when its gain ratio reaches lm_rmin;
+//     otherwise the best of psi at the segment ends and the per-contact kinks (z_n = 0 and
+//     |z_t| = mu max(0, -z_n), closed form) along 0 -> Cauchy point -> LM point.
+// Every driver stops when the problem's own residual (tb_residualFromVelocity of x = X(y)) is
+// at most opt->tol; damping above 1e16, a failed line search or a zero gradient is a stall.
+#include <math.h>
+#include <string.h>
+
+#include <tumble/dense.h>
+
+#include "engine.h"
 #include "solver.h"
+
+enum { TB_LM_MNCP = 0, TB_LM_FB = 1 };
+enum { TB_LM_RLM = 0, TB_LM_PLM = 1, TB_LM_DOGLEG = 2 };
+
+#define TB_LM_LAMBDA_MAX 1e16
+#define TB_PLM_BETA 0.55
+#define TB_PLM_SIGMA 1e-4
+#define TB_PLM_TMIN 1e-12
+#define TB_PLM_MONOTONE 5
+#define TB_PLM_MAXMEM 64
+
+// one of the two equations with its scratch
+typedef struct tbLm {
+  int kind;  // TB_LM_*
+  const tbProblem* p;
+  double cfm;
+  int n;  // unknowns
+  // FB: the LCP form
+  int nfree;
+  const double* M;
+  const double* q;
+  int* start;  // (nblock)
+  double* w;   // (m) w = M z + q
+  // impulses and velocities of the problem at a point (p->n each)
+  double* xs;
+  double* us;
+} tbLm;
+
+//---- Todorov's map and its Jacobian ------------------------------------------------------------
+
+// F(z) of one contact (dim 1..3, normal first); dF (dim x dim, row-major) when non-NULL
+static void tb_todorov(const double* z, int dim, double mu, double* F, double* dF) {
+  double fn = z[0] < 0.0 ? -z[0] : 0.0, dn = z[0] <= 0.0 ? -1.0 : 0.0;
+  F[0] = fn;
+  if (dF) {
+    for (int k = 0; k < dim * dim; k++) dF[k] = 0.0;
+    dF[0] = dn;
+  }
+  if (dim == 1) return;
+  int ntan = dim - 1;
+  double t2 = 0.0;
+  for (int t = 1; t <= ntan; t++) t2 += z[t] * z[t];
+  double nt = sqrt(t2);
+  if (mu * fn >= nt) {  // stick (also z_t = 0): F_t = -z_t
+    for (int t = 1; t <= ntan; t++) {
+      F[t] = -z[t];
+      if (dF) dF[t * dim + t] = -1.0;
+    }
+    return;
+  }
+  double s = mu * fn / nt;  // slip: F_t = -mu F_n z_t / |z_t|
+  for (int t = 1; t <= ntan; t++) {
+    F[t] = -s * z[t];
+    if (!dF) continue;
+    dF[t * dim] = -mu * dn * z[t] / nt;
+    for (int c = 1; c <= ntan; c++) {
+      dF[t * dim + c] = -s * ((t == c ? 1.0 : 0.0) - z[t] * z[c] / t2);
+    }
+  }
+}
+
+// test hook: Todorov's map of one contact (not part of the library's interface)
+void tb_lmTestTodorov(const double* z, int dim, double mu, double* F, double* dF) {
+  tb_todorov(z, dim, mu, F, dF);
+}
+
+//---- the two equations ---------------------------------------------------------------------------
+
+// problem impulses x of a point y
+static void tb_lmImpulse(const tbLm* c, const double* y, double* x) {
+  const tbProblem* p = c->p;
+  if (c->kind == TB_LM_FB) {
+    tb_lcpToImpulse(p, y, x, c->start);
+    return;
+  }
+  for (int k = 0; k < p->nblock; k++) {
+    int i = p->blk_adr[k];
+    if (p->blk_type[k] == TB_BLOCK_BOX) {
+      x[i] = y[i];
+    } else {
+      tb_todorov(y + i, p->blk_dim[k], p->blk_mu[k], x + i, NULL);
+    }
+  }
+}
+
+// phi at y; returns psi = 1/2 |phi|^2
+static double tb_lmPhi(const tbLm* c, const double* y, double* phi) {
+  const tbProblem* p = c->p;
+  double s = 0.0;
+  if (c->kind == TB_LM_FB) {
+    int m = c->n;
+    for (int a = 0; a < m; a++) {
+      const double* row = c->M + (size_t)a * m;
+      double w = c->q[a];
+      for (int b = 0; b < m; b++) w += row[b] * y[b];
+      c->w[a] = w;
+      phi[a] = a < c->nfree ? -w : sqrt(y[a] * y[a] + w * w) - y[a] - w;
+      s += phi[a] * phi[a];
+    }
+    return 0.5 * s;
+  }
+  tb_lmImpulse(c, y, c->xs);
+  tb_problemVelocity(p, c->xs, c->us);
+  for (int i = 0; i < p->n; i++) c->us[i] += c->cfm * c->xs[i];
+  for (int k = 0; k < p->nblock; k++) {
+    int i = p->blk_adr[k];
+    if (p->blk_type[k] == TB_BLOCK_BOX) {
+      phi[i] = c->us[i];
+    } else {
+      for (int r = i; r < i + p->blk_dim[k]; r++) phi[r] = c->us[r] - c->xs[r] - y[r];
+    }
+  }
+  for (int i = 0; i < p->n; i++) s += phi[i] * phi[i];
+  return 0.5 * s;
+}
+
+// generalized Jacobian J (n x n) of phi at y
+static void tb_lmJac(const tbLm* c, const double* y, double* J) {
+  const tbProblem* p = c->p;
+  int n = c->n;
+  if (c->kind == TB_LM_FB) {
+    tbu_matVec(n, n, c->M, y, c->w);
+    for (int a = 0; a < n; a++) {
+      const double* row = c->M + (size_t)a * n;
+      double* ja = J + (size_t)a * n;
+      c->w[a] += c->q[a];
+      if (a < c->nfree) {
+        for (int b = 0; b < n; b++) ja[b] = -row[b];
+        continue;
+      }
+      double za = y[a], wa = c->w[a], r = sqrt(za * za + wa * wa), ca, cb;
+      if (r > 0.0) {
+        ca = za / r;
+        cb = wa / r;
+      } else {  // De Luca-Facchinei-Kanzow: the direction e_a, (z, w) ~ (1, M_aa)
+        double h = sqrt(1.0 + row[a] * row[a]);
+        ca = 1.0 / h;
+        cb = row[a] / h;
+      }
+      for (int b = 0; b < n; b++) ja[b] = (cb - 1.0) * row[b];
+      ja[a] += ca - 1.0;
+    }
+    return;
+  }
+  // J = (A + cfm I) D - E with D = dX/dy (block diagonal), E = D + I on contact rows, 0 else
+  for (int k = 0; k < p->nblock; k++) {
+    int i = p->blk_adr[k], dim = p->blk_dim[k];
+    double F[3], dF[9] = {1.0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (p->blk_type[k] == TB_BLOCK_CONTACT) tb_todorov(y + i, dim, p->blk_mu[k], F, dF);
+    for (int r = 0; r < n; r++) {
+      const double* ar = p->A + (size_t)r * n;
+      double* jr = J + (size_t)r * n;
+      for (int col = 0; col < dim; col++) {
+        double s = 0.0;
+        for (int l = 0; l < dim; l++) {
+          double arl = ar[i + l] + (r == i + l ? c->cfm : 0.0);
+          s += arl * dF[l * dim + col];
+        }
+        jr[i + col] = s;
+      }
+    }
+    if (p->blk_type[k] == TB_BLOCK_CONTACT) {
+      for (int r = 0; r < dim; r++) {
+        for (int col = 0; col < dim; col++) {
+          J[(size_t)(i + r) * n + i + col] -= dF[r * dim + col] + (r == col ? 1.0 : 0.0);
+        }
+      }
+    }
+  }
+}
+
+// the problem's residual of the point y (x = X(y), u = A x + b)
+static double tb_lmTrueResidual(const tbLm* c, const double* y) {
+  tb_lmImpulse(c, y, c->xs);
+  tb_problemVelocity(c->p, c->xs, c->us);
+  return tb_residualFromVelocity(c->p, c->xs, c->us);
+}
+
+//---- drivers
+//---------------------------------------------------------------------------------------
+
+static double tb_dot(int n, const double* a, const double* b) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+// r = a + t d
+static void tb_axpy(int n, const double* a, double t, const double* d, double* r) {
+  for (int i = 0; i < n; i++) r[i] = a[i] + t * d[i];
+}
+
+// scratch of the drivers: J (n^2), K (2n^2), then 15 n for the vectors
+typedef struct tbLmState {
+  int n;
+  double *J, *K, *y, *phi, *g, *d, *yt, *phit, *ybest, *rhs, *aux, *aux2;
+} tbLmState;
+
+static void tb_lmCarve(tbLmState* s, int n, double* sc) {
+  size_t nn = (size_t)n * n;
+  s->n = n;
+  s->J = sc;
+  s->K = sc + nn;
+  double* v = sc + 3 * nn;
+  s->y = v;
+  s->phi = v + n;
+  s->g = v + 2 * n;
+  s->d = v + 3 * n;
+  s->yt = v + 4 * n;
+  s->phit = v + 5 * n;
+  s->ybest = v + 6 * n;
+  s->rhs = v + 7 * n;  // 2n
+  s->aux = v + 9 * n;
+  s->aux2 = v + 10 * n;  // 5 n for the dogleg
+}
+
+// the quadratic model's decrease psi - 1/2 |phi + J d|^2 = -g.d - 1/2 |J d|^2
+static double tb_lmPredicted(const tbLmState* s, const double* d, double* Jd) {
+  tbu_matVec(s->n, s->n, s->J, d, Jd);
+  return -tb_dot(s->n, s->g, d) - 0.5 * tb_dot(s->n, Jd, Jd);
+}
+
+// d = -(G + lambda I)^-1 g with G = J^T J in K[0..n^2), H in K[n^2..2n^2); -1 if not SPD
+static int tb_lmStep(tbLmState* s, double lambda, double* d) {
+  int n = s->n;
+  size_t nn = (size_t)n * n;
+  double *G = s->K, *H = s->K + nn;
+  memcpy(H, G, nn * sizeof(double));
+  for (int i = 0; i < n; i++) H[(size_t)i * n + i] += lambda;
+  if (tbu_cholesky(n, H)) return -1;
+  for (int i = 0; i < n; i++) d[i] = -s->g[i];
+  tbu_cholSolve(n, H, d);
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(d[i])) return -1;
+  }
+  return 0;
+}
+
+// J, g = J^T phi and G = J^T J at s->y (phi current)
+static void tb_lmLinearize(const tbLm* c, tbLmState* s) {
+  tb_lmJac(c, s->y, s->J);
+  tbu_matTVec(s->n, s->n, s->J, s->phi, s->g);
+  tbu_gram(s->n, s->n, s->J, s->K);
+}
+
+static void tb_lmRLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
+                     tbSolveResult* res) {
+  int n = s->n, stale = 1;
+  double lambda = opt->lm_lambda;
+  for (int it = 0; it < opt->max_iter; it++) {
+    res->iterations = it + 1;
+    if (stale) {
+      tb_lmLinearize(c, s);
+      stale = 0;
+      if (tb_dot(n, s->g, s->g) == 0.0) {
+        res->reason = TB_STOP_STALLED;  // a stationary point of psi that is not a solution
+        return;
+      }
+    }
+    if (tb_lmStep(s, lambda, s->d)) {
+      lambda *= opt->lm_step;
+      if (lambda > TB_LM_LAMBDA_MAX) {
+        res->reason = TB_STOP_STALLED;
+        return;
+      }
+      continue;
+    }
+    double pred = tb_lmPredicted(s, s->d, s->aux);
+    tb_axpy(n, s->y, 1.0, s->d, s->yt);
+    double psit = tb_lmPhi(c, s->yt, s->phit);
+    double rho = isfinite(psit) && pred > 0.0 ? (psi - psit) / pred : -1.0;
+    if (rho < opt->lm_rmin) lambda *= opt->lm_step;
+    if (rho > 0.0) {
+      memcpy(s->y, s->yt, n * sizeof(double));
+      memcpy(s->phi, s->phit, n * sizeof(double));
+      psi = psit;
+      stale = 1;
+      if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
+        res->reason = TB_STOP_CONVERGED;
+        return;
+      }
+    }
+    if (rho > opt->lm_rmax) {
+      lambda /= opt->lm_step;
+      if (lambda < opt->lm_lambda_min) lambda = opt->lm_lambda_min;
+    }
+    if (lambda > TB_LM_LAMBDA_MAX || !(pred > 0.0)) {
+      res->reason = TB_STOP_STALLED;
+      return;
+    }
+  }
+  res->reason = TB_STOP_MAXITER;
+}
+
+// PLM direction: least squares [J; sqrt(lambda) I] d = [-phi; 0] by QR, else Cholesky of
+// J^T J + lambda' I with lambda' raised until it factors; -1 if nothing works
+static int tb_plmDirection(const tbLmState* s, double lambda, double* d) {
+  int n = s->n;
+  size_t nn = (size_t)n * n;
+  double* Q = s->K;  // (2n x n)
+  memcpy(Q, s->J, nn * sizeof(double));
+  memset(Q + nn, 0, nn * sizeof(double));
+  double sl = sqrt(lambda);
+  for (int i = 0; i < n; i++) {
+    Q[nn + (size_t)i * n + i] = sl;
+    s->rhs[i] = -s->phi[i];
+    s->rhs[n + i] = 0.0;
+  }
+  int ok = tbu_qrSolve(2 * n, n, Q, s->rhs) == 0;
+  for (int i = 0; ok && i < n; i++) ok = isfinite(s->rhs[i]);
+  if (ok) {
+    memcpy(d, s->rhs, n * sizeof(double));
+    return 0;
+  }
+  // fallback: damping relative to the scale of J^T J
+  tbu_gram(n, n, s->J, Q + nn);
+  double dmax = 0.0;
+  for (int i = 0; i < n; i++) dmax = fmax(dmax, Q[nn + (size_t)i * n + i]);
+  for (double l = fmax(lambda, 1e-12 * fmax(dmax, 1.0)); l <= TB_LM_LAMBDA_MAX; l *= 100.0) {
+    memcpy(Q, Q + nn, nn * sizeof(double));
+    for (int i = 0; i < n; i++) Q[(size_t)i * n + i] += l;
+    if (tbu_cholesky(n, Q)) continue;
+    for (int i = 0; i < n; i++) d[i] = -s->g[i];
+    tbu_cholSolve(n, Q, d);
+    int fin = 1;
+    for (int i = 0; i < n; i++) fin = fin && isfinite(d[i]);
+    if (fin) return 0;
+  }
+  return -1;
+}
+
+static void tb_lmPLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
+                     tbSolveResult* res) {
+  int n = s->n, kbest = 0, nhist = 0, mem = opt->plm_memory;
+  double hist[TB_PLM_MAXMEM], best = psi, lambda = opt->plm_lambda;
+  if (mem < 1) mem = 1;
+  if (mem > TB_PLM_MAXMEM) mem = TB_PLM_MAXMEM;
+  memcpy(s->ybest, s->y, n * sizeof(double));
+  hist[0] = psi;
+  nhist = 1;
+  res->reason = TB_STOP_MAXITER;
+  for (int it = 0; it < opt->max_iter; it++) {
+    res->iterations = it + 1;
+    tb_lmJac(c, s->y, s->J);
+    tbu_matTVec(n, n, s->J, s->phi, s->g);
+    if (tb_plmDirection(s, lambda, s->d)) {
+      res->reason = TB_STOP_SINGULAR;
+      break;
+    }
+    double slope = tb_dot(n, s->g, s->d);
+    if (!(slope < 0.0)) {  // not a descent direction (round-off): steepest descent
+      for (int i = 0; i < n; i++) s->d[i] = -s->g[i];
+      slope = -tb_dot(n, s->g, s->g);
+      if (!(slope < 0.0)) {
+        res->reason = TB_STOP_STALLED;
+        break;
+      }
+    }
+    // reference value: monotone for the first steps after a (re)start, else the memory's max
+    double ref = psi;
+    if (nhist >= TB_PLM_MONOTONE) {
+      int from = nhist > mem ? nhist - mem : 0;
+      for (int h = from; h < nhist; h++) ref = fmax(ref, hist[h % TB_PLM_MAXMEM]);
+    }
+    double t = 1.0, psit;
+    for (;;) {
+      tb_axpy(n, s->y, t, s->d, s->yt);
+      psit = tb_lmPhi(c, s->yt, s->phit);
+      if (psit <= ref + TB_PLM_SIGMA * t * slope) break;
+      t *= TB_PLM_BETA;
+      if (t < TB_PLM_TMIN) break;
+    }
+    if (t < TB_PLM_TMIN) {
+      if (psi > best) {  // restart from the best point, monotone
+        memcpy(s->y, s->ybest, n * sizeof(double));
+        psi = tb_lmPhi(c, s->y, s->phi);
+        hist[0] = psi;
+        nhist = 1;
+        kbest = it;
+        continue;
+      }
+      res->reason = TB_STOP_STALLED;
+      break;
+    }
+    memcpy(s->y, s->yt, n * sizeof(double));
+    memcpy(s->phi, s->phit, n * sizeof(double));
+    psi = psit;
+    hist[nhist % TB_PLM_MAXMEM] = psi;
+    nhist++;
+    if (psi < best) {
+      best = psi;
+      kbest = it;
+      memcpy(s->ybest, s->y, n * sizeof(double));
+    }
+    if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
+      res->reason = TB_STOP_CONVERGED;
+      break;
+    }
+    if (it - kbest >= opt->plm_watchdog) {  // watchdog: back to the best point, monotone
+      memcpy(s->y, s->ybest, n * sizeof(double));
+      psi = tb_lmPhi(c, s->y, s->phi);
+      hist[0] = psi;
+      nhist = 1;
+      kbest = it;
+    }
+  }
+  if (psi > best) {  // the non-monotone search may end above the best point: return that
+    memcpy(s->y, s->ybest, n * sizeof(double));
+  }
+}
+
+//---- dogleg with the edge-aware line search (MNCP) ----------------------------------------------
+
+// psi at y0 + t e, kept in (*bt, *bpsi) if it is the lowest so far
+static void tb_dogTry(const tbLm* c, tbLmState* s, const double* y0, const double* e, double t,
+                      double* bt, double* bpsi) {
+  tb_axpy(s->n, y0, t, e, s->yt);
+  double psi = tb_lmPhi(c, s->yt, s->phit);
+  if (psi < *bpsi) {
+    *bpsi = psi;
+    *bt = t;
+  }
+}
+
+// best point on the segment y0 + t e, t in (0, 1]: the end and every per-contact kink inside
+static void tb_dogSegment(const tbLm* c, tbLmState* s, const double* y0, const double* e,
+                          double* bt, double* bpsi) {
+  const tbProblem* p = c->p;
+  *bt = 0.0;
+  tb_dogTry(c, s, y0, e, 1.0, bt, bpsi);
+  for (int k = 0; k < p->nblock; k++) {
+    if (p->blk_type[k] != TB_BLOCK_CONTACT) continue;
+    int i = p->blk_adr[k], ntan = p->blk_dim[k] - 1;
+    double zn = y0[i], en = e[i], mu = p->blk_mu[k];
+    // the plane z_n = 0
+    if (en != 0.0) {
+      double t = -zn / en;
+      if (t > 0.0 && t < 1.0) tb_dogTry(c, s, y0, e, t, bt, bpsi);
+    }
+    if (ntan == 0) continue;
+    // the cone |z_t + t e_t|^2 = mu^2 (z_n + t e_n)^2 with z_n + t e_n <= 0
+    double zz = 0.0, ze = 0.0, ee = 0.0;
+    for (int r = 1; r <= ntan; r++) {
+      zz += y0[i + r] * y0[i + r];
+      ze += y0[i + r] * e[i + r];
+      ee += e[i + r] * e[i + r];
+    }
+    double qa = ee - mu * mu * en * en, qb = 2.0 * (ze - mu * mu * zn * en);
+    double qc = zz - mu * mu * zn * zn, root[2];
+    int nroot = 0;
+    if (fabs(qa) > 1e-300) {
+      double disc = qb * qb - 4.0 * qa * qc;
+      if (disc >= 0.0) {
+        // stable roots: q = -(b + sign(b) sqrt(disc)) / 2, t = q / a and c / q
+        double sq = sqrt(disc), qq = -0.5 * (qb + (qb >= 0.0 ? sq : -sq));
+        if (qq != 0.0) {
+          root[nroot++] = qq / qa;
+          root[nroot++] = qc / qq;
+        } else {
+          root[nroot++] = 0.0;
+        }
+      }
+    } else if (qb != 0.0) {
+      root[nroot++] = -qc / qb;
+    }
+    for (int r = 0; r < nroot; r++) {
+      double t = root[r];
+      if (t > 0.0 && t < 1.0 && zn + t * en <= 0.0) tb_dogTry(c, s, y0, e, t, bt, bpsi);
+    }
+  }
+}
+
+static void tb_lmDogleg(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
+                        tbSolveResult* res) {
+  int n = s->n, stale = 1;
+  double lambda = opt->lm_lambda;
+  double *dc = s->aux2, *Jg = s->aux2 + n, *e = s->aux2 + 2 * n, *yc = s->aux2 + 3 * n;
+  double* dbest = s->aux2 + 4 * n;
+  for (int it = 0; it < opt->max_iter; it++) {
+    res->iterations = it + 1;
+    if (stale) {
+      tb_lmLinearize(c, s);
+      stale = 0;
+      if (tb_dot(n, s->g, s->g) == 0.0) {
+        res->reason = TB_STOP_STALLED;
+        return;
+      }
+    }
+    if (tb_lmStep(s, lambda, s->d)) {
+      lambda *= opt->lm_step;
+      if (lambda > TB_LM_LAMBDA_MAX) {
+        res->reason = TB_STOP_STALLED;
+        return;
+      }
+      continue;
+    }
+    // the LM point first: taken without a search when the model predicted it well
+    tb_axpy(n, s->y, 1.0, s->d, s->yt);
+    double psit = tb_lmPhi(c, s->yt, s->phit), pred = tb_lmPredicted(s, s->d, s->aux);
+    double rho = isfinite(psit) && pred > 0.0 ? (psi - psit) / pred : -1.0;
+    double bpsi = isfinite(psit) ? psit : INFINITY;
+    memcpy(dbest, s->d, n * sizeof(double));
+    if (rho < opt->lm_rmin) {
+      // Cauchy point: the model's minimum along -g
+      tbu_matVec(n, n, s->J, s->g, Jg);
+      double gg = tb_dot(n, s->g, s->g), jj = tb_dot(n, Jg, Jg);
+      double alpha = jj > 0.0 ? gg / jj : 0.0;
+      for (int i = 0; i < n; i++) dc[i] = -alpha * s->g[i];
+      double bt, b1 = bpsi;
+      // segment 1: y -> y + dc
+      tb_dogSegment(c, s, s->y, dc, &bt, &b1);
+      if (b1 < bpsi) {
+        bpsi = b1;
+        for (int i = 0; i < n; i++) dbest[i] = bt * dc[i];
+      }
+      // segment 2: y + dc -> y + d
+      tb_axpy(n, s->y, 1.0, dc, yc);
+      for (int i = 0; i < n; i++) e[i] = s->d[i] - dc[i];
+      double b2 = bpsi;
+      tb_dogSegment(c, s, yc, e, &bt, &b2);
+      if (b2 < bpsi) {
+        bpsi = b2;
+        for (int i = 0; i < n; i++) dbest[i] = dc[i] + bt * e[i];
+      }
+      lambda *= opt->lm_step;
+    } else if (rho > opt->lm_rmax) {
+      lambda /= opt->lm_step;
+      if (lambda < opt->lm_lambda_min) lambda = opt->lm_lambda_min;
+    }
+    if (bpsi < psi) {
+      tb_axpy(n, s->y, 1.0, dbest, s->y);
+      psi = tb_lmPhi(c, s->y, s->phi);
+      stale = 1;
+      if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
+        res->reason = TB_STOP_CONVERGED;
+        return;
+      }
+    }
+    if (lambda > TB_LM_LAMBDA_MAX || !(pred > 0.0)) {
+      res->reason = TB_STOP_STALLED;
+      return;
+    }
+  }
+  res->reason = TB_STOP_MAXITER;
+}
+
+//---- entry points --------------------------------------------------------------------------------
+
+static void tb_lmRun(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, int driver,
+                     tbSolveResult* res) {
+  res->iterations = 0;
+  double psi = tb_lmPhi(c, s->y, s->phi);
+  if (!isfinite(psi)) {
+    res->reason = TB_STOP_NONFINITE;
+    return;
+  }
+  if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
+    res->reason = TB_STOP_CONVERGED;
+    return;
+  }
+  if (driver == TB_LM_PLM) {
+    tb_lmPLM(c, opt, s, psi, res);
+  } else if (driver == TB_LM_DOGLEG) {
+    tb_lmDogleg(c, opt, s, psi, res);
+  } else {
+    tb_lmRLM(c, opt, s, psi, res);
+  }
+}
+
+// the MNCP equation on w: xs, us (n each), then the driver's scratch
+static void tb_lmSetupMNCP(const tbProblem* p, double cfm, tbSolverWork* w, tbLm* c, tbLmState* s) {
+  int n = p->n;
+  memset(c, 0, sizeof(*c));
+  c->kind = TB_LM_MNCP;
+  c->p = p;
+  c->cfm = cfm;
+  c->n = n;
+  c->xs = w->d;
+  c->us = w->d + n;
+  tb_lmCarve(s, n, w->d + 2 * n);
+}
+
+// the FB equation on w: doubles M (m^2), q, w, map_coef (2m), xs, us (n each), the driver's;
+// ints map_row (2m), start (nblock <= n). Returns m.
+static int tb_lmSetupFB(const tbProblem* p, tbSolverWork* w, tbLm* c, tbLmState* s) {
+  int nfree, m = tb_lcpSize(p, &nfree), n = p->n;
+  memset(c, 0, sizeof(*c));
+  if (m <= 0) return m;
+  double* M = w->d;
+  double* q = M + (size_t)m * m;
+  c->kind = TB_LM_FB;
+  c->p = p;
+  c->n = m;
+  c->nfree = nfree;
+  c->M = M;
+  c->q = q;
+  c->w = q + m;
+  double* map_coef = c->w + m;
+  c->xs = map_coef + 2 * m;
+  c->us = c->xs + n;
+  c->start = w->i + 2 * m;
+  tb_lcpForm(p, M, q, w->i, map_coef, c->start);
+  tb_lmCarve(s, m, c->us + n);
+  return m;
+}
+
+// test hook: phi (returning psi) and, when J is non-NULL, the Jacobian at y of the MNCP
+// (kind 0; w sized for TB_SOLVER_MNCP_RLM) or FB (kind 1; for TB_SOLVER_MLCP_FB_RLM) equation
+double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double* phi, double* J,
+                     tbSolverWork* w) {
+  tbLm c;
+  tbLmState s;
+  if (kind == TB_LM_FB) {
+    tb_lmSetupFB(p, w, &c, &s);
+  } else {
+    tb_lmSetupMNCP(p, 0.0, w, &c, &s);
+  }
+  double psi = tb_lmPhi(&c, y, phi);
+  if (J) tb_lmJac(&c, y, J);
+  return psi;
+}
+
+static void tb_solveTodorov(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                            tbSolveResult* res, int driver) {
+  tbLm c;
+  tbLmState s;
+  tb_lmSetupMNCP(p, opt->cfm, w, &c, &s);
+  // warm start z = v - F with v ~ u = (A + cfm I) x + b: the exact inverse of F at a solution
+  tb_problemVelocity(p, x, c.us);
+  for (int k = 0; k < p->nblock; k++) {
+    int i = p->blk_adr[k];
+    for (int r = i; r < i + p->blk_dim[k]; r++) {
+      s.y[r] = p->blk_type[k] == TB_BLOCK_BOX ? x[r] : c.us[r] + opt->cfm * x[r] - x[r];
+    }
+  }
+  tb_lmRun(&c, opt, &s, driver, res);
+  tb_lmImpulse(&c, s.y, x);
+  tb_finishSolve(p, opt, x, w->d, res);
+}
+
 void tb_solveMNCP(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                   tbSolveResult* res, int projected) {
-  (void)projected;
-  res->reason = TB_STOP_MAXITER;
-  tb_finishSolve(p, opt, x, w->d, res);
+  tb_solveTodorov(p, opt, x, w, res, projected ? TB_LM_PLM : TB_LM_RLM);
 }
+
 void tb_solveNCPDogleg(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                        tbSolveResult* res) {
-  res->reason = TB_STOP_MAXITER;
-  tb_finishSolve(p, opt, x, w->d, res);
+  tb_solveTodorov(p, opt, x, w, res, TB_LM_DOGLEG);
 }
+
 void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                     tbSolveResult* res, int projected) {
-  (void)projected;
-  res->reason = TB_STOP_MAXITER;
-  tb_finishSolve(p, opt, x, w->d, res);
+  tbLm c;
+  tbLmState s;
+  res->iterations = 0;
+  if (tb_lmSetupFB(p, w, &c, &s) <= 0) {
+    res->reason = TB_STOP_CONVERGED;
+    tb_finishSolve(p, opt, x, w->d, res);
+    return;
+  }
+  tb_impulseToLCP(p, x, s.y, c.us, c.start);
+  tb_lmRun(&c, opt, &s, projected ? TB_LM_PLM : TB_LM_RLM, res);
+  tb_lcpToImpulse(p, s.y, x, c.start);
+  tb_finishSolve(p, opt, x, c.xs, res);
 }

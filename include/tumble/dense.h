@@ -1,0 +1,113 @@
+// Small dense linear algebra shared by the CPU solvers and (later) the kernels: row-major
+// matrices, no allocation, plain loops in a fixed order (deterministic results).
+#ifndef TUMBLE_DENSE_H_
+#define TUMBLE_DENSE_H_
+
+#include "tb_math.h"
+
+// r = M v, M (rows x cols)
+TB_HD void tbu_matVec(int rows, int cols, const double* M, const double* v, double* r) {
+  for (int i = 0; i < rows; i++) {
+    const double* m = M + (long)i * cols;
+    double s = 0.0;
+    for (int j = 0; j < cols; j++) s += m[j] * v[j];
+    r[i] = s;
+  }
+}
+
+// r = M^T v, M (rows x cols), r (cols)
+TB_HD void tbu_matTVec(int rows, int cols, const double* M, const double* v, double* r) {
+  for (int j = 0; j < cols; j++) r[j] = 0.0;
+  for (int i = 0; i < rows; i++) {
+    const double* m = M + (long)i * cols;
+    double vi = v[i];
+    for (int j = 0; j < cols; j++) r[j] += m[j] * vi;
+  }
+}
+
+// G = M^T M (cols x cols, full symmetric), M (rows x cols)
+TB_HD void tbu_gram(int rows, int cols, const double* M, double* G) {
+  for (int k = 0; k < cols * cols; k++) G[k] = 0.0;
+  for (int i = 0; i < rows; i++) {
+    const double* m = M + (long)i * cols;
+    for (int a = 0; a < cols; a++) {
+      double ma = m[a];
+      if (ma == 0.0) continue;
+      double* g = G + (long)a * cols;
+      for (int b = a; b < cols; b++) g[b] += ma * m[b];
+    }
+  }
+  for (int a = 0; a < cols; a++) {
+    for (int b = 0; b < a; b++) G[(long)a * cols + b] = G[(long)b * cols + a];
+  }
+}
+
+// Cholesky A = L L^T in place (lower triangle of A becomes L; the strict upper triangle is left
+// as it was). Returns 0, or -1 at the first pivot that is not positive and finite.
+TB_HD int tbu_cholesky(int n, double* A) {
+  for (int j = 0; j < n; j++) {
+    double* aj = A + (long)j * n;
+    double d = aj[j];
+    for (int k = 0; k < j; k++) d -= aj[k] * aj[k];
+    if (!(d > 0.0) || d != d || d > 1e300) return -1;
+    double l = sqrt(d);
+    aj[j] = l;
+    for (int i = j + 1; i < n; i++) {
+      double* ai = A + (long)i * n;
+      double s = ai[j];
+      for (int k = 0; k < j; k++) s -= ai[k] * aj[k];
+      ai[j] = s / l;
+    }
+  }
+  return 0;
+}
+
+// solve L L^T x = b in place (L from tbu_cholesky)
+TB_HD void tbu_cholSolve(int n, const double* L, double* b) {
+  for (int i = 0; i < n; i++) {
+    const double* li = L + (long)i * n;
+    double s = b[i];
+    for (int k = 0; k < i; k++) s -= li[k] * b[k];
+    b[i] = s / li[i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    double s = b[i];
+    for (int k = i + 1; k < n; k++) s -= L[(long)k * n + i] * b[k];
+    b[i] = s / L[(long)i * n + i];
+  }
+}
+
+// least squares min |M x - b| by Householder QR (rows >= cols); M and b are overwritten and x
+// is left in b[0..cols). Returns 0, or -1 when R has a zero (or non-finite) diagonal entry.
+TB_HD int tbu_qrSolve(int rows, int cols, double* M, double* b) {
+  for (int k = 0; k < cols; k++) {
+    double nrm2 = 0.0;
+    for (int i = k; i < rows; i++) nrm2 += M[(long)i * cols + k] * M[(long)i * cols + k];
+    double nrm = sqrt(nrm2);
+    if (!(nrm > 0.0) || nrm > 1e300) return -1;
+    double akk = M[(long)k * cols + k];
+    double alpha = akk > 0.0 ? -nrm : nrm;
+    // v = column k below the diagonal with v_k = a_kk - alpha; v^T v = 2 nrm (nrm + |a_kk|)
+    M[(long)k * cols + k] = akk - alpha;
+    double vtv = 2.0 * nrm * (nrm + fabs(akk));
+    for (int j = k + 1; j < cols; j++) {
+      double s = 0.0;
+      for (int i = k; i < rows; i++) s += M[(long)i * cols + k] * M[(long)i * cols + j];
+      s *= 2.0 / vtv;
+      for (int i = k; i < rows; i++) M[(long)i * cols + j] -= s * M[(long)i * cols + k];
+    }
+    double s = 0.0;
+    for (int i = k; i < rows; i++) s += M[(long)i * cols + k] * b[i];
+    s *= 2.0 / vtv;
+    for (int i = k; i < rows; i++) b[i] -= s * M[(long)i * cols + k];
+    M[(long)k * cols + k] = alpha;
+  }
+  for (int i = cols - 1; i >= 0; i--) {
+    double s = b[i];
+    for (int j = i + 1; j < cols; j++) s -= M[(long)i * cols + j] * b[j];
+    b[i] = s / M[(long)i * cols + i];
+  }
+  return 0;
+}
+
+#endif  // TUMBLE_DENSE_H_
