@@ -333,7 +333,10 @@ static void tb_usage(FILE* f) {
           "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
           "         [--cone exact|pyramid] [--facets N] [--align] [--every K] [--seed S]\n"
           "         [--threads T] [--device auto|cpu] [--out FILE.csv]\n"
-          "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n");
+          "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
+          "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K]\n"
+          "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
+          "  tumble solve --list         the solvers\n");
 }
 
 int tb_cliMain(int argc, char** argv) {
@@ -347,6 +350,7 @@ int tb_cliMain(int argc, char** argv) {
     return tb_simulate(7, def);
   }
   if (!strcmp(argv[1], "simulate")) return tb_simulate(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "solve")) return tb_solveMain(argc - 2, argv + 2);
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     tb_usage(stdout);
     return 0;

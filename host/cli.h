@@ -7,6 +7,8 @@ int tb_cliError(const char* fmt, ...);
 // parse a whole string as a number / a whole number in [lo, hi]; 0, or 2 after an error message
 int tb_parseNumber(const char* what, const char* s, double* out);
 int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out);
+// `tumble solve ...` (cli_solve.c); returns the process exit status
+int tb_solveMain(int argc, char** argv);
 // the tumble command line; returns the process exit status
 int tb_cliMain(int argc, char** argv);
 

@@ -8,17 +8,26 @@
 #include "solver.h"
 
 static const char* const tb_solverNames[TB_NSOLVER] = {
-    "pgs",        "prox-gs",     "prox-jacobi", "mncp-rlm", "mncp-plm",
-    "ncp-dogleg", "mlcp-fb-rlm", "mlcp-fb-plm", "lemke",
+    [TB_SOLVER_PGS] = "pgs",
+    [TB_SOLVER_PROX_GS] = "prox-gs",
+    [TB_SOLVER_PROX_JACOBI] = "prox-jacobi",
+    [TB_SOLVER_MNCP_RLM] = "mncp-rlm",
+    [TB_SOLVER_MNCP_PLM] = "mncp-plm",
+    [TB_SOLVER_NCP_DOGLEG] = "ncp-dogleg",
+    [TB_SOLVER_MLCP_FB_RLM] = "mlcp-fb-rlm",
+    [TB_SOLVER_MLCP_FB_PLM] = "mlcp-fb-plm",
+    [TB_SOLVER_LEMKE] = "lemke",
+    [TB_SOLVER_AUTO] = "auto",
 };
 
 const char* tb_solverName(int solver) {
-  return solver >= 0 && solver < TB_NSOLVER ? tb_solverNames[solver] : "?";
+  return solver >= 0 && solver < TB_NSOLVER && tb_solverNames[solver] ? tb_solverNames[solver]
+                                                                      : "?";
 }
 
 int tb_findSolver(const char* name) {
   for (int s = 0; s < TB_NSOLVER; s++) {
-    if (!strcmp(tb_solverNames[s], name)) return s;
+    if (tb_solverNames[s] && !strcmp(tb_solverNames[s], name)) return s;
   }
   return -1;
 }
@@ -69,6 +78,7 @@ int tb_solverApplies(int solver, const tbProblem* p) {
     case TB_SOLVER_PGS:
     case TB_SOLVER_PROX_GS:
     case TB_SOLVER_PROX_JACOBI:
+    case TB_SOLVER_AUTO:
       return 1;
     case TB_SOLVER_MNCP_RLM:
     case TB_SOLVER_MNCP_PLM:
@@ -106,6 +116,15 @@ size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
     case TB_SOLVER_LEMKE:
       *ints = 4 * Mm + 4 + N;
       return 3 * Mm * Mm + 12 * Mm + 4 * N;
+    case TB_SOLVER_AUTO: {
+      // the largest of its stages, plus the best iterate so far
+      size_t i1, i2, d1 = tb_solverNeed(TB_SOLVER_MNCP_PLM, n, m, &i1);
+      size_t d2 = m > 0 ? tb_solverNeed(TB_SOLVER_MLCP_FB_PLM, n, m, &i2) : (i2 = 0);
+      size_t d3 = tb_solverNeed(TB_SOLVER_PROX_GS, n, m, ints);
+      *ints = i1 > i2 ? i1 : i2;
+      size_t d = d1 > d2 ? d1 : d2;
+      return (d > d3 ? d : d3) + N;
+    }
     default:
       return 0;
   }
@@ -179,8 +198,11 @@ int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, 
     case TB_SOLVER_MLCP_FB_PLM:
       tb_solveMLCPFB(p, opt, x, w, res, solver == TB_SOLVER_MLCP_FB_PLM);
       break;
-    default:
+    case TB_SOLVER_LEMKE:
       tb_solveLemke(p, opt, x, w, res);
+      break;
+    default:
+      tb_solveAuto(p, opt, x, w, res);
       break;
   }
   res->seconds = omp_get_wtime() - t0;

@@ -30,6 +30,9 @@ void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSol
 void tb_solveLemke(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                    tbSolveResult* res);
 
+void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                  tbSolveResult* res);
+
 // the final bookkeeping every solver does: residual of the returned x from scratch, converged
 // iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged)
 void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const double* x, double* work,

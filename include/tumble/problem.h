@@ -49,6 +49,7 @@ typedef enum tbtSolver {
   TB_SOLVER_MLCP_FB_RLM,  // pyramid MLCP (Eq. 2.78), Fischer-Burmeister, regular LM
   TB_SOLVER_MLCP_FB_PLM,  // pyramid MLCP, Fischer-Burmeister, projected LM
   TB_SOLVER_LEMKE,        // Lemke's complementary pivoting on the pyramid LCP
+  TB_SOLVER_AUTO,         // PGS, then a Newton polish (MNCP or FB PLM), then prox: the default
   TB_NSOLVER
 } tbtSolver;
 

@@ -1,0 +1,71 @@
+// Reader for external problem files: Siconos numerics text files (.dat: 3D frictional contact
+// or LCP) and FCLib HDF5 files (local or global 3D frictional contact), turned into one dense
+// problem with a tbProblem view.
+//
+// Siconos text (what NM_new_from_file / SBM_new_from_file read):
+//   FC3D: dimension (3), contacts nc, matrix W, q (3 nc), mu (nc)
+//   LCP:  n, matrix M, q (n)
+//   matrix: storage type, size0, size1, then
+//     0 (dense): "size0 size1" again, then the size0 * size1 values in column-major order
+//        (Siconos' own layout: the file's k-th value is entry (k % size0, k / size0); on a
+//        symmetric matrix this is the same as reading it row by row)
+//     1 (sparse block): nbblocks (0: the zero matrix, nothing follows), block rows, block
+//        columns, cumulative row sizes, cumulative column sizes, filled1, filled2, index1
+//        (filled1: first block of each block row), index2 (filled2: block column of each
+//        block), then for each block its number and its values column-major
+//   Anything after the last field (a '0', a remark line) is ignored.
+// FCLib HDF5 (fclib.c): /fclib_local (W, vectors/q, vectors/mu, spacedim) or /fclib_global
+// (M, H, vectors/f, vectors/w, vectors/mu: M v = H r + f, u = H^T v + w, so the local form
+// has W = H^T M^-1 H and q = H^T M^-1 f + w), optional /solution/r. Sparse matrices hold
+// m, n, nz, nzmax, p, i, x: nz = -1 compressed columns (p column pointers, i row indices),
+// nz = -2 compressed rows (p row pointers, i column indices), nz >= 0 triplets with CSparse's
+// convention (i row indices, p column indices); repeated entries are summed.
+#ifndef TUMBLE_READER_H_
+#define TUMBLE_READER_H_
+
+#include <tumble/problem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { TB_FILE_FC3D = 1, TB_FILE_LCP = 2 };
+
+typedef struct tbFileProblem {
+  int kind;            // TB_FILE_FC3D or TB_FILE_LCP
+  int n;               // rows (3 * ncontact for FC3D)
+  int ncontact;        // FC3D: contacts; LCP: 0
+  double* W;           // (n x n) row-major (FC3D: Delassus W; LCP: M)
+  double* q;           // (n)
+  double* mu;          // (ncontact) FC3D only, else NULL
+  int has_solution;    // FCLib /solution/r present
+  double* r_solution;  // (n) reference impulses, or NULL
+  int global;          // 1 when built from /fclib_global
+  int nblock;          // blocks of the tbProblem view: ncontact (FC3D) or n (LCP)
+  double* lo;          // (n) view: box lower bounds (0)
+  double* hi;          // (n) view: box upper bounds (inf)
+  int* blk_type;       // (nblock) TB_BLOCK_CONTACT (FC3D) or TB_BLOCK_BOX (LCP)
+  int* blk_adr;        // (nblock)
+  int* blk_dim;        // (nblock) 3 or 1
+  double* blk_mu;      // (nblock) mu (FC3D) or 0
+  double* blk_angle;   // (nblock) 0
+} tbFileProblem;
+
+// Read a Siconos numerics text file (FC3D or LCP, told apart by the header: an LCP starts
+// n, storage type 0 or 1, n; any other header starting with 3 is FC3D's 3, nc, storage type,
+// 3 nc) or an FCLib HDF5 file
+// (recognized by the HDF5 signature). Returns TB_OK, or TB_ERR_ARG with tb_lastError() one
+// line naming the file, the field and the position (e.g. "Capsules.dat: W block 12 value 3
+// (line 40): not a number 'x'"); on error *out is left empty (all pointers NULL).
+int tb_readProblem(const char* path, tbFileProblem* out);
+void tb_freeFileProblem(tbFileProblem* fp);
+
+// a tbProblem view of fp (pointers into fp): cone exact, every FC3D contact a 3-row contact
+// block with its mu, every LCP row a unilateral box row [0, inf)
+tbProblem tb_fileProblemView(const tbFileProblem* fp);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // TUMBLE_READER_H_
