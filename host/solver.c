@@ -118,12 +118,18 @@ size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
       return 3 * Mm * Mm + 12 * Mm + 4 * N;
     case TB_SOLVER_AUTO: {
       // the largest of its stages, plus the best iterate so far
-      size_t i1, i2, d1 = tb_solverNeed(TB_SOLVER_MNCP_PLM, n, m, &i1);
-      size_t d2 = m > 0 ? tb_solverNeed(TB_SOLVER_MLCP_FB_PLM, n, m, &i2) : (i2 = 0);
-      size_t d3 = tb_solverNeed(TB_SOLVER_PROX_GS, n, m, ints);
-      *ints = i1 > i2 ? i1 : i2;
-      size_t d = d1 > d2 ? d1 : d2;
-      return (d > d3 ? d : d3) + N;
+      size_t d = 0, in;
+      const int stages[5] = {TB_SOLVER_PGS, TB_SOLVER_MNCP_PLM, TB_SOLVER_MLCP_FB_PLM,
+                             TB_SOLVER_LEMKE, TB_SOLVER_PROX_GS};
+      for (int k = 0; k < 5; k++) {
+        if (m <= 0 && (stages[k] == TB_SOLVER_MLCP_FB_PLM || stages[k] == TB_SOLVER_LEMKE)) {
+          continue;
+        }
+        size_t dk = tb_solverNeed(stages[k], n, m, &in);
+        d = dk > d ? dk : d;
+        *ints = in > *ints ? in : *ints;
+      }
+      return d + N;
     }
     default:
       return 0;

@@ -8,7 +8,8 @@
 // where dense Newton took minutes), then the projected-LM Newton method from its iterate
 // (implicit MNCP for the exact cone, Fischer-Burmeister on the LCP form for the pyramid) where
 // PGS crawls (BoxesStack1: PGS stalls near 1e-4), then adaptive prox from the best iterate with
-// what is left. The answer is the best iterate seen, judged by tb_residual.
+// what is left; for a standard LCP, Lemke before prox. The answer is the best iterate seen,
+// judged by tb_residual.
 #include <string.h>
 
 #include "engine.h"
@@ -31,6 +32,9 @@ static void tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int
       break;
     case TB_SOLVER_MLCP_FB_PLM:
       tb_solveMLCPFB(p, &o, x, w, &r, 1);
+      break;
+    case TB_SOLVER_LEMKE:
+      tb_solveLemke(p, &o, x, w, &r);
       break;
     default:
       tb_solveProx(p, &o, x, w, &r, 0);
@@ -77,12 +81,16 @@ void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolve
   res->reason = TB_STOP_MAXITER;
   res->residual = tb_residual(p, x, w->d);
   int left = tb_pgsWhileProgressing(p, opt, opt->max_iter, x, best, w, res);
-  int newton = p->cone == 0 ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MLCP_FB_PLM;
+  int newton = tb_solverApplies(TB_SOLVER_MNCP_PLM, p) ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MLCP_FB_PLM;
   if (res->residual > opt->tol && left > 0 && tb_solverApplies(newton, p)) {
     int budget = left < 100 ? left : 100;
     memcpy(x, best, sizeof(double) * p->n);
     tb_stage(newton, p, opt, budget, x, best, w, res);
     left -= budget;
+  }
+  if (res->residual > opt->tol && tb_solverApplies(TB_SOLVER_LEMKE, p)) {
+    // a standard LCP the iterations could not crack: pivot (no warm start, exact when it ends)
+    tb_stage(TB_SOLVER_LEMKE, p, opt, opt->max_iter, x, best, w, res);
   }
   if (res->residual > opt->tol && left > 0) {
     memcpy(x, best, sizeof(double) * p->n);
