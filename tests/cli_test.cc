@@ -352,3 +352,62 @@ TEST_F(CliTest, UniformIsSeeded) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string DataFile(const std::string& rel) {
+#ifdef TUMBLE_DATA_DIR
+  return std::string(TUMBLE_DATA_DIR) + "/" + rel;
+#else
+  return rel;
+#endif
+}
+
+// `tumble solve` on bad input: exit 2, one line naming the problem, nothing on stdout
+TEST_F(CliTest, SolveRejectsBadInput) {
+  std::ofstream(Path("bad.dat")) << "3\n1\n0\n3\n3\n3 3\n1 0 0 0 1 0 0 0 oops\n";
+  std::ofstream(Path("negmu.dat")) << "3\n1\n0\n3\n3\n3 3\n1 0 0 0 1 0 0 0 1\n-1 0 0\n-0.5\n";
+  std::string ex = DataFile("fc3d/FC3D_Example1.dat");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"solve", Path("missing.dat")}, "missing.dat"},
+      {{"solve", Path("bad.dat")}, "oops"},
+      {{"solve", Path("negmu.dat")}, "mu"},
+      {{"solve", ex, "--solver", "nope"}, "nope"},
+      {{"solve", ex, "--solver", "lemke"}, "lemke"},
+      {{"solve", ex, "--tol", "0"}, "--tol"},
+      {{"solve", ex, "--max-iter", "abc"}, "abc"},
+      {{"solve"}, "problem file"},
+  };
+  for (const auto& c : cases) {
+    CliResult r = Run(c.first);
+    EXPECT_EQ(r.status, 2) << c.second << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(c.second), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+// one JSON object per solver run with the fields
+TEST_F(CliTest, SolvePrintsOneJsonPerRun) {
+  std::string ex = DataFile("fc3d/FC3D_Example1.dat");
+  CliResult r = Run({"solve", ex, "--solver", "all"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  EXPECT_GE(lines.size(), 6u);  // pgs, prox x2, mncp x2, dogleg, auto on the exact cone
+  for (const auto& l : lines) {
+    for (const char* key :
+         {"\"file\": \"FC3D_Example1.dat\"", "\"solver\": ", "\"converged\": ", "\"iterations\": ",
+          "\"residual\": ", "\"seconds\": ", "\"contacts\": 3"}) {
+      EXPECT_NE(l.find(key), std::string::npos) << key << " in " << l;
+    }
+  }
+  r = Run({"solve", ex, "--cone", "pyramid", "--solver", "lemke"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"cone\": \"pyramid\""), std::string::npos) << r.out;
+  r = Run({"solve", "--list"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("auto"), std::string::npos);
+  EXPECT_NE(r.out.find("mncp-plm"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,169 @@
+// The solver registry (host/solver.c) and the default solver (host/solver_auto.c) on the shared
+// external problem sets: FC3D from Siconos and FCLib, LCPs (../shared/data).
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <tumble/dense.h>
+#include <tumble/reader.h>
+
+#include "engine.h"
+#include "solver.h"
+
+namespace {
+
+std::vector<std::string> Files(const char* sub) {
+  std::vector<std::string> out;
+#ifdef TUMBLE_DATA_DIR
+  std::string dir = std::string(TUMBLE_DATA_DIR) + "/" + sub;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.') out.push_back(dir + "/" + e->d_name);
+    }
+    closedir(d);
+  }
+#endif
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct SolveRun {
+  tbSolveResult res;
+  std::vector<double> x;
+  double recheck;  // tb_residual of x, computed here
+};
+
+SolveRun Solve(int solver, const tbProblem& p, int ncontact, int max_iter, double tol = 1e-8) {
+  tbSolverOpt opt = tb_defaultSolverOpt();
+  opt.max_iter = max_iter;
+  opt.tol = tol;
+  tbSolverWork* w = tb_newSolverWork(solver, p.n, ncontact, p.facets);
+  SolveRun r;
+  r.x.assign(p.n, 0.0);
+  EXPECT_EQ(tb_solve(solver, &p, &opt, r.x.data(), w, &r.res), TB_OK) << tb_lastError();
+  std::vector<double> work(p.n + 1);
+  r.recheck = tb_residual(&p, r.x.data(), work.data());
+  tb_freeSolverWork(w);
+  return r;
+}
+
+TEST(SolverTest, NamesAndApplicability) {
+  for (int s = 0; s < TB_NSOLVER; s++) {
+    EXPECT_EQ(tb_findSolver(tb_solverName(s)), s);
+  }
+  EXPECT_EQ(tb_findSolver("nope"), -1);
+  // one exact-cone contact and a bounded servo row
+  double A[16] = {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2}, b[4] = {-1, 1, 0, 0};
+  double lo[4] = {-1, 0, 0, 0}, hi[4] = {1, 0, 0, 0}, mu[2] = {0, 0.5}, ang[2] = {0, 0};
+  int type[2] = {TB_BLOCK_BOX, TB_BLOCK_CONTACT}, adr[2] = {0, 1}, dim[2] = {1, 3};
+  tbProblem p = {4, 2, A, b, lo, hi, type, adr, dim, mu, ang, 0, 4};
+  EXPECT_TRUE(tb_solverApplies(TB_SOLVER_PGS, &p));
+  EXPECT_TRUE(tb_solverApplies(TB_SOLVER_AUTO, &p));
+  EXPECT_FALSE(tb_solverApplies(TB_SOLVER_MNCP_RLM, &p));  // a bounded row
+  EXPECT_FALSE(tb_solverApplies(TB_SOLVER_LEMKE, &p));     // the exact cone is no LCP
+  p.cone = 1;
+  EXPECT_FALSE(tb_solverApplies(TB_SOLVER_MLCP_FB_PLM, &p));  // a bounded row again
+  lo[0] = 0.0;
+  hi[0] = INFINITY;
+  EXPECT_TRUE(tb_solverApplies(TB_SOLVER_LEMKE, &p));
+  EXPECT_FALSE(tb_solverApplies(TB_SOLVER_MNCP_PLM, &p));  // the pyramid is not its problem
+  // a solver that does not apply is refused, not run
+  tbSolverOpt opt = tb_defaultSolverOpt();
+  tbSolverWork* w = tb_newSolverWork(TB_SOLVER_PGS, 4, 1, 4);
+  double x[4] = {0};
+  tbSolveResult res;
+  EXPECT_EQ(tb_solve(TB_SOLVER_MNCP_RLM, &p, &opt, x, w, &res), TB_ERR_ARG);
+  // and scratch too small for the asked solver is refused
+  EXPECT_EQ(tb_solve(TB_SOLVER_LEMKE, &p, &opt, x, w, &res), TB_ERR_ARG);
+  tb_freeSolverWork(w);
+}
+
+// the acceptance test: the default exact-cone solver takes every shared FC3D file to
+// the relative natural-map residual 1e-8, and the residual holds when recomputed here
+TEST(SolverTest, DefaultSolvesEveryFc3dFile) {
+  std::vector<std::string> files = Files("fc3d");
+  if (files.empty()) GTEST_SKIP() << "../shared/data/fc3d not found";
+  for (const std::string& f : files) {
+    tbFileProblem fp;
+    ASSERT_EQ(tb_readProblem(f.c_str(), &fp), TB_OK) << tb_lastError();
+    tbProblem p = tb_fileProblemView(&fp);
+    SolveRun r = Solve(TB_SOLVER_AUTO, p, fp.ncontact, 100000);
+    EXPECT_TRUE(r.res.converged) << f << " residual " << r.res.residual;
+    EXPECT_LE(r.recheck, 1e-8) << f;
+    EXPECT_EQ(r.recheck, r.res.residual) << f;
+    tb_freeFileProblem(&fp);
+  }
+}
+
+// every applicable solver either reaches 1e-8 or says it did not, on every file small enough
+// for the dense Newton methods to run in the test's time (larger ones: bench/solvers)
+TEST(SolverTest, EverySolverHonestOnSmallFiles) {
+  std::vector<std::string> files = Files("fc3d");
+  std::vector<std::string> lcp = Files("lcp");
+  files.insert(files.end(), lcp.begin(), lcp.end());
+  if (files.empty()) GTEST_SKIP() << "../shared/data not found";
+  int runs = 0;
+  for (const std::string& f : files) {
+    tbFileProblem fp;
+    ASSERT_EQ(tb_readProblem(f.c_str(), &fp), TB_OK) << tb_lastError();
+    tbProblem p = tb_fileProblemView(&fp);
+    // the pyramid's LCP form has (2 + 8) unknowns per contact: dense LM only on small files
+    for (int cone = 0; cone < 2 && p.n <= (cone ? 60 : 200); cone++) {
+      p.cone = cone;  // the pyramid version of each FC3D file, 8 facets
+      for (int s = 0; s < TB_NSOLVER; s++) {
+        if (!tb_solverApplies(s, &p)) continue;
+        int iters = s <= TB_SOLVER_PROX_JACOBI || s == TB_SOLVER_AUTO ? 20000 : 200;
+        SolveRun r = Solve(s, p, fp.ncontact, iters);
+        runs++;
+        EXPECT_EQ(r.res.converged, r.recheck <= 1e-8) << f << " " << tb_solverName(s);
+        EXPECT_EQ(r.res.converged, r.res.reason == TB_STOP_CONVERGED) << f;
+        EXPECT_EQ(r.recheck, r.res.residual) << f << " " << tb_solverName(s);
+      }
+    }
+    tb_freeFileProblem(&fp);
+  }
+  EXPECT_GT(runs, 100);
+}
+
+// LCPs: Lemke and an iterative solver agree where the solution is unique; on every file each
+// answer reported converged is a solution
+TEST(SolverTest, LcpLemkeAndIterativeAgree) {
+  std::vector<std::string> files = Files("lcp");
+  if (files.empty()) GTEST_SKIP() << "../shared/data/lcp not found";
+  // files whose M is a P-matrix (unique solution): checked by the principal minors below
+  for (const std::string& f : files) {
+    tbFileProblem fp;
+    ASSERT_EQ(tb_readProblem(f.c_str(), &fp), TB_OK) << tb_lastError();
+    tbProblem p = tb_fileProblemView(&fp);
+    SolveRun lemke = Solve(TB_SOLVER_LEMKE, p, 0, 1000, 1e-10);
+    SolveRun fb = Solve(TB_SOLVER_MLCP_FB_PLM, p, 0, 500, 1e-10);
+    SolveRun pgs = Solve(TB_SOLVER_PGS, p, 0, 100000, 1e-10);
+    for (const SolveRun* r : {&lemke, &fb, &pgs}) {
+      EXPECT_EQ(r->res.converged, r->recheck <= 1e-10) << f;
+    }
+    // unique when M is symmetric positive definite: every converged answer is the same
+    bool spd = true;
+    std::vector<double> L(fp.W, fp.W + p.n * p.n);
+    for (int i = 0; i < p.n && spd; i++) {
+      for (int j = 0; j < p.n; j++) spd &= fp.W[i * p.n + j] == fp.W[j * p.n + i];
+    }
+    spd = spd && tbu_cholesky(p.n, L.data()) == 0;
+    if (spd && lemke.res.converged) {
+      for (const SolveRun* r : {&fb, &pgs}) {
+        if (!r->res.converged) continue;
+        for (int i = 0; i < p.n; i++) {
+          // residual 1e-10 relative to |q| on a well-conditioned SPD M
+          EXPECT_NEAR(r->x[i], lemke.x[i], 1e-6 * (1 + std::fabs(lemke.x[i]))) << f << " " << i;
+        }
+      }
+    }
+    tb_freeFileProblem(&fp);
+  }
+}
+
+}  // namespace
