@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tumble/plate.h>
 #include <tumble/rng.h>
 #include <tumble/scenes.h>
 #include <tumble/tumble.h>
@@ -336,7 +337,11 @@ static void tb_usage(FILE* f) {
           "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
           "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K]\n"
           "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
-          "  tumble solve --list         the solvers\n");
+          "  tumble solve --list         the solvers\n"
+          "  tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
+          "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
+          "         [--out PREFIX]      velocity field of a plate motion: PREFIX.csv, .png\n"
+          "  tumble plate motions        the named plate motions\n");
 }
 
 int tb_cliMain(int argc, char** argv) {
@@ -351,6 +356,7 @@ int tb_cliMain(int argc, char** argv) {
   }
   if (!strcmp(argv[1], "simulate")) return tb_simulate(argc - 2, argv + 2);
   if (!strcmp(argv[1], "solve")) return tb_solveMain(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "plate")) return tb_plateMain(argc - 2, argv + 2);
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     tb_usage(stdout);
     return 0;

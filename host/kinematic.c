@@ -31,6 +31,10 @@ void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3]
       tb_plateState(prm, p0, 0.0, pos, vel);
       break;
     }
+    case TB_DRIVER_ROCKING:
+      tbu_rockingPose(prm[TB_DRV_AMP + TB_DRV_ROCK_ALPHA], prm[TB_DRV_AMP + TB_DRV_ROCK_T],
+                      prm[TB_DRV_AMP + TB_DRV_ROCK_D], 0.0, p0, q0, pos, quat, vel);
+      break;
     case TB_DRIVER_CONSTVEL:
       memcpy(pos, p0, sizeof(double) * 3);
       memcpy(quat, q0, sizeof(double) * 4);
@@ -53,6 +57,14 @@ void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, 
                         h);
       tb_plateState(prm, p0, t + h, pos, vel);
       break;
+    case TB_DRIVER_ROCKING: {
+      double q0[4];
+      memcpy(q0, vary + tb_varyIndex(m, TB_F_BODY_QUAT, b, 0), sizeof(q0));
+      tbu_quatNormalize(q0);
+      tbu_rockingPose(prm[TB_DRV_AMP + TB_DRV_ROCK_ALPHA], prm[TB_DRV_AMP + TB_DRV_ROCK_T],
+                      prm[TB_DRV_AMP + TB_DRV_ROCK_D], t + h, p0, q0, pos, quat, vel);
+      break;
+    }
     case TB_DRIVER_CONSTVEL:
       // position in closed form so that it does not accumulate round-off
       for (int i = 0; i < 3; i++) pos[i] = p0[i] + prm[TB_DRV_VEL + i] * (t + h);

@@ -304,7 +304,7 @@ int tb_addDriver(tbModel* m, const tbDriverDef* def) {
       return -1;
     }
   }
-  if (def->type < TB_DRIVER_PLATE || def->type > TB_DRIVER_KEYFRAMES) {
+  if (def->type < TB_DRIVER_PLATE || def->type > TB_DRIVER_ROCKING) {
     tb_setError("driver %d: type %d is not a tbtDriver", k, def->type);
     return -1;
   }

@@ -274,8 +274,9 @@ static void tb_sceneBoxStack(tbModel* m) {
 }
 
 // the plate of thesis §5.3 with the centrifuge field's angular accelerations (the thesis does
-// not give its translational part); every A_i, C_i and omega is a parameter
-static int tb_plate(tbModel* m) {
+// not give its translational part); every A_i, C_i and omega is a parameter. With
+// TB_DRIVER_ROCKING it is the rocking plate of Eq. 5.9 instead (alpha, T, d parameters).
+static int tb_plate(tbModel* m, int driver) {
   tbBodyDef bd = tb_defaultBodyDef();
   bd.name = "plate";
   bd.type = TB_BODY_KINEMATIC;
@@ -286,16 +287,32 @@ static int tb_plate(tbModel* m) {
   tb_addGeom(m, &gd);
   tbDriverDef dd = tb_defaultDriverDef();
   dd.body = b;
-  dd.type = TB_DRIVER_PLATE;
-  dd.amp[3] = 100.0;
-  dd.phase[3] = 0.5 * TB_PI;
-  dd.amp[4] = 100.0;
-  dd.phase[4] = TB_PI;
+  if (driver == TB_DRIVER_ROCKING) {
+    dd.type = TB_DRIVER_ROCKING;
+    dd.amp[TB_DRV_ROCK_ALPHA] = 180.0;
+    dd.amp[TB_DRV_ROCK_T] = 0.03;
+    dd.amp[TB_DRV_ROCK_D] = 0.05;
+  } else {
+    dd.type = TB_DRIVER_PLATE;
+    dd.amp[3] = 100.0;
+    dd.phase[3] = 0.5 * TB_PI;
+    dd.amp[4] = 100.0;
+    dd.phase[4] = TB_PI;
+  }
   tb_addDriver(m, &dd);
   return b;
 }
 
-static void tb_plateParams(tbModel* m) {
+static void tb_plateParams(tbModel* m, int driver) {
+  if (driver == TB_DRIVER_ROCKING) {
+    tb_param1(m, "alpha", "rad/s^2", "rocking angular acceleration (bang-bang)", -1e6, 1e6, 0,
+              TB_F_DRIVER, 0, TB_DRV_AMP + TB_DRV_ROCK_ALPHA);
+    tb_param1(m, "T", "s", "rocking period", 0.0, 1e3, 1, TB_F_DRIVER, 0,
+              TB_DRV_AMP + TB_DRV_ROCK_T);
+    tb_param1(m, "d", "m", "depth of the rocking axis below the plate", 0.0, 1e3, 0, TB_F_DRIVER, 0,
+              TB_DRV_AMP + TB_DRV_ROCK_D);
+    return;
+  }
   for (int i = 0; i < 6; i++) {
     char a[8], c[8];
     snprintf(a, sizeof(a), "A%d", i + 1);
@@ -311,8 +328,8 @@ static void tb_plateParams(tbModel* m) {
             0, TB_DRV_OMEGA);
 }
 
-static void tb_scenePlateParticle(tbModel* m) {
-  tb_plate(m);
+static void tb_scenePlateParticle(tbModel* m, int driver) {
+  tb_plate(m, driver);
   tbBodyDef bd = tb_defaultBodyDef();
   bd.name = "particle";
   bd.pos[0] = 0.04;
@@ -323,18 +340,18 @@ static void tb_scenePlateParticle(tbModel* m) {
   m->opt.timestep = 1e-4;
   tb_commonParams(m, "friction coefficient (the thesis does not state it)");
   tb_bodyParams(m, b);
-  tb_plateParams(m);
+  tb_plateParams(m, driver);
 }
 
-static void tb_scenePlateBlock(tbModel* m) {
-  tb_plate(m);
+static void tb_scenePlateBlock(tbModel* m, int driver) {
+  tb_plate(m, driver);
   const double half[3] = {0.01, 0.01, 0.005};
   const double pos[3] = {0.04, 0.0, 0.005};
   int b = tb_box(m, "block", 0.01, half, pos, NULL, 0.5);
   m->opt.timestep = 1e-4;
   tb_commonParams(m, "friction coefficient (the thesis does not state it)");
   tb_bodyParams(m, b);
-  tb_plateParams(m);
+  tb_plateParams(m, driver);
 }
 
 static int tb_checkBuild(int i, const tbBuild* b) {
@@ -379,11 +396,36 @@ tbModel* tb_buildScene(int i, const tbBuild* b) {
       tb_sceneBoxStack(m);
       break;
     case 5:
-      tb_scenePlateParticle(m);
+      tb_scenePlateParticle(m, TB_DRIVER_PLATE);
       break;
     default:
-      tb_scenePlateBlock(m);
+      tb_scenePlateBlock(m, TB_DRIVER_PLATE);
       break;
+  }
+  if (tb_lastError()[0] || tb_compileModel(m) != TB_OK) {
+    tb_freeModel(m);
+    return NULL;
+  }
+  return m;
+}
+
+// declared in tumble/plate.h: plate-particle (box 0) or plate-block (box 1) with the plate
+// driven by `driver` (TB_DRIVER_PLATE or TB_DRIVER_ROCKING)
+tbModel* tb_buildPlateScene(int box, int driver, const tbBuild* b) {
+  tb_clearError();
+  if (driver != TB_DRIVER_PLATE && driver != TB_DRIVER_ROCKING) {
+    tb_setError("plate driver %d: expected plate or rocking", driver);
+    return NULL;
+  }
+  tbModel* m = tb_newModel();
+  if (!m) return NULL;
+  m->opt.cone = b->cone;
+  m->opt.facets = b->facets;
+  m->opt.facet_align = b->facet_align;
+  if (box) {
+    tb_scenePlateBlock(m, driver);
+  } else {
+    tb_scenePlateParticle(m, driver);
   }
   if (tb_lastError()[0] || tb_compileModel(m) != TB_OK) {
     tb_freeModel(m);

@@ -91,6 +91,51 @@ TB_HD void tbu_plateQuat0(double q0[4], const double amp[3], const double phase[
   tbu_euler2Quat(q0, off);
 }
 
+// 2D rocking plate (thesis Eq. 5.9, Vose et al.): rotation by theta(t) about the y axis through
+// (0, 0, -d), d below the plate surface, with a bang-bang angular acceleration +-alpha:
+//   theta = 1/2 alpha t^2 - 1/4 alpha T t                      0 <= t < T/2
+//   theta = -1/2 alpha t^2 + 3/4 alpha T t - 1/4 alpha T^2     T/2 <= t < T,   period T.
+// theta swings between +-alpha T^2/32 and its rate between +-alpha T/4. Angle and rate at t
+// (T <= 0 or non-finite gives NaN, so that the scene fails visibly).
+TB_HD void tbu_rockingAngle(double alpha, double T, double t, double* theta, double* rate) {
+  if (!(T > 0.0) || !isfinite(T) || !isfinite(t)) {
+    *theta = *rate = NAN;
+    return;
+  }
+  double tau = fmod(t, T);
+  if (tau < 0.0) tau += T;
+  if (tau < 0.5 * T) {
+    *theta = 0.5 * alpha * tau * tau - 0.25 * alpha * T * tau;
+    *rate = alpha * tau - 0.25 * alpha * T;
+  } else {
+    *theta = -0.5 * alpha * tau * tau + 0.75 * alpha * T * tau - 0.25 * alpha * T * T;
+    *rate = -alpha * tau + 0.75 * alpha * T;
+  }
+}
+
+// rocking plate pose at t: the body frame turned by theta about y around the axis point
+// a = p0 + (0, 0, -d), so the body origin p0 (on the plate surface, above the axis) stays at
+// distance d from the axis; q = q(theta about y) (x) q0. vel = [w x (pos - a); (0, rate, 0)].
+TB_HD void tbu_rockingPose(double alpha, double T, double d, double t, const double p0[3],
+                           const double q0[4], double pos[3], double quat[4], double vel[6]) {
+  double th, rate;
+  tbu_rockingAngle(alpha, T, t, &th, &rate);
+  double s = sin(th), c = cos(th);
+  // R_y(theta) (0, 0, d) = d (sin theta, 0, cos theta)
+  pos[0] = p0[0] + d * s;
+  pos[1] = p0[1];
+  pos[2] = p0[2] - d + d * c;
+  double qy[4] = {cos(0.5 * th), 0.0, sin(0.5 * th), 0.0};
+  tbu_quatMul(quat, qy, q0);
+  // (0, rate, 0) x d (sin, 0, cos) = rate d (cos, 0, -sin)
+  vel[0] = rate * d * c;
+  vel[1] = 0.0;
+  vel[2] = -rate * d * s;
+  vel[3] = 0.0;
+  vel[4] = rate;
+  vel[5] = 0.0;
+}
+
 // piecewise-linear keyframes (each key: t, pos[3], quat[4]): pose at time tau and the velocity
 // of the segment ending at tau (left-continuous, so a step ending on a key uses the segment it
 // spent its time in); held still before the first and after the last key

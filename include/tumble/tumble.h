@@ -105,6 +105,7 @@ typedef enum tbtDriver {
   TB_DRIVER_PLATE = 0,      // thesis §5.3: accelerations A_i sin(omega t + C_i)
   TB_DRIVER_CONSTVEL = 1,   // constant linear and angular velocity
   TB_DRIVER_KEYFRAMES = 2,  // piecewise-linear pose keyframes
+  TB_DRIVER_ROCKING = 3,    // thesis Eq. 5.9: 2D rocking about y, amp[0..2] = alpha, T, d
 } tbtDriver;
 
 #define TB_MAXKEY 32
@@ -112,6 +113,7 @@ typedef struct tbDriverDef {
   int body;                       // kinematic body it moves
   int type;                       // tbtDriver
   double amp[6];                  // plate: A_1..A_6, translational (m/s^2) then angular (rad/s^2)
+                                  // rocking: alpha (rad/s^2), T (s, > 0), d (m) in amp[0..2]
   double phase[6];                // plate: C_1..C_6 (rad)
   double omega;                   // plate: angular frequency (rad/s), thesis default 66 pi
   double vel[6];                  // constvel: [v; w] world
@@ -163,7 +165,9 @@ typedef enum tbtField {
   TB_NFIELD
 } tbtField;
 
-// layout of one driver's parameters
+// layout of one driver's parameters; a rocking driver keeps alpha, T and d in TB_DRV_AMP + 0, 1, 2
+// (TB_DRV_ROCK_*)
+enum { TB_DRV_ROCK_ALPHA = 0, TB_DRV_ROCK_T = 1, TB_DRV_ROCK_D = 2 };
 enum { TB_DRV_AMP = 0, TB_DRV_PHASE = 6, TB_DRV_OMEGA = 12, TB_DRV_VEL = 13, TB_DRV_NPRM = 19 };
 // layout of one joint's parameters
 enum {

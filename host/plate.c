@@ -1,0 +1,398 @@
+// Vibrating-plate velocity fields: named plate motions and the per-start field evaluation.
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tumble/plate.h>
+#include <tumble/tb_math.h>
+
+#include "engine.h"
+
+#define TB_W66 (66.0 * TB_PI)
+
+// thesis §5.3 / §6.1 (numbers as printed; units as in tumble/plate.h)
+static const tbPlateMotion tb_motions[] = {
+    {"centrifuge",
+     "thesis §5.3: alpha_x = 100 sin(66 pi t + pi/2), alpha_y = 100 sin(66 pi t + pi); the "
+     "translational part is not given (zero here)",
+     TB_DRIVER_PLATE,
+     {0, 0, 0, 100.0, 100.0, 0},
+     {0, 0, 0, 0.5 * TB_PI, TB_PI, 0},
+     TB_W66,
+     0,
+     0,
+     0},
+    {"circle-vose",
+     "Vose's circle: alpha_z = 100 sin(66 pi t), p_z'' = 8 sin(66 pi t + 3 pi/2)",
+     TB_DRIVER_PLATE,
+     {0, 0, 8.0, 0, 0, 100.0},
+     {0, 0, 1.5 * TB_PI, 0, 0, 0},
+     TB_W66,
+     0,
+     0,
+     0},
+    {"circle-learned",
+     "thesis Eq. 6.8-6.9 (case b): alpha_z = 40.8332 sin(66 pi t), p_z'' = 15.3654 sin(66 pi t + "
+     "6.5374)",
+     TB_DRIVER_PLATE,
+     {0, 0, 15.3654, 0, 0, 40.8332},
+     {0, 0, 6.5374, 0, 0, 0},
+     TB_W66,
+     0,
+     0,
+     0},
+    {"saddle-learned",
+     "thesis Eq. 6.10-6.15 as written: alpha_x = 3.88479 sin(66 pi t - 1.08465), alpha_y = "
+     "-4.31188 sin(66 pi t - 2.0938), p_x'' = 155.816 sin(66 pi t + 0.430032), p_y'' = 204.171 "
+     "sin(66 pi t + 5.77261)",
+     TB_DRIVER_PLATE,
+     {155.816, 204.171, 0, 3.88479, -4.31188, 0},
+     {0.430032, 5.77261, 0, -1.08465, -2.0938, 0},
+     TB_W66,
+     0,
+     0,
+     0},
+    {"rocking",
+     "thesis Eq. 5.9: 2D rocking plate about y, alpha = 180 rad/s^2, T = 0.03 s, axis 5 cm below",
+     TB_DRIVER_ROCKING,
+     {0},
+     {0},
+     0,
+     180.0,
+     0.03,
+     0.05},
+};
+
+#define TB_NMOTION ((int)(sizeof(tb_motions) / sizeof(tb_motions[0])))
+
+int tb_plateMotionCount(void) {
+  return TB_NMOTION;
+}
+
+const tbPlateMotion* tb_plateMotion(int i) {
+  return i >= 0 && i < TB_NMOTION ? &tb_motions[i] : NULL;
+}
+
+int tb_findPlateMotion(const char* name) {
+  for (int i = 0; i < TB_NMOTION; i++) {
+    if (!strcmp(tb_motions[i].name, name)) return i;
+  }
+  return -1;
+}
+
+double tb_plateMotionPeriod(const tbPlateMotion* mo) {
+  return mo->driver == TB_DRIVER_ROCKING ? mo->period : 2.0 * TB_PI / mo->omega;
+}
+
+tbFieldOpt tb_defaultFieldOpt(void) {
+  tbFieldOpt o;
+  memset(&o, 0, sizeof(o));
+  o.nx = o.ny = 8;
+  o.extent = 0.05;
+  o.seconds = 2.0;
+  o.dt = 1e-4;
+  o.mu = 0.5;
+  o.transient = -1.0;
+  return o;
+}
+
+void tb_freeFieldResult(tbFieldResult* r) {
+  if (!r) return;
+  free(r->pt);
+  r->pt = NULL;
+  r->n = 0;
+}
+
+//---- setup -------------------------------------------------------------------------------------
+
+static int tb_setParam(const tbModel* m, tbData* d, const char* name, double v) {
+  int p = tb_findParam(m, name);
+  if (p < 0) return tb_setError("plate scene has no parameter '%s'", name);
+  for (int s = 0; s < d->nscene; s++) d->param[(size_t)s * m->nparam + p] = v;
+  return TB_OK;
+}
+
+static int tb_fieldParams(const tbModel* m, tbData* d, const tbPlateMotion* mo, const tbFieldOpt* o,
+                          const double* start) {
+  tb_defaultParams(m, d);
+  int rc = tb_setParam(m, d, "mu", o->mu) | tb_setParam(m, d, "dt", o->dt);
+  if (mo->driver == TB_DRIVER_ROCKING) {
+    rc |= tb_setParam(m, d, "alpha", mo->alpha) | tb_setParam(m, d, "T", mo->period) |
+          tb_setParam(m, d, "d", mo->d);
+  } else {
+    for (int i = 0; i < 6; i++) {
+      char a[8], c[8];
+      snprintf(a, sizeof(a), "A%d", i + 1);
+      snprintf(c, sizeof(c), "C%d", i + 1);
+      rc |= tb_setParam(m, d, a, mo->amp[i]) | tb_setParam(m, d, c, mo->phase[i]);
+    }
+    rc |= tb_setParam(m, d, "omega", mo->omega);
+  }
+  if (rc) return TB_ERR_ARG;
+  for (int k = 0; k < o->nset; k++) {
+    if (tb_setParam(m, d, o->set_name[k], o->set_value[k])) return TB_ERR_ARG;
+  }
+  int px = tb_findParam(m, "x0"), py = tb_findParam(m, "y0");
+  for (int s = 0; s < d->nscene; s++) {
+    d->param[(size_t)s * m->nparam + px] = start[2 * s];
+    d->param[(size_t)s * m->nparam + py] = start[2 * s + 1];
+  }
+  return tb_checkParams(m, d);
+}
+
+// world normal of the plate (its body z axis)
+static void tb_plateNormal(const double q[4], double n[3]) {
+  const double ez[3] = {0, 0, 1};
+  tbu_rotVec(n, q, ez);
+}
+
+// velocity of the plate's material point at p
+static void tb_platePointVel(const double* ppos, const double* pvel, const double p[3],
+                             double v[3]) {
+  double r[3], wr[3];
+  tbu_sub3(r, p, ppos);
+  tbu_cross3(wr, pvel + 3, r);
+  tbu_add3(v, pvel, wr);
+}
+
+// put the part on the plate surface at its start, moving with the plate (so that the transient
+// is the field's, not the drop's); a block also takes the plate's orientation
+static void tb_placePart(const tbModel* m, tbData* d, int s, int plate, int part, double half_z) {
+  const double* ppos = d->body_pos + ((size_t)s * m->nbody + plate) * 3;
+  const double* pquat = d->body_quat + ((size_t)s * m->nbody + plate) * 4;
+  const double* pvel = d->body_vel + ((size_t)s * m->nbody + plate) * 6;
+  double* pos = d->body_pos + ((size_t)s * m->nbody + part) * 3;
+  double* quat = d->body_quat + ((size_t)s * m->nbody + part) * 4;
+  double* vel = d->body_vel + ((size_t)s * m->nbody + part) * 6;
+  double n[3];
+  tb_plateNormal(pquat, n);
+  double rest = half_z - n[0] * (pos[0] - ppos[0]) - n[1] * (pos[1] - ppos[1]);
+  pos[2] = ppos[2] + rest / n[2];
+  tb_platePointVel(ppos, pvel, pos, vel);
+  if (half_z > 0.0) {
+    memcpy(quat, pquat, sizeof(double) * 4);
+    memcpy(vel + 3, pvel + 3, sizeof(double) * 3);
+  }
+}
+
+//---- per-step observation ----------------------------------------------------------------------
+
+// gap of the part above the plate after the step, and the slip speed at its lowest point
+static void tb_observe(const tbModel* m, const tbData* d, int s, int plate, int part,
+                       const double half[3], double* gap, double* slip) {
+  const double* ppos = d->body_pos + ((size_t)s * m->nbody + plate) * 3;
+  const double* pquat = d->body_quat + ((size_t)s * m->nbody + plate) * 4;
+  const double* pvel = d->body_vel + ((size_t)s * m->nbody + plate) * 6;
+  const double* pos = d->body_pos + ((size_t)s * m->nbody + part) * 3;
+  const double* quat = d->body_quat + ((size_t)s * m->nbody + part) * 4;
+  const double* vel = d->body_vel + ((size_t)s * m->nbody + part) * 6;
+  double n[3], low[3], r[3];
+  tb_plateNormal(pquat, n);
+  tbu_copy3(low, pos);
+  double g = INFINITY;
+  if (half[0] > 0.0 || half[1] > 0.0 || half[2] > 0.0) {
+    for (int c = 0; c < 8; c++) {
+      double loc[3] = {(c & 1 ? 1 : -1) * half[0], (c & 2 ? 1 : -1) * half[1],
+                       (c & 4 ? 1 : -1) * half[2]};
+      double wc[3], p[3];
+      tbu_rotVec(wc, quat, loc);
+      tbu_add3(p, pos, wc);
+      tbu_sub3(r, p, ppos);
+      double gc = tbu_dot3(n, r);
+      if (gc < g) g = gc;
+    }
+    // the slip is measured under the centre of the block's lowest face
+    double down[3];
+    tbu_scl3(down, n, -half[2]);
+    tbu_add3(low, pos, down);
+  } else {
+    tbu_sub3(r, pos, ppos);
+    g = tbu_dot3(n, r);
+  }
+  double vp[3], vpart[3], rel[3], wr[3];
+  tb_platePointVel(ppos, pvel, low, vp);
+  tbu_sub3(r, low, pos);
+  tbu_cross3(wr, vel + 3, r);
+  tbu_add3(vpart, vel, wr);
+  tbu_sub3(rel, vpart, vp);
+  double vn = tbu_dot3(rel, n);
+  double vt[3];
+  tbu_addscl3(vt, rel, n, -vn);
+  *gap = g;
+  *slip = sqrt(tbu_dot3(vt, vt));
+}
+
+//---- the field ---------------------------------------------------------------------------------
+
+static int tb_checkFieldOpt(const tbFieldOpt* o) {
+  if (o->nstart <= 0 && (o->nx < 1 || o->ny < 1)) {
+    return tb_setError("grid %dx%d: must be at least 1x1", o->nx, o->ny);
+  }
+  if (o->nstart > 0 && !o->start) return tb_setError("start: %d starts but no array", o->nstart);
+  if (!(o->extent > 0.0) || !isfinite(o->extent)) {
+    return tb_setError("extent %g: must be finite and > 0", o->extent);
+  }
+  if (!(o->seconds > 0.0) || !isfinite(o->seconds)) {
+    return tb_setError("seconds %g: must be finite and > 0", o->seconds);
+  }
+  if (!(o->dt > 0.0) || !isfinite(o->dt))
+    return tb_setError("dt %g: must be finite and > 0", o->dt);
+  if (o->seconds / o->dt > 2e9)
+    return tb_setError("seconds / dt = %g: too many steps", o->seconds / o->dt);
+  if (!(o->mu >= 0.0) || !isfinite(o->mu))
+    return tb_setError("mu %g: must be finite and >= 0", o->mu);
+  if (!isfinite(o->transient) || o->transient >= o->seconds) {
+    return tb_setError("transient %g: must be less than seconds %g", o->transient, o->seconds);
+  }
+  if (o->nset < 0 || o->nset > TB_FIELD_MAXSET)
+    return tb_setError("nset %d: at most %d", o->nset, TB_FIELD_MAXSET);
+  return TB_OK;
+}
+
+int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r) {
+  tb_clearError();
+  memset(r, 0, sizeof(*r));
+  if (tb_checkFieldOpt(o) != TB_OK) return TB_ERR_ARG;
+  int n = o->nstart > 0 ? o->nstart : o->nx * o->ny;
+  double* start = (double*)malloc(sizeof(double) * 2 * (size_t)n);
+  if (!start) {
+    tb_setError("out of memory for %d starts", n);
+    return TB_ERR_MEMORY;
+  }
+  if (o->nstart > 0) {
+    memcpy(start, o->start, sizeof(double) * 2 * (size_t)n);
+  } else {
+    for (int j = 0; j < o->ny; j++) {
+      for (int i = 0; i < o->nx; i++) {
+        double fx = o->nx > 1 ? (double)i / (o->nx - 1) : 0.5;
+        double fy = o->ny > 1 ? (double)j / (o->ny - 1) : 0.5;
+        start[2 * (j * o->nx + i)] = -o->extent + 2.0 * o->extent * fx;
+        start[2 * (j * o->nx + i) + 1] = -o->extent + 2.0 * o->extent * fy;
+      }
+    }
+  }
+  tbBuild b = tb_defaultBuild(tb_findScene(o->box ? "plate-block" : "plate-particle"));
+  tbModel* m = tb_buildPlateScene(o->box, mo->driver, &b);
+  tbData* d = m ? tb_newData(m, n) : NULL;
+  int rc = TB_OK;
+  if (!m || !d) {
+    rc = TB_ERR_MEMORY;
+    goto done;
+  }
+  if ((rc = tb_fieldParams(m, d, mo, o, start)) != TB_OK) goto done;
+  if ((rc = tb_resetData(m, d)) != TB_OK) goto done;
+  int plate = tb_findBody(m, "plate"), part = tb_findBody(m, o->box ? "block" : "particle");
+  int geom = 1;  // the part's shape (the plate's plane is shape 0)
+  double half_z = o->box ? m->gdef[geom].size[2] : 0.0;
+  for (int s = 0; s < n; s++) tb_placePart(m, d, s, plate, part, half_z);
+
+  // the averaging window: whole periods after the transient, on the step grid
+  long nstep = lround(o->seconds / o->dt);
+  double P = tb_plateMotionPeriod(mo);
+  double transient = o->transient < 0.0 ? 0.5 * o->seconds : o->transient;
+  long k0 = lround(transient / o->dt);
+  if (k0 >= nstep) k0 = nstep - 1;
+  int periods = (int)floor((nstep - k0) * o->dt / P + 1e-9);
+  long k1 = periods > 0 ? k0 + lround(periods * P / o->dt) : nstep;
+  if (k1 > nstep) k1 = nstep;
+  if (k1 <= k0) k1 = k0 + 1;
+  r->pt = (tbFieldPoint*)calloc((size_t)n, sizeof(tbFieldPoint));
+  if (!r->pt) {
+    tb_setError("out of memory for %d starts", n);
+    rc = TB_ERR_MEMORY;
+    goto done;
+  }
+  r->n = n;
+  r->nstep = nstep;
+  r->periods = periods;
+  r->window = (k1 - k0) * o->dt;
+  int done_count = 0, work_fail = 0, tty = isatty(fileno(stderr));
+  double t0 = omp_get_wtime();
+#pragma omp parallel
+  {
+    tbWork* w = tb_newWork(m);
+    if (!w) {
+#pragma omp atomic write
+      work_fail = 1;
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int s = 0; s < n; s++) {
+      if (!w) continue;
+      double half[3] = {0, 0, 0};
+      const double* pos = d->body_pos + ((size_t)s * m->nbody + part) * 3;
+      double sx = 0, sy = 0, x0 = 0, y0 = 0;
+      long nstick = 0, nsep = 0, run = 0;
+      for (long k = 1; k <= nstep; k++) {
+        if (k == k0 + 1) {
+          x0 = pos[0];
+          y0 = pos[1];
+        }
+        tb_stepScene(m, d, s, w);
+        if (d->status[s] & TB_SCENE_FAILMASK) break;
+        if (k <= k0 || k > k1) continue;
+        if (o->box) memcpy(half, w->vary + tb_varyIndex(m, TB_F_GEOM_SIZE, geom, 0), sizeof(half));
+        double gap, slip;
+        tb_observe(m, d, s, plate, part, half, &gap, &slip);
+        sx += pos[0];
+        sy += pos[1];
+        if (gap > TB_FIELD_GAP_TOL) {
+          nsep++;
+          run = 0;
+        } else if (slip < TB_FIELD_STICK_SPEED) {
+          // a run of one step is a slip reversal inside the step; two or more stick
+          run++;
+          nstick += run == 2 ? 2 : run > 2;
+        } else {
+          run = 0;
+        }
+        if (k == k1) {
+          double span = (k1 - k0) * o->dt;
+          r->pt[s].vx = (pos[0] - x0) / span;
+          r->pt[s].vy = (pos[1] - y0) / span;
+        }
+      }
+      tbFieldPoint* pt = &r->pt[s];
+      pt->x0 = start[2 * s];
+      pt->y0 = start[2 * s + 1];
+      pt->status = d->status[s];
+      if (d->status[s] & TB_SCENE_FAILMASK) {
+        pt->mean_x = pt->mean_y = pt->vx = pt->vy = pt->speed = pt->stick = pt->separated = NAN;
+      } else {
+        double cnt = (double)(k1 - k0);
+        pt->mean_x = sx / cnt;
+        pt->mean_y = sy / cnt;
+        pt->speed = sqrt(pt->vx * pt->vx + pt->vy * pt->vy);
+        pt->stick = nstick / cnt;
+        pt->separated = nsep / cnt;
+      }
+#pragma omp critical(tb_plate_progress)
+      {
+        done_count++;
+        if (o->progress &&
+            (done_count == n || (tty && done_count * 10 / n != (done_count - 1) * 10 / n))) {
+          fprintf(stderr, "%stumble: plate field: %d/%d starts, %.1f s", tty ? "\r" : "",
+                  done_count, n, omp_get_wtime() - t0);
+          if (done_count == n) fputc('\n', stderr);
+          fflush(stderr);
+        }
+      }
+    }
+    tb_freeWork(w);
+  }
+  r->wall = omp_get_wtime() - t0;
+  if (work_fail) {
+    tb_setError("out of memory for the step scratch");
+    rc = TB_ERR_MEMORY;
+    goto done;
+  }
+  for (int s = 0; s < n; s++) r->failed += (r->pt[s].status & TB_SCENE_FAILMASK) != 0;
+done:
+  if (rc != TB_OK) tb_freeFieldResult(r);
+  tb_freeData(d);
+  tb_freeModel(m);
+  free(start);
+  return rc;
+}

@@ -1,0 +1,200 @@
+// PNG plots with cairo: the quiver plot of a plate velocity field.
+#include <math.h>
+#include <stdio.h>
+
+#include <cairo.h>
+
+#include "plot.h"
+
+// viridis, sampled at 0, 0.25, 0.5, 0.75, 1
+static void tb_colormap(double s, double rgb[3]) {
+  static const double c[5][3] = {{0.267, 0.005, 0.329},
+                                 {0.230, 0.322, 0.546},
+                                 {0.128, 0.567, 0.551},
+                                 {0.369, 0.789, 0.383},
+                                 {0.993, 0.906, 0.144}};
+  if (!(s >= 0.0)) s = 0.0;
+  if (s > 1.0) s = 1.0;
+  double f = s * 4.0;
+  int i = (int)f;
+  if (i > 3) i = 3;
+  f -= i;
+  for (int k = 0; k < 3; k++) rgb[k] = c[i][k] + f * (c[i + 1][k] - c[i][k]);
+}
+
+// a tick step of 1, 2 or 5 times a power of ten giving about `want` ticks over `range`
+static double tb_niceStep(double range, int want) {
+  double raw = range / want, p = pow(10.0, floor(log10(raw)));
+  double m = raw / p;
+  return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
+}
+
+static void tb_text(cairo_t* cr, double x, double y, double ax, double ay, const char* s) {
+  cairo_text_extents_t te;
+  cairo_text_extents(cr, s, &te);
+  cairo_move_to(cr, x - ax * te.width - te.x_bearing, y - ay * te.height - te.y_bearing);
+  cairo_show_text(cr, s);
+}
+
+static void tb_arrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head) {
+  double dx = x1 - x0, dy = y1 - y0, L = sqrt(dx * dx + dy * dy);
+  if (!(L > 0.5)) {
+    cairo_arc(cr, x0 + 0.5 * dx, y0 + 0.5 * dy, 1.5, 0, 2 * M_PI);
+    cairo_fill(cr);
+    return;
+  }
+  double ux = dx / L, uy = dy / L, hl = head < 0.4 * L ? head : 0.4 * L, hw = 0.5 * hl;
+  cairo_move_to(cr, x0, y0);
+  cairo_line_to(cr, x1 - ux * hl, y1 - uy * hl);
+  cairo_stroke(cr);
+  cairo_move_to(cr, x1, y1);
+  cairo_line_to(cr, x1 - ux * hl - uy * hw, y1 - uy * hl + ux * hw);
+  cairo_line_to(cr, x1 - ux * hl + uy * hw, y1 - uy * hl - ux * hw);
+  cairo_close_path(cr);
+  cairo_fill(cr);
+}
+
+int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
+  cairo_surface_t* sf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+  cairo_t* cr = cairo_create(sf);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+
+  double left = 80, top = 50, bottom = 70, right = 150;
+  double S = fmin(width - left - right, height - top - bottom);
+  double E = q->extent + q->pad;
+#define TB_PX(x) (left + ((x) + E) / (2.0 * E) * S)
+#define TB_PY(y) (top + (E - (y)) / (2.0 * E) * S)
+
+  // speeds and the arrow scale
+  double vmax = 0.0;
+  for (int i = 0; i < q->n; i++) {
+    double s = sqrt(q->u[i] * q->u[i] + q->v[i] * q->v[i]);
+    if (s > vmax) vmax = s;
+  }
+  double scale = vmax > 0.0 ? q->arrow / vmax : 0.0;  // m per m/s
+
+  // frame, plate square, grid ticks in cm
+  cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
+  cairo_rectangle(cr, left, top, S, S);
+  cairo_fill(cr);
+  cairo_set_source_rgb(cr, 0.88, 0.9, 0.95);
+  cairo_rectangle(cr, TB_PX(-q->extent), TB_PY(q->extent), TB_PX(q->extent) - TB_PX(-q->extent),
+                  TB_PY(-q->extent) - TB_PY(q->extent));
+  cairo_fill(cr);
+  cairo_set_font_size(cr, 12);
+  double Ecm = E * 100.0, step = tb_niceStep(2.0 * Ecm, 8);
+  char buf[64];
+  for (double t = ceil(-Ecm / step) * step; t <= Ecm + 1e-9; t += step) {
+    double x = TB_PX(t / 100.0), y = TB_PY(t / 100.0);
+    cairo_set_source_rgba(cr, 0, 0, 0, 0.08);
+    cairo_set_line_width(cr, 1);
+    cairo_move_to(cr, x, top);
+    cairo_line_to(cr, x, top + S);
+    cairo_move_to(cr, left, y);
+    cairo_line_to(cr, left + S, y);
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_move_to(cr, x, top + S);
+    cairo_line_to(cr, x, top + S + 5);
+    cairo_move_to(cr, left - 5, y);
+    cairo_line_to(cr, left, y);
+    cairo_stroke(cr);
+    snprintf(buf, sizeof(buf), "%g", fabs(t) < 1e-9 ? 0.0 : t);
+    tb_text(cr, x, top + S + 8, 0.5, 0.0, buf);
+    tb_text(cr, left - 8, y, 1.0, 0.5, buf);
+  }
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1.5);
+  cairo_rectangle(cr, left, top, S, S);
+  cairo_stroke(cr);
+  cairo_set_line_width(cr, 1.0);
+  cairo_set_source_rgb(cr, 0.3, 0.35, 0.5);
+  cairo_rectangle(cr, TB_PX(-q->extent), TB_PY(q->extent), TB_PX(q->extent) - TB_PX(-q->extent),
+                  TB_PY(-q->extent) - TB_PY(q->extent));
+  cairo_stroke(cr);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_font_size(cr, 14);
+  tb_text(cr, left + 0.5 * S, top + S + 32, 0.5, 0.0, "x (cm)");
+  cairo_save(cr);
+  cairo_translate(cr, left - 50, top + 0.5 * S);
+  cairo_rotate(cr, -M_PI / 2);
+  tb_text(cr, 0, 0, 0.5, 0.5, "y (cm)");
+  cairo_restore(cr);
+  cairo_set_font_size(cr, 16);
+  tb_text(cr, left + 0.5 * S, 0.5 * top, 0.5, 0.5, q->title ? q->title : "");
+
+  // markers and arrows, clipped to the frame
+  cairo_save(cr);
+  cairo_rectangle(cr, left, top, S, S);
+  cairo_clip(cr);
+  if (q->mark) {
+    cairo_set_source_rgb(cr, 0.85, 0.1, 0.1);
+    cairo_set_line_width(cr, 1.5);
+    for (int i = 0; i < q->n; i++) {
+      if (!q->mark[i]) continue;
+      cairo_new_sub_path(cr);
+      cairo_arc(cr, TB_PX(q->mx[i]), TB_PY(q->my[i]), 5, 0, 2 * M_PI);
+      cairo_stroke(cr);
+    }
+  }
+  cairo_set_line_width(cr, 2.0);
+  for (int i = 0; i < q->n; i++) {
+    double s = sqrt(q->u[i] * q->u[i] + q->v[i] * q->v[i]);
+    if (!isfinite(s) || !isfinite(q->x[i]) || !isfinite(q->y[i])) continue;
+    double rgb[3];
+    tb_colormap(vmax > 0 ? s / vmax : 0.0, rgb);
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    double hx = 0.5 * scale * q->u[i], hy = 0.5 * scale * q->v[i];
+    tb_arrow(cr, TB_PX(q->x[i] - hx), TB_PY(q->y[i] - hy), TB_PX(q->x[i] + hx), TB_PY(q->y[i] + hy),
+             9.0);
+  }
+  cairo_restore(cr);
+
+  // colour bar: speed in cm/s
+  double bx = left + S + 30, bw = 18, bh = S * 0.8, by = top + 0.1 * S;
+  for (int k = 0; k < (int)bh; k++) {
+    double rgb[3];
+    tb_colormap(1.0 - k / bh, rgb);
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    cairo_rectangle(cr, bx, by + k, bw, 1.2);
+    cairo_fill(cr);
+  }
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, bx, by, bw, bh);
+  cairo_stroke(cr);
+  cairo_set_font_size(cr, 12);
+  double vcm = vmax * 100.0;
+  if (vcm > 0) {
+    double vs = tb_niceStep(vcm, 5);
+    for (double t = 0; t <= vcm * (1 + 1e-9); t += vs) {
+      double y = by + bh * (1.0 - t / vcm);
+      cairo_move_to(cr, bx + bw, y);
+      cairo_line_to(cr, bx + bw + 4, y);
+      cairo_stroke(cr);
+      snprintf(buf, sizeof(buf), "%g", t);
+      tb_text(cr, bx + bw + 7, y, 0.0, 0.5, buf);
+    }
+  }
+  tb_text(cr, bx, by - 12, 0.0, 0.5, "speed (cm/s)");
+  if (q->mark && q->mark_label) {
+    double ly = by + bh + 25;
+    cairo_set_source_rgb(cr, 0.85, 0.1, 0.1);
+    cairo_set_line_width(cr, 1.5);
+    cairo_new_sub_path(cr);
+    cairo_arc(cr, bx + 5, ly, 5, 0, 2 * M_PI);
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    tb_text(cr, bx + 16, ly, 0.0, 0.5, q->mark_label);
+  }
+#undef TB_PX
+#undef TB_PY
+
+  cairo_destroy(cr);
+  cairo_surface_flush(sf);
+  cairo_status_t st = cairo_surface_write_to_png(sf, path);
+  cairo_surface_destroy(sf);
+  return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+}

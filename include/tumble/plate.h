@@ -1,0 +1,103 @@
+// Vibrating-plate velocity fields (thesis §5.2-5.3, §6.1; Vose, Umbanhowar and Lynch): named
+// plate motions and the asymptotic velocity field a motion produces on parts placed on a grid.
+//
+// Units. The engine is SI. The thesis writes plate accelerations without units and positions in
+// cm; following the notes' [Inference] (case (a) of the learned circle drives A_3 to 9.81585,
+// i.e. g), the named motions keep the thesis' numbers as accelerations in m/s^2 (translational)
+// and rad/s^2 (angular), and every position here is in m (the command line takes cm).
+#ifndef TUMBLE_PLATE_H_
+#define TUMBLE_PLATE_H_
+
+#include "scenes.h"
+#include "tumble.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// a plate motion: the sinusoidal plate of thesis §5.3 (accelerations A_i sin(omega t + C_i),
+// translational i = 1..3 in m/s^2, then angular i = 4..6 in rad/s^2) or the rocking plate of
+// Eq. 5.9 (bang-bang angular acceleration +-alpha about y, period T, axis d below the plate)
+typedef struct tbPlateMotion {
+  const char* name;
+  const char* doc;
+  int driver;               // TB_DRIVER_PLATE or TB_DRIVER_ROCKING
+  double amp[6], phase[6];  // plate: A_1..A_6, C_1..C_6 (rad)
+  double omega;             // plate: rad/s (66 pi: 33 Hz)
+  double alpha, period, d;  // rocking: rad/s^2, s, m
+} tbPlateMotion;
+
+// named motions: centrifuge, circle-vose, circle-learned, saddle-learned, rocking
+int tb_plateMotionCount(void);
+const tbPlateMotion* tb_plateMotion(int i);
+int tb_findPlateMotion(const char* name);
+// s: 2 pi / omega, or T for the rocking plate
+double tb_plateMotionPeriod(const tbPlateMotion* mo);
+
+// plate-particle (box 0) or plate-block (box 1) with the plate moved by `driver`
+// (TB_DRIVER_PLATE: parameters A1..A6, C1..C6, omega; TB_DRIVER_ROCKING: alpha, T, d);
+// defined in host/scenes.c
+tbModel* tb_buildPlateScene(int box, int driver, const tbBuild* b);
+
+#define TB_FIELD_MAXSET 32
+// a start sticks when its part sticks at least this fraction of the averaging window
+#define TB_FIELD_STICK_MARK 0.01
+// relative tangential speed below which a step counts as sticking (m/s)
+#define TB_FIELD_STICK_SPEED 1e-6
+// gap after the step above which a step counts as separated (m); in contact the step leaves
+// the gap at the solver's tolerance, far below this
+#define TB_FIELD_GAP_TOL 1e-9
+
+typedef struct tbFieldOpt {
+  int nx, ny;        // grid of starts (>= 1 each), evenly spaced over [-extent, extent]^2
+  double extent;     // m, half-width of the plate square (> 0)
+  double seconds;    // s, simulated time per start (> 0)
+  double dt;         // s, time step (default 1e-4)
+  double mu;         // friction coefficient (default 0.5: the thesis does not state it)
+  int box;           // 0: particle, 1: block (20 x 20 x 10 mm, 10 g)
+  double transient;  // s skipped before averaging; < 0: half the run (the default)
+  // explicit starts (x, y pairs, m) instead of the grid, when nstart > 0
+  int nstart;
+  const double* start;
+  // extra parameter values for every scene, applied last (mass, A1, d, ...)
+  int nset;
+  const char* set_name[TB_FIELD_MAXSET];
+  double set_value[TB_FIELD_MAXSET];
+  int progress;  // 1: a progress line on stderr
+} tbFieldOpt;
+tbFieldOpt tb_defaultFieldOpt(void);
+
+// one start: averages over whole plate periods after the transient
+typedef struct tbFieldPoint {
+  double x0, y0;          // m, start
+  double mean_x, mean_y;  // m, mean position over the window
+  double vx, vy, speed;   // m/s, mean velocity (the per-period mean velocities averaged)
+  double stick;           // fraction of the window's steps in contact with zero slip (runs
+                          // of >= 2 steps: one zero-slip step is a slip reversal in the step)
+  double separated;       // fraction of the window's steps without contact
+  int status;             // TB_SCENE_* bits of the scene
+} tbFieldPoint;
+
+typedef struct tbFieldResult {
+  int n;             // starts
+  tbFieldPoint* pt;  // (n), grid order: x fastest
+  long nstep;        // steps per start
+  int periods;       // whole plate periods averaged (0: the run was shorter than one)
+  double window;     // s, averaging window
+  double wall;       // s, wall-clock time of the batch
+  int failed;        // starts whose scene failed (NaN, overflow, solver)
+} tbFieldResult;
+
+// simulate every start and fill r (free with tb_freeFieldResult); TB_OK, or an error with
+// tb_lastError() naming the bad field or parameter
+int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r);
+void tb_freeFieldResult(tbFieldResult* r);
+
+// `tumble plate ...` (host/cli_plate.c); returns the process exit status
+int tb_plateMain(int argc, char** argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // TUMBLE_PLATE_H_
