@@ -19,13 +19,12 @@ static int tb_isUnilateral(const tbProblem* p, int i) {
   return p->lo[i] == 0.0 && p->hi[i] == INFINITY;
 }
 
-// facet directions of contact block k: n_d and d_j in the (t, o) rows
-static int tb_facets(const tbProblem* p, int k) {
+int tb_facetCount(const tbProblem* p, int k) {
   int ntan = p->blk_dim[k] - 1;
   return ntan == 0 ? 0 : ntan == 1 ? 2 : p->facets;
 }
 
-static void tb_facetDir(const tbProblem* p, int k, int j, double d[2]) {
+void tb_facetDirection(const tbProblem* p, int k, int j, double d[2]) {
   if (p->blk_dim[k] == 2) {
     d[0] = j == 0 ? 1.0 : -1.0;
     d[1] = 0.0;
@@ -50,7 +49,7 @@ int tb_lcpSize(const tbProblem* p, int* nfree) {
       n++;
     } else {
       if (p->cone != 1 && p->blk_dim[k] > 1) return -1;  // the exact cone is not an LCP
-      int nd = tb_facets(p, k);
+      int nd = tb_facetCount(p, k);
       n += 1 + nd + (nd > 0);
     }
   }
@@ -68,7 +67,7 @@ static void tb_blockStarts(const tbProblem* p, int nfree, int* start) {
       start[k] = c++;
     } else {
       start[k] = c;
-      int nd = tb_facets(p, k);
+      int nd = tb_facetCount(p, k);
       c += 1 + nd + (nd > 0);
     }
   }
@@ -83,10 +82,10 @@ static void tb_lcpMap(const tbProblem* p, const int* start, int* row, double* co
     row[2 * c + 1] = -1;
     coef[2 * c + 1] = 0.0;
     if (p->blk_type[k] == TB_BLOCK_BOX) continue;
-    int nd = tb_facets(p, k), ntan = p->blk_dim[k] - 1;
+    int nd = tb_facetCount(p, k), ntan = p->blk_dim[k] - 1;
     for (int j = 0; j < nd; j++) {
       double d[2];
-      tb_facetDir(p, k, j, d);
+      tb_facetDirection(p, k, j, d);
       int cj = c + 1 + j;
       row[2 * cj] = i + 1;
       coef[2 * cj] = d[0];
@@ -129,7 +128,7 @@ int tb_lcpForm(const tbProblem* p, double* M, double* q, int* map_row, double* m
   }
   // the slack couplings: rho_f += e sigma, s = mu p_n - e^T beta
   for (int k = 0; k < p->nblock; k++) {
-    int nd = p->blk_type[k] == TB_BLOCK_CONTACT ? tb_facets(p, k) : 0;
+    int nd = p->blk_type[k] == TB_BLOCK_CONTACT ? tb_facetCount(p, k) : 0;
     if (nd == 0) continue;
     int c = start[k], sg = c + 1 + nd;
     for (int j = 0; j < nd; j++) {
@@ -151,9 +150,9 @@ void tb_lcpToImpulse(const tbProblem* p, const double* z, double* x, int* start)
     if (p->blk_type[k] == TB_BLOCK_BOX) continue;
     int ntan = p->blk_dim[k] - 1;
     for (int t = 0; t < ntan; t++) x[i + 1 + t] = 0.0;
-    for (int j = 0; j < tb_facets(p, k); j++) {
+    for (int j = 0; j < tb_facetCount(p, k); j++) {
       double d[2];
-      tb_facetDir(p, k, j, d);
+      tb_facetDirection(p, k, j, d);
       for (int t = 0; t < ntan; t++) x[i + 1 + t] += z[c + 1 + j] * d[t];
     }
   }
@@ -161,7 +160,7 @@ void tb_lcpToImpulse(const tbProblem* p, const double* z, double* x, int* start)
 
 // beta >= 0 on the two facet directions bounding the sector of the tangent impulse
 static void tb_splitTangent(const tbProblem* p, int k, const double* xt, double* beta) {
-  int nd = tb_facets(p, k);
+  int nd = tb_facetCount(p, k);
   for (int j = 0; j < nd; j++) beta[j] = 0.0;
   if (p->blk_dim[k] == 2) {
     beta[0] = xt[0] > 0.0 ? xt[0] : 0.0;
@@ -171,8 +170,8 @@ static void tb_splitTangent(const tbProblem* p, int k, const double* xt, double*
   double step = 2.0 * TB_PI / nd, ang = atan2(xt[1], xt[0]) - p->blk_angle[k];
   int j = ((int)floor(ang / step) % nd + nd) % nd;
   double d0[2], d1[2];
-  tb_facetDir(p, k, j, d0);
-  tb_facetDir(p, k, (j + 1) % nd, d1);
+  tb_facetDirection(p, k, j, d0);
+  tb_facetDirection(p, k, (j + 1) % nd, d1);
   // xt = a d0 + c d1
   double det = d0[0] * d1[1] - d0[1] * d1[0];
   double a = (xt[0] * d1[1] - xt[1] * d1[0]) / det, c = (d0[0] * xt[1] - d0[1] * xt[0]) / det;
@@ -189,14 +188,14 @@ void tb_impulseToLCP(const tbProblem* p, const double* x, double* z, double* u, 
     int i = p->blk_adr[k], c = start[k];
     z[c] = x[i];
     if (p->blk_type[k] == TB_BLOCK_BOX) continue;
-    int nd = tb_facets(p, k), ntan = p->blk_dim[k] - 1;
+    int nd = tb_facetCount(p, k), ntan = p->blk_dim[k] - 1;
     if (nd == 0) continue;
     tb_splitTangent(p, k, x + i + 1, z + c + 1);
     // sigma: the slip speed, max_j (-d_j . u_t), at least 0
     double sg = 0.0;
     for (int j = 0; j < nd; j++) {
       double d[2], dv = 0.0;
-      tb_facetDir(p, k, j, d);
+      tb_facetDirection(p, k, j, d);
       for (int t = 0; t < ntan; t++) dv += d[t] * u[i + 1 + t];
       sg = -dv > sg ? -dv : sg;
     }

@@ -32,20 +32,6 @@ static int tb_velocityIndex(const tbModel* m, int* idx) {
   return n;
 }
 
-// number of friction directions of contact block k
-static int tb_blockFacets(const tbModel* m, const tbWork* w, int k) {
-  int ntan = w->blk_dim[k] - 1;
-  return ntan == 0 ? 0 : ntan == 1 ? 2 : m->opt.facets;
-}
-
-// direction j of contact block k as weights on its (t, o) rows
-static void tb_facetDir(const tbModel* m, const tbWork* w, int k, int j, double c[2]) {
-  int nd = tb_blockFacets(m, w, k);
-  double a = (w->blk_dim[k] == 2 ? 0.0 : w->blk_angle[k]) + 2.0 * TB_PI * j / nd;
-  c[0] = cos(a);
-  c[1] = w->blk_dim[k] == 2 ? 0.0 : sin(a);
-}
-
 // add J (a row's two body parts) as column col of W into the v rows, and as row `row` of W^T
 static void tb_putJ(tbMLCP* p, const int* vidx, const tbRowJ* r, double scale, int col) {
   for (int side = 0; side < 2; side++) {
@@ -107,7 +93,7 @@ static void tb_putMass(const tbModel* m, const tbWork* w, const int* vidx, tbMLC
   }
 }
 
-static int tb_mlcpSizes(const tbModel* m, const tbWork* w, int nv, tbMLCP* p) {
+static int tb_mlcpSizes(const tbProblem* pb, const tbWork* w, int nv, tbMLCP* p) {
   p->nv = nv;
   p->nb = p->nc = p->nf = 0;
   int nsig = 0;
@@ -120,7 +106,7 @@ static int tb_mlcpSizes(const tbModel* m, const tbWork* w, int nv, tbMLCP* p) {
       p->nb++;
     } else {
       p->nc++;
-      p->nf += tb_blockFacets(m, w, k);
+      p->nf += tb_facetCount(pb, k);
       nsig += w->blk_dim[k] > 1;
     }
   }
@@ -134,7 +120,8 @@ int tb_buildMLCP(const tbModel* m, const tbWork* w, tbMLCP* p) {
   int* vidx = (int*)malloc(sizeof(int) * 6 * (m->nbody ? m->nbody : 1));
   if (!vidx) return TB_ERR_MEMORY;
   int nv = tb_velocityIndex(m, vidx);
-  int rc = tb_mlcpSizes(m, w, nv, p);
+  tbProblem pb = tb_problemOf(m, w);
+  int rc = tb_mlcpSizes(&pb, w, nv, p);
   if (rc == TB_OK) {
     p->M = (double*)calloc((size_t)p->n * p->n, sizeof(double));
     p->q = (double*)calloc((size_t)p->n, sizeof(double));
@@ -157,10 +144,10 @@ int tb_buildMLCP(const tbModel* m, const tbWork* w, tbMLCP* p) {
     }
     tb_putJ(p, vidx, r, 1.0, rn);
     p->q[rn] = r->bias;
-    int nd = tb_blockFacets(m, w, k);
+    int nd = tb_facetCount(&pb, k);
     for (int j = 0; j < nd; j++) {
       double c[2];
-      tb_facetDir(m, w, k, j, c);
+      tb_facetDirection(&pb, k, j, c);
       for (int t = 0; t + 1 < w->blk_dim[k]; t++) {
         tb_putJ(p, vidx, &w->row[i + 1 + t], c[t], rf + j);
         p->q[rf + j] += c[t] * tb_rowKinematic(m, w, &w->row[i + 1 + t]);

@@ -134,6 +134,10 @@ double tb_residualFromVelocity(const tbProblem* p, const double* x, const double
 // The first nfree unknowns are free with w = 0; the rest are complementary, 0 <= z _|_ w >= 0.
 // Contacts with one tangent use the two directions +-t; frictionless ones only p_n.
 
+// friction directions of contact block k (0 frictionless, 2 (+-t) with one tangent, facets
+// with two) and direction j as weights on the block's (t, o) rows
+int tb_facetCount(const tbProblem* p, int k);
+void tb_facetDirection(const tbProblem* p, int k, int j, double d[2]);
 // size of the LCP form, or -1 if p has rows it cannot hold (servo bounds, exact cone)
 int tb_lcpSize(const tbProblem* p, int* nfree);
 // fill M (m x m, row-major) and q; returns m (or -1). Scratch: map_row (2m ints), map_coef (2m
