@@ -173,6 +173,8 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
 
   tb_applyImpulse(m, w);
   int finite = tb_integrate(m, d, s, w, h) && res.reason != TB_STOP_NONFINITE;
+  // fail_step is the index of the step that failed, here as for an overflow
+  if (!finite) tb_fail(d, s, TB_SCENE_NAN_FAIL);
   d->time[s] = t + h;
   d->nstep[s]++;
   d->ncon[s] = w->ncon;
@@ -182,7 +184,6 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
   d->resid_last[s] = res.residual;
   if (res.residual > d->resid_max[s]) d->resid_max[s] = res.residual;
   if (!res.converged) d->status[s] |= TB_SCENE_UNCONVERGED;
-  if (!finite) tb_fail(d, s, TB_SCENE_NAN_FAIL);
 }
 
 //---- rollout -----------------------------------------------------------------------------------

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include <tumble/collide_geom.h>
+
 #include "test_util.h"
 
 namespace {
@@ -184,6 +186,64 @@ TEST(StepTest, BoxStackStaysAtRest) {
     EXPECT_LT(d, 1e-6) << "box " << b;
   }
   EXPECT_EQ(sc.d->status[0] & TB_SCENE_FAILMASK, 0);
+}
+
+}  // namespace
+
+namespace {
+
+// too many contacts for the capacity: the scene stops with a status, nothing is dropped, and
+// the other scenes of the batch go on
+TEST(StepTest, ContactOverflowFlagsOnlyThatScene) {
+  tbModel* m = tb_newModel();
+  tbBodyDef g = tb_defaultBodyDef();
+  g.type = TB_BODY_STATIC;
+  int gb = tb_addBody(m, &g);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = gb;
+  gd.type = TB_GEOM_PLANE;
+  tb_addGeom(m, &gd);
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.pos[2] = 0.1;
+  int b = tb_addBody(m, &bd);
+  gd = tb_defaultGeomDef();
+  gd.body = b;
+  gd.type = TB_GEOM_BOX;
+  gd.size[0] = gd.size[1] = gd.size[2] = 0.1;
+  tb_addGeom(m, &gd);
+  int p = tb_addParam(m, "z0", "m", "start height", -10, 10, 0);
+  tb_paramTarget(m, p, TB_F_BODY_POS, b, 2);
+  m->opt.maxcon = 3;  // a box resting flat has 4 corner contacts
+  ASSERT_EQ(tb_compileModel(m), TB_OK) << tb_lastError();
+  tbData* d = tb_newData(m, 2);
+  d->param[1] = 5.0;  // scene 1 starts high: no contact for a while
+  ASSERT_EQ(tb_resetData(m, d), TB_OK);
+  ASSERT_EQ(tb_rollout(m, d, 0, 2, 10, nullptr), TB_OK);
+  EXPECT_TRUE(d->status[0] & TB_SCENE_OVERFLOW_FAIL);
+  EXPECT_EQ(d->fail_step[0], 0);
+  EXPECT_EQ(d->nstep[0], 0);  // stopped before the step it could not represent
+  EXPECT_EQ(d->status[1] & TB_SCENE_FAILMASK, 0);
+  EXPECT_EQ(d->nstep[1], 10);
+  tb_freeData(d);
+  tb_freeModel(m);
+}
+
+}  // namespace
+
+namespace {
+
+// a scene whose state overflows to infinity is flagged in its own status; the others go on
+TEST(StepTest, DivergingSceneFlaggedBatchGoesOn) {
+  Scene sc("falling-particle", 3);
+  sc.set("mass", 1e-310, 1);  // F/m overflows: v = h F / m = 2.5e309 = inf
+  sc.reset();
+  sc.run(20);
+  EXPECT_TRUE(sc.d->status[1] & TB_SCENE_NAN_FAIL);
+  EXPECT_EQ(sc.d->fail_step[1], 0);
+  for (int s : {0, 2}) {
+    EXPECT_EQ(sc.d->status[s] & TB_SCENE_FAILMASK, 0) << s;
+    EXPECT_EQ(sc.d->nstep[s], 20) << s;
+  }
 }
 
 }  // namespace

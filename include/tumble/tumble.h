@@ -313,7 +313,7 @@ typedef struct tbData {
   int64_t* iter_sum;   // (nscene) solver iterations over all steps
   double* resid_last;  // (nscene) solver residual in the last step
   double* resid_max;   // (nscene) largest final residual over all steps
-  int* fail_step;      // (nscene) step at which a *_FAIL bit was set, -1 if none
+  int* fail_step;      // (nscene) index (0-based) of the step that failed, -1 if none
 } tbData;
 
 tbData* tb_newData(const tbModel* m, int nscene);
