@@ -341,7 +341,10 @@ static void tb_usage(FILE* f) {
           "  tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
           "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
           "         [--out PREFIX]      velocity field of a plate motion: PREFIX.csv, .png\n"
-          "  tumble plate motions        the named plate motions\n");
+          "  tumble plate motions        the named plate motions\n"
+          "  tumble plate optimize --target circle|saddle|FILE [--optimizer nelder-mead|cmaes|"
+          "both]\n"
+          "         [--starts K] [--budget S] [--out PREFIX]   plate motion for a target field\n");
 }
 
 int tb_cliMain(int argc, char** argv) {

@@ -23,6 +23,9 @@ static void tb_plateUsage(FILE* f) {
           "usage: tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
           "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
           "         [--transient S] [--threads T] [--out PREFIX]\n"
+          "       tumble plate optimize --target circle|saddle|FILE\n"
+          "         [--optimizer nelder-mead|cmaes|both] [--starts K] [--budget SECONDS]\n"
+          "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T] [--out PREFIX]\n"
           "       tumble plate motions\n");
 }
 
@@ -182,7 +185,8 @@ static int tb_writeFieldCSV(const char* path, const tbFieldResult* r) {
   return 0;
 }
 
-static int tb_writeFieldPNG(const char* path, const tbPlateArgs* a, const tbFieldResult* r) {
+static int tb_writeFieldPNG(const char* path, const tbPlateMotion* mo, int modified,
+                            const tbFieldOpt* o, const tbFieldResult* r) {
   int n = r->n;
   double* buf = (double*)malloc(sizeof(double) * 6 * (size_t)n);
   int* mark = (int*)malloc(sizeof(int) * (size_t)n);
@@ -202,13 +206,12 @@ static int tb_writeFieldPNG(const char* path, const tbPlateArgs* a, const tbFiel
     mark[i] = p->stick > TB_FIELD_STICK_MARK;
   }
   char title[160];
-  snprintf(title, sizeof(title), "%s%s: %s, mu %g, %g s", a->motion.name,
-           a->modified ? " (modified)" : "", a->opt.box ? "box" : "particle", a->opt.mu,
-           a->opt.seconds);
-  int nx = a->opt.nx > a->opt.ny ? a->opt.nx : a->opt.ny;
-  double spacing = nx > 1 ? 2.0 * a->opt.extent / (nx - 1) : a->opt.extent;
-  tbQuiver q = {title,           a->opt.extent, 0.1 * a->opt.extent, n,    buf,         buf + n,
-                buf + 2 * n,     buf + 3 * n,   0.8 * spacing,       mark, buf + 4 * n, buf + 5 * n,
+  snprintf(title, sizeof(title), "%s%s: %s, mu %g, %g s", mo->name, modified ? " (modified)" : "",
+           o->box ? "box" : "particle", o->mu, o->seconds);
+  int nx = o->nx > o->ny ? o->nx : o->ny;
+  double spacing = nx > 1 ? 2.0 * o->extent / (nx - 1) : o->extent;
+  tbQuiver q = {title,           o->extent,   0.1 * o->extent, n,    buf,         buf + n,
+                buf + 2 * n,     buf + 3 * n, 0.8 * spacing,   mark, buf + 4 * n, buf + 5 * n,
                 "sticking start"};
   int rc = tb_plotQuiver(path, &q, 900, 760);
   free(buf);
@@ -218,6 +221,26 @@ static int tb_writeFieldPNG(const char* path, const tbPlateArgs* a, const tbFiel
     return tb_cliError("--out %s: cannot write the PNG", path);
   }
   return 0;
+}
+
+int tb_plateWriteField(const char* prefix, const tbPlateMotion* mo, int modified,
+                       const tbFieldOpt* o, const tbFieldResult* r) {
+  size_t len = strlen(prefix) + 8;
+  char* csv = (char*)malloc(len);
+  char* png = (char*)malloc(len);
+  int rc = 0;
+  if (!csv || !png) {
+    rc = tb_cliError("out of memory");
+  } else {
+    snprintf(csv, len, "%s.csv", prefix);
+    snprintf(png, len, "%s.png", prefix);
+    if (!(rc = tb_writeFieldCSV(csv, r)) && (rc = tb_writeFieldPNG(png, mo, modified, o, r))) {
+      remove(csv);
+    }
+  }
+  free(csv);
+  free(png);
+  return rc;
 }
 
 static int tb_plateFieldMain(int argc, char** argv) {
@@ -235,11 +258,7 @@ static int tb_plateFieldMain(int argc, char** argv) {
   }
   snprintf(csv, len, "%s.csv", a.out);
   snprintf(png, len, "%s.png", a.out);
-  if ((rc = tb_writeFieldCSV(csv, &r))) goto done;
-  if ((rc = tb_writeFieldPNG(png, &a, &r))) {
-    remove(csv);
-    goto done;
-  }
+  if ((rc = tb_plateWriteField(a.out, &a.motion, a.modified, &a.opt, &r))) goto done;
   double speed = 0.0;
   int nok = 0, sticking = 0, separating = 0;
   for (int i = 0; i < r.n; i++) {
@@ -267,6 +286,7 @@ done:
 
 int tb_plateMain(int argc, char** argv) {
   if (argc >= 1 && !strcmp(argv[0], "field")) return tb_plateFieldMain(argc - 1, argv + 1);
+  if (argc >= 1 && !strcmp(argv[0], "optimize")) return tb_plateOptimizeMain(argc - 1, argv + 1);
   if (argc >= 1 && !strcmp(argv[0], "motions")) {
     tb_printMotions();
     return 0;

@@ -44,13 +44,16 @@ static const tbPlateMotion tb_motions[] = {
      0,
      0,
      0},
+    // thesis §6.1.2 in its text's parameter order (A_1..3 translational, A_4..6 angular):
+    // Eq. 6.10-6.15 swap the two, which gives a uniform drift (~0.3 m/s everywhere) and no
+    // saddle, while this order gives v ~ (-0.13 x, 0.12 y), the target's signs
     {"saddle-learned",
-     "thesis Eq. 6.10-6.15 as written: alpha_x = 3.88479 sin(66 pi t - 1.08465), alpha_y = "
-     "-4.31188 sin(66 pi t - 2.0938), p_x'' = 155.816 sin(66 pi t + 0.430032), p_y'' = 204.171 "
-     "sin(66 pi t + 5.77261)",
+     "thesis §6.1.2 text order: p_x'' = 3.88479 sin(66 pi t - 1.08465), p_y'' = -4.31188 "
+     "sin(66 pi t - 2.0938), alpha_x = 155.816 sin(66 pi t + 0.430032), alpha_y = 204.171 "
+     "sin(66 pi t + 5.77261) (Eq. 6.10-6.15 print them swapped)",
      TB_DRIVER_PLATE,
-     {155.816, 204.171, 0, 3.88479, -4.31188, 0},
-     {0.430032, 5.77261, 0, -1.08465, -2.0938, 0},
+     {3.88479, -4.31188, 0, 155.816, 204.171, 0},
+     {-1.08465, -2.0938, 0, 0.430032, 5.77261, 0},
      TB_W66,
      0,
      0,

@@ -120,11 +120,12 @@ TEST(PlateTest, NamedMotions) {
   EXPECT_NEAR(c->phase[4], M_PI, 1e-15);
   EXPECT_NEAR(tb_plateMotionPeriod(c), 1.0 / 33.0, 1e-15);
   const tbPlateMotion* s = tb_plateMotion(tb_findPlateMotion("saddle-learned"));
-  EXPECT_EQ(s->amp[0], 155.816);  // p_x'' (Eq. 6.13 as written)
-  EXPECT_EQ(s->amp[1], 204.171);
-  EXPECT_EQ(s->amp[3], 3.88479);  // alpha_x
-  EXPECT_EQ(s->amp[4], -4.31188);
-  EXPECT_EQ(s->phase[1], 5.77261);
+  // the thesis text's order (Eq. 6.10-6.15 print translational and angular swapped)
+  EXPECT_EQ(s->amp[0], 3.88479);  // p_x''
+  EXPECT_EQ(s->amp[1], -4.31188);
+  EXPECT_EQ(s->amp[3], 155.816);  // alpha_x
+  EXPECT_EQ(s->amp[4], 204.171);
+  EXPECT_EQ(s->phase[4], 5.77261);
   const tbPlateMotion* r = tb_plateMotion(tb_findPlateMotion("rocking"));
   EXPECT_EQ(r->driver, TB_DRIVER_ROCKING);
   EXPECT_EQ(r->d, 0.05);
@@ -354,6 +355,28 @@ TEST_F(PlateCliTest, TinyRunWritesCsvPngAndJson) {
   EXPECT_NE(out.find("\"steps\": 1000"), std::string::npos) << out;
   EXPECT_NE(out.find("\"motion\": \"circle-vose\""), std::string::npos) << out;
   EXPECT_NE(err.find("4/4"), std::string::npos) << err;
+}
+
+}  // namespace
+
+namespace {
+
+// the learned saddle (thesis §6.1.2) produces a saddle: v_x falls and v_y rises across the plate
+TEST(PlateTest, SaddleLearnedIsASaddle) {
+  tbFieldOpt o = tb_defaultFieldOpt();
+  const double starts[8] = {-0.04, 0.0, 0.04, 0.0, 0.0, -0.04, 0.0, 0.04};
+  o.nstart = 4;
+  o.start = starts;
+  o.seconds = 0.6;
+  tbFieldResult r;
+  ASSERT_EQ(tb_plateField(tb_plateMotion(tb_findPlateMotion("saddle-learned")), &o, &r), TB_OK)
+      << tb_lastError();
+  // target (-0.2 x, 0.2 y): signs only, the learned motion is not exact
+  EXPECT_GT(r.pt[0].vx, 0.0);  // at x = -4 cm, moving towards the y axis
+  EXPECT_LT(r.pt[1].vx, 0.0);
+  EXPECT_LT(r.pt[2].vy, 0.0);  // at y = -4 cm, moving away from the x axis
+  EXPECT_GT(r.pt[3].vy, 0.0);
+  tb_freeFieldResult(&r);
 }
 
 }  // namespace

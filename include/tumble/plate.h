@@ -93,6 +93,57 @@ typedef struct tbFieldResult {
 int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r);
 void tb_freeFieldResult(tbFieldResult* r);
 
+//---- designing plate motions (thesis ch. 6): the trajectory objective -------------------------
+
+// desired fields: circle v* = (-0.15 y, 0.15 x), saddle v* = (-0.2 x, 0.2 y) (1/s, any length
+// unit), or a table of (x, y, vx, vy) rows (m, m/s) looked up by nearest neighbour
+enum { TB_PLATE_TARGET_CIRCLE = 0, TB_PLATE_TARGET_SADDLE = 1, TB_PLATE_TARGET_TABLE = 2 };
+
+typedef struct tbPlateObjOpt {
+  int target;           // TB_PLATE_TARGET_*
+  int npoint;           // table: rows (>= 1)
+  const double* point;  // table: (npoint x 4) x, y, vx, vy in m and m/s (copied)
+  int nstart;           // K starts per candidate (>= 1); see tb_plateTargetStarts
+  double horizon;       // s, simulated time per start (default 6)
+  double sample;        // s, sampling interval (default 0.25)
+  double dt;            // s, time step (default 5e-4, the thesis' h for the search)
+  double mu;            // friction coefficient (default 0.5)
+  double omega;         // rad/s, plate frequency (default 66 pi)
+  int dim;              // searched parameters (1..12)
+  int index[12];        // each searched parameter: 0..5 = A1..A6, 6..11 = C1..C6
+  double base[12];      // A1..A6, C1..C6 for the parameters not searched
+} tbPlateObjOpt;
+
+// defaults for a target: the thesis' search space and start (circle: A6, A3, C3 from (100, 8,
+// 3 pi / 2); saddle: all 12 from A = (8, 0.5, -5, -1.5, 0, 0), C = (150, 1.5, 80, 5.5, 0, 0) read
+// with the engine's order, phases wrapped into [-pi, pi); table: all 12 from Vose's circle);
+// x0 (12 entries) receives the start of the searched parameters
+tbPlateObjOpt tb_defaultPlateObjOpt(int target, double* x0);
+
+// the K starts of a target (m, (K x 2)): circle: radii 4..8 cm evenly, angles 2 pi k / K;
+// saddle: Halton (2, 3) points in [-5, 5]^2 cm; table: Halton points in the rows' bounding box
+void tb_plateTargetStarts(const tbPlateObjOpt* o, double* start);
+
+typedef struct tbPlateObj tbPlateObj;
+// NULL with tb_lastError() naming the bad field
+tbPlateObj* tb_newPlateObj(const tbPlateObjOpt* o);
+void tb_freePlateObj(tbPlateObj* ob);
+const tbPlateObjOpt* tb_plateObjOpt(const tbPlateObj* ob);
+// the 12 plate parameters (A1..A6, C1..C6) of candidate x (dim)
+void tb_plateObjParams(const tbPlateObj* ob, const double* x, double* p12);
+// a tbObjective (ctx: the tbPlateObj): one batch of n x K plate-particle scenes; f[i] (m units)
+// = sum over starts and samples t = sample, 2 sample, ... <= horizon of |p(t) - p*(t)| +
+// |v(t) - v*(p(t))|, v(t) the mean velocity over the whole plate periods in the last sample
+// window, p*(t) the target field integrated from the start; +inf when a scene fails.
+// Returns 0, or non-zero (out of memory, with tb_lastError())
+int tb_plateObjective(void* ob, int n, const double* x, double* f);
+
+// `tumble plate field`'s writers: PREFIX.csv and PREFIX.png of a field; 0 or 2 after an error line
+int tb_plateWriteField(const char* prefix, const tbPlateMotion* mo, int modified,
+                       const tbFieldOpt* o, const tbFieldResult* r);
+// `tumble plate optimize ...` (host/plate_optimize.c); returns the process exit status
+int tb_plateOptimizeMain(int argc, char** argv);
+
 // `tumble plate ...` (host/cli_plate.c); returns the process exit status
 int tb_plateMain(int argc, char** argv);
 
