@@ -103,23 +103,6 @@ static tbModel* plateModel(int cone, int facets) {
   return m;
 }
 
-// put the particle of scene s on the plate surface at its start, moving with the plate (as
-// tb_plateField does)
-static void placeParticle(const tbModel* m, tbData* d, int s, int plate, int part) {
-  const double* ppos = d->body_pos + ((size_t)s * m->nbody + plate) * 3;
-  const double* pquat = d->body_quat + ((size_t)s * m->nbody + plate) * 4;
-  const double* pvel = d->body_vel + ((size_t)s * m->nbody + plate) * 6;
-  double* pos = d->body_pos + ((size_t)s * m->nbody + part) * 3;
-  double* vel = d->body_vel + ((size_t)s * m->nbody + part) * 6;
-  const double ez[3] = {0, 0, 1};
-  double n[3], r[3], wr[3];
-  tbu_rotVec(n, pquat, ez);
-  pos[2] = ppos[2] - (n[0] * (pos[0] - ppos[0]) + n[1] * (pos[1] - ppos[1])) / n[2];
-  tbu_sub3(r, pos, ppos);
-  tbu_cross3(wr, pvel + 3, r);
-  tbu_add3(vel, pvel, wr);
-}
-
 // trajectories of the particle from n starts (x, y pairs, m) under motion mo at step h for
 // `seconds`, the position recorded every rec_dt (a multiple of h); out: (n x nrec x 3), the
 // number of records returned (*nfail: scenes that failed)
@@ -146,7 +129,7 @@ static int trajectories(const tbModel* m, const Motion* mo, double mu, double h,
     exit(1);
   }
   int plate = tb_findBody(m, "plate"), part = tb_findBody(m, "particle");
-  for (int s = 0; s < n; s++) placeParticle(m, d, s, plate, part);
+  for (int s = 0; s < n; s++) tb_placeOnPlate(m, d, s, plate, part, 0.0);
   int nstep = (int)lround(seconds / h), every = (int)lround(rec_dt / h);
   tbRecord rec;
   rec.every = every;

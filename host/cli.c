@@ -48,6 +48,13 @@ int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out) {
   return 0;
 }
 
+int tb_parseThreads(const char* what, const char* s) {
+  long t = 0;
+  int rc = tb_parseInt(what, s, 1, 4096, &t);
+  if (!rc) omp_set_num_threads((int)t);
+  return rc;
+}
+
 //---- parameter values --------------------------------------------------------------------------
 
 // one --param NAME=SPEC; SPEC is V (every scene), LO:HI (evenly spaced over the scenes) or
@@ -96,7 +103,7 @@ static double tb_paramArgValue(const tbParamArg* pa, int p, int s, int nscene, u
 
 typedef struct tbSimArgs {
   int scene;
-  long nscene, nstep, every, threads;
+  long nscene, nstep, every;
   long seed;
   int nparam;
   tbParamArg param[TB_MAXPARAMARG];
@@ -139,7 +146,6 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
   memset(a, 0, sizeof(*a));
   a->scene = -1;
   a->nscene = 1;
-  a->threads = 0;
   for (int i = 0; i < argc; i++) {
     const char* arg = argv[i];
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -165,7 +171,7 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
     } else if (!strcmp(arg, "--every")) {
       rc = tb_parseInt(arg, val, 0, 1000000000L, &a->every);
     } else if (!strcmp(arg, "--threads")) {
-      rc = tb_parseInt(arg, val, 1, 4096, &a->threads);
+      rc = tb_parseThreads(arg, val);
     } else if (!strcmp(arg, "--seed")) {
       rc = tb_parseInt(arg, val, 0, 2147483647L, &a->seed);
     } else if (!strcmp(arg, "--dt") || !strcmp(arg, "--param")) {
@@ -283,7 +289,6 @@ static int tb_simulate(int argc, char** argv) {
   tbParamArg used[TB_MAXPARAMARG];
   memset(used, 0, sizeof(used));
   if ((rc = tb_applyStructural(&a, used))) return rc;
-  if (a.threads > 0) omp_set_num_threads((int)a.threads);
   tbModel* m = tb_buildScene(a.scene, &a.build);
   if (!m) return tb_cliError("%s", tb_lastError());
   tbData* d = tb_newData(m, (int)a.nscene);

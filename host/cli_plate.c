@@ -151,9 +151,7 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
         return tb_cliError("--part %s: expected particle or box", val);
       }
     } else if (!strcmp(arg, "--threads")) {
-      long t;
-      rc = tb_parseInt(arg, val, 1, 4096, &t);
-      if (!rc) omp_set_num_threads((int)t);
+      rc = tb_parseThreads(arg, val);
     } else if (!strcmp(arg, "--out")) {
       if (!val[0]) return tb_cliError("--out: empty prefix");
       a->out = val;

@@ -161,9 +161,7 @@ static void tb_platePointVel(const double* ppos, const double* pvel, const doubl
   tbu_add3(v, pvel, wr);
 }
 
-// put the part on the plate surface at its start, moving with the plate (so that the transient
-// is the field's, not the drop's); a block also takes the plate's orientation
-static void tb_placePart(const tbModel* m, tbData* d, int s, int plate, int part, double half_z) {
+void tb_placeOnPlate(const tbModel* m, tbData* d, int s, int plate, int part, double half_z) {
   const double* ppos = d->body_pos + ((size_t)s * m->nbody + plate) * 3;
   const double* pquat = d->body_quat + ((size_t)s * m->nbody + plate) * 4;
   const double* pvel = d->body_vel + ((size_t)s * m->nbody + plate) * 6;
@@ -290,7 +288,7 @@ int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r
   int plate = tb_findBody(m, "plate"), part = tb_findBody(m, o->box ? "block" : "particle");
   int geom = 1;  // the part's shape (the plate's plane is shape 0)
   double half_z = o->box ? m->gdef[geom].size[2] : 0.0;
-  for (int s = 0; s < n; s++) tb_placePart(m, d, s, plate, part, half_z);
+  for (int s = 0; s < n; s++) tb_placeOnPlate(m, d, s, plate, part, half_z);
 
   // the averaging window: whole periods after the transient, on the step grid
   long nstep = lround(o->seconds / o->dt);

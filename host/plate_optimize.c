@@ -273,22 +273,6 @@ void tb_plateObjParams(const tbPlateObj* ob, const double* x, double* p12) {
   for (int j = 0; j < ob->o.dim; j++) p12[ob->o.index[j]] = x[j];
 }
 
-// the particle on the plate surface at its start, moving with the plate's material point
-static void tb_placeParticle(const tbModel* m, tbData* d, int s, int plate, int part) {
-  const double* ppos = d->body_pos + ((size_t)s * m->nbody + plate) * 3;
-  const double* pquat = d->body_quat + ((size_t)s * m->nbody + plate) * 4;
-  const double* pvel = d->body_vel + ((size_t)s * m->nbody + plate) * 6;
-  double* pos = d->body_pos + ((size_t)s * m->nbody + part) * 3;
-  double* vel = d->body_vel + ((size_t)s * m->nbody + part) * 6;
-  const double ez[3] = {0, 0, 1};
-  double n[3], r[3], wr[3];
-  tbu_rotVec(n, pquat, ez);
-  pos[2] = ppos[2] + (-n[0] * (pos[0] - ppos[0]) - n[1] * (pos[1] - ppos[1])) / n[2];
-  tbu_sub3(r, pos, ppos);
-  tbu_cross3(wr, pvel + 3, r);
-  tbu_add3(vel, pvel, wr);
-}
-
 int tb_plateObjective(void* ctx, int n, const double* x, double* f) {
   tbPlateObj* ob = (tbPlateObj*)ctx;
   const tbModel* m = ob->m;
@@ -322,7 +306,7 @@ int tb_plateObjective(void* ctx, int n, const double* x, double* f) {
     rc = 1;
     goto done;
   }
-  for (int s = 0; s < ns; s++) tb_placeParticle(m, d, s, ob->plate, ob->part);
+  for (int s = 0; s < ns; s++) tb_placeOnPlate(m, d, s, ob->plate, ob->part, 0.0);
 #pragma omp parallel
   {
     tbWork* w = tb_newWork(m);
@@ -707,9 +691,7 @@ static int tb_parseOptimize(int argc, char** argv, tbOptArgs* a) {
       if (!rc && !(a->mu >= 0.0 && a->mu <= 1e3))
         return tb_cliError("--mu %s: must be in [0, 1000]", val);
     } else if (!strcmp(arg, "--threads")) {
-      long t;
-      rc = tb_parseInt(arg, val, 1, 4096, &t);
-      if (!rc) omp_set_num_threads((int)t);
+      rc = tb_parseThreads(arg, val);
     } else if (!strcmp(arg, "--out")) {
       if (!val[0]) return tb_cliError("--out: empty prefix");
       a->out = val;

@@ -78,10 +78,11 @@ static int tb_param1(tbModel* m, const char* name, const char* unit, const char*
   return p;
 }
 
-static int tb_ground(tbModel* m, double mu) {
+// a body carrying a half-space (its local z <= 0); returns the body
+static int tb_planeBody(tbModel* m, const char* name, int type, double mu) {
   tbBodyDef bd = tb_defaultBodyDef();
-  bd.name = "ground";
-  bd.type = TB_BODY_STATIC;
+  bd.name = name;
+  bd.type = type;
   int b = tb_addBody(m, &bd);
   tbGeomDef gd = tb_defaultGeomDef();
   gd.body = b;
@@ -89,6 +90,10 @@ static int tb_ground(tbModel* m, double mu) {
   gd.mu = mu;
   tb_addGeom(m, &gd);
   return b;
+}
+
+static int tb_ground(tbModel* m, double mu) {
+  return tb_planeBody(m, "ground", TB_BODY_STATIC, mu);
 }
 
 static void tb_boxInertia(double mass, const double half[3], double I[3]) {
@@ -277,14 +282,7 @@ static void tb_sceneBoxStack(tbModel* m) {
 // not give its translational part); every A_i, C_i and omega is a parameter. With
 // TB_DRIVER_ROCKING it is the rocking plate of Eq. 5.9 instead (alpha, T, d parameters).
 static int tb_plate(tbModel* m, int driver) {
-  tbBodyDef bd = tb_defaultBodyDef();
-  bd.name = "plate";
-  bd.type = TB_BODY_KINEMATIC;
-  int b = tb_addBody(m, &bd);
-  tbGeomDef gd = tb_defaultGeomDef();
-  gd.body = b;
-  gd.type = TB_GEOM_PLANE;
-  tb_addGeom(m, &gd);
+  int b = tb_planeBody(m, "plate", TB_BODY_KINEMATIC, tb_defaultGeomDef().mu);
   tbDriverDef dd = tb_defaultDriverDef();
   dd.body = b;
   if (driver == TB_DRIVER_ROCKING) {

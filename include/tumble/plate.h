@@ -39,6 +39,11 @@ double tb_plateMotionPeriod(const tbPlateMotion* mo);
 // defined in host/scenes.c
 tbModel* tb_buildPlateScene(int box, int driver, const tbBuild* b);
 
+// put body `part` of scene s on the surface of body `plate` at its current x, y (its center
+// half_z above it), moving with the plate's material point there, so that a run's transient is
+// the field's and not a drop's; a block (half_z > 0) also takes the plate's orientation
+void tb_placeOnPlate(const tbModel* m, tbData* d, int s, int plate, int part, double half_z);
+
 #define TB_FIELD_MAXSET 32
 // a start sticks when its part sticks at least this fraction of the averaging window
 #define TB_FIELD_STICK_MARK 0.01
