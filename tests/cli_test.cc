@@ -22,37 +22,9 @@
 
 #include <tumble/scenes.h>
 
+#include "cli_runner.h"
+
 namespace {
-
-struct CliResult {
-  int status = -1;  // exit status, or -1 when the process did not exit normally
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
 
 std::vector<std::string> Lines(const std::string& s) {
   std::vector<std::string> v;
@@ -77,42 +49,9 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return v;
 }
 
-class CliTest : public ::testing::Test {
+class CliTest : public CliFixture {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/tumble_cli_test_XXXXXX";
-    char* d = mkdtemp(tmpl);
-    ASSERT_NE(d, nullptr) << "mkdtemp failed";
-    dir_ = d;
-  }
-  void TearDown() override {
-    if (!dir_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(dir_, ec);
-    }
-  }
-
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-
-  // run `tumble ARGS...` with stdout read through popen and stderr captured to a file
-  CliResult Run(const std::vector<std::string>& args) {
-    std::string cmd = Quote(TUMBLE_CLI);
-    for (const auto& a : args) cmd += " " + Quote(a);
-    std::string errpath = Path("stderr.txt");
-    cmd += " 2>" + Quote(errpath);
-    CliResult r;
-    FILE* p = popen(cmd.c_str(), "r");
-    EXPECT_NE(p, nullptr) << cmd;
-    if (!p) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-    int st = pclose(p);
-    r.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-    r.err = ReadFile(errpath);
-    std::remove(errpath.c_str());
-    return r;
-  }
+  CliResult Run(const std::vector<std::string>& args) { return RunCli(args); }
 
   // a bad command line: exit 2, one stderr line containing each of `names`, no --out file
   void ExpectRejected(std::vector<std::string> args, const std::vector<std::string>& names) {
@@ -153,8 +92,6 @@ class CliTest : public ::testing::Test {
     }
     return x;
   }
-
-  std::string dir_;
 };
 
 //---- bad input ---------------------------------------------------------------------------------

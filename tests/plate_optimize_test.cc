@@ -19,6 +19,8 @@
 #include <tumble/optimize.h>
 #include <tumble/plate.h>
 
+#include "cli_runner.h"
+
 namespace {
 
 tbPlateObjOpt ShortOpt(int target, double* x0, int K = 2, double horizon = 0.5) {
@@ -203,54 +205,23 @@ TEST(PlateOptimizeTest, ShortRunsNeverEndAboveTheStart) {
 
 //---- the command line --------------------------------------------------------------------------
 
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 double JsonNumber(const std::string& json, const std::string& key) {
   size_t p = json.find("\"" + key + "\": ");
   if (p == std::string::npos) return NAN;
   return std::strtod(json.c_str() + p + key.size() + 4, nullptr);
 }
 
-class PlateOptimizeCliTest : public ::testing::Test {
+class PlateOptimizeCliTest : public CliFixture {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/tumble_plate_opt_test_XXXXXX";
-    char* d = mkdtemp(tmpl);
-    ASSERT_NE(d, nullptr);
-    dir_ = d;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
+  // exit status; stdout and stderr into out/err
   int Run(const std::vector<std::string>& args, std::string* out, std::string* err) {
-    std::string cmd = Quote(TUMBLE_CLI) + " plate optimize";
-    for (const auto& a : args) cmd += " " + Quote(a);
-    std::string ep = dir_ + "/.stderr";
-    cmd += " 2>" + Quote(ep);
+    std::vector<std::string> full = {"plate", "optimize"};
+    full.insert(full.end(), args.begin(), args.end());
     // one thread: a batch of a few scenes is too small to share
-    std::string env = "OMP_NUM_THREADS=1 ";
-    FILE* p = popen((env + cmd).c_str(), "r");
-    EXPECT_NE(p, nullptr);
-    char buf[4096];
-    size_t n;
-    out->clear();
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out->append(buf, n);
-    int st = pclose(p);
-    *err = ReadAll(ep);
-    std::remove(ep.c_str());
-    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+    CliResult r = RunCli(full, "OMP_NUM_THREADS=1 ");
+    *out = r.out;
+    *err = r.err;
+    return r.status;
   }
   int FileCount() const {
     int n = 0;
@@ -260,7 +231,6 @@ class PlateOptimizeCliTest : public ::testing::Test {
     }
     return n;
   }
-  std::string dir_;
 };
 
 TEST_F(PlateOptimizeCliTest, BadInputExits2WithOneLineAndNoFiles) {
@@ -321,19 +291,19 @@ TEST_F(PlateOptimizeCliTest, TinyRunWritesEverythingAndNeverEndsAboveTheStart) {
   EXPECT_NE(out.find("\"optimizer\": \"both\""), std::string::npos) << out;
   EXPECT_NE(out.find("\"params\": {\"A1\": "), std::string::npos) << out;
   for (const char* suffix : {"-nelder-mead.csv", "-cmaes.csv", "-best.csv", "-field.csv"}) {
-    std::string csv = ReadAll(prefix + suffix);
+    std::string csv = ReadFile(prefix + suffix);
     EXPECT_FALSE(csv.empty()) << suffix;
     EXPECT_EQ(csv.find("nan"), std::string::npos) << suffix;
   }
-  EXPECT_EQ(ReadAll(prefix + "-nelder-mead.csv").rfind("iteration,evaluations,seconds,best", 0),
+  EXPECT_EQ(ReadFile(prefix + "-nelder-mead.csv").rfind("iteration,evaluations,seconds,best", 0),
             0u);
   for (const char* suffix : {".png", "-field.png"}) {
-    std::string png = ReadAll(prefix + suffix);
+    std::string png = ReadFile(prefix + suffix);
     ASSERT_GE(png.size(), 8u) << suffix;
     EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << suffix;
   }
   // the history's best never increases and ends at the run's best
-  std::stringstream ss(ReadAll(prefix + "-nelder-mead.csv"));
+  std::stringstream ss(ReadFile(prefix + "-nelder-mead.csv"));
   std::string line;
   std::getline(ss, line);
   double prev = INFINITY;
@@ -343,7 +313,7 @@ TEST_F(PlateOptimizeCliTest, TinyRunWritesEverythingAndNeverEndsAboveTheStart) {
     EXPECT_LE(b, prev) << line;
     prev = b;
   }
-  std::string bestcsv = ReadAll(prefix + "-best.csv");
+  std::string bestcsv = ReadFile(prefix + "-best.csv");
   EXPECT_NE(bestcsv.find("\nA6,"), std::string::npos) << bestcsv;
   EXPECT_NE(bestcsv.find("\nC6,"), std::string::npos) << bestcsv;
 }

@@ -19,6 +19,7 @@
 #include <tumble/driver_geom.h>
 #include <tumble/plate.h>
 
+#include "cli_runner.h"
 #include "engine.h"
 
 namespace {
@@ -249,54 +250,22 @@ TEST(PlateTest, FieldRejectsBadOptions) {
 
 //---- command line ------------------------------------------------------------------------------
 
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-class PlateCliTest : public ::testing::Test {
+class PlateCliTest : public CliFixture {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/tumble_plate_test_XXXXXX";
-    char* d = mkdtemp(tmpl);
-    ASSERT_NE(d, nullptr);
-    dir_ = d;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
   // exit status; stdout and stderr into out/err
   int Run(const std::vector<std::string>& args, std::string* out, std::string* err) {
-    std::string cmd = Quote(TUMBLE_CLI) + " plate field";
-    for (const auto& a : args) cmd += " " + Quote(a);
-    std::string ep = dir_ + "/.stderr";
-    cmd += " 2>" + Quote(ep);
-    FILE* p = popen(cmd.c_str(), "r");
-    EXPECT_NE(p, nullptr);
-    char buf[4096];
-    size_t n;
-    out->clear();
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out->append(buf, n);
-    int st = pclose(p);
-    *err = ReadAll(ep);
-    std::remove(ep.c_str());
-    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+    std::vector<std::string> full = {"plate", "field"};
+    full.insert(full.end(), args.begin(), args.end());
+    CliResult r = RunCli(full, "");
+    *out = r.out;
+    *err = r.err;
+    return r.status;
   }
   int FileCount() const {
     int n = 0;
     for (auto& e : std::filesystem::directory_iterator(dir_)) n += e.path().filename() != ".stderr";
     return n;
   }
-  std::string dir_;
 };
 
 TEST_F(PlateCliTest, BadInputExits2WithOneLineAndNoFiles) {
@@ -338,7 +307,7 @@ TEST_F(PlateCliTest, TinyRunWritesCsvPngAndJson) {
   int st = Run({"--grid", "2x2", "--seconds", "0.1", "--motion", "circle-vose", "--out", prefix},
                &out, &err);
   ASSERT_EQ(st, 0) << err;
-  std::string csv = ReadAll(prefix + ".csv");
+  std::string csv = ReadFile(prefix + ".csv");
   std::vector<std::string> lines;
   std::stringstream ss(csv);
   for (std::string l; std::getline(ss, l);) lines.push_back(l);
@@ -348,7 +317,7 @@ TEST_F(PlateCliTest, TinyRunWritesCsvPngAndJson) {
     EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 8) << lines[i];
     EXPECT_EQ(lines[i].find("nan"), std::string::npos) << lines[i];
   }
-  std::string png = ReadAll(prefix + ".png");
+  std::string png = ReadFile(prefix + ".png");
   ASSERT_GE(png.size(), 8u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   EXPECT_NE(out.find("\"scenes\": 4"), std::string::npos) << out;

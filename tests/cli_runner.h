@@ -1,0 +1,83 @@
+// Running the real `tumble` binary from tests: a private scratch directory per test, the
+// command's exit status, stdout and stderr.
+#ifndef TUMBLE_TESTS_CLI_RUNNER_H_
+#define TUMBLE_TESTS_CLI_RUNNER_H_
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+struct CliResult {
+  int status = -1;  // exit status, or -1 when the process did not exit normally
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// single-quoted for sh
+inline std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+inline bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// a test with its own scratch directory, removed afterwards, and a way to run the CLI in it
+class CliFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tumble_test_XXXXXX";
+    char* d = mkdtemp(tmpl);
+    ASSERT_NE(d, nullptr) << "mkdtemp failed";
+    dir_ = d;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  // `env tumble args...`: stdout through popen, stderr through the scratch file .stderr
+  CliResult RunCli(const std::vector<std::string>& args, const std::string& env = "") {
+    std::string cmd = env + Quote(TUMBLE_CLI);
+    for (const auto& a : args) cmd += " " + Quote(a);
+    std::string errpath = Path(".stderr");
+    cmd += " 2>" + Quote(errpath);
+    CliResult r;
+    FILE* p = popen(cmd.c_str(), "r");
+    EXPECT_NE(p, nullptr) << cmd;
+    if (!p) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+    int st = pclose(p);
+    r.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+    r.err = ReadFile(errpath);
+    std::remove(errpath.c_str());
+    return r;
+  }
+
+  std::string dir_;
+};
+
+#endif  // TUMBLE_TESTS_CLI_RUNNER_H_
