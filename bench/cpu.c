@@ -42,6 +42,8 @@
 #include <tumble/scenes.h>
 #include <tumble/tumble.h>
 
+#include "bench_machine.h"
+
 #ifndef TUMBLE_SOURCE_DIR
 #define TUMBLE_SOURCE_DIR "."
 #endif
@@ -265,34 +267,11 @@ static int mjWarnings(const MjBatch* b) {
 
 //---- driver ------------------------------------------------------------------------------------
 
-static void shellLine(const char* cmd, char* out, int n) {
-  FILE* f = popen(cmd, "r");
-  out[0] = 0;
-  if (f) {
-    if (!fgets(out, n, f)) out[0] = 0;
-    pclose(f);
-  }
-  out[strcspn(out, "\n")] = 0;
-  if (!out[0]) snprintf(out, n, "unknown");
-}
-
 static void printHeader(int argc, char** argv, int threads, const tbOption* opt) {
-  char date[64], cpu[256] = "unknown", nproc[32], commit[64], load[64], line[512];
-  time_t now = time(NULL);
-  strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-  FILE* f = fopen("/proc/cpuinfo", "r");
-  while (f && fgets(line, sizeof(line), f)) {
-    if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-      snprintf(cpu, sizeof(cpu), "%s", strchr(line, ':') + 2);
-      cpu[strcspn(cpu, "\n")] = 0;
-      break;
-    }
-  }
-  if (f) fclose(f);
-  shellLine("nproc", nproc, sizeof(nproc));
-  shellLine("cut -d' ' -f1-3 /proc/loadavg", load, sizeof(load));
-  shellLine("git -C " TUMBLE_SOURCE_DIR " describe --always --dirty --abbrev=7 2>/dev/null", commit,
-            sizeof(commit));
+  tbbMachine mc;
+  tbb_machine(&mc);
+  const char *date = mc.date, *cpu = mc.cpu, *nproc = mc.nproc, *commit = mc.commit;
+  const char* load = mc.load;
   printf("# tumble CPU vs MuJoCo\n\n");
   printf("- date: %s\n- machine: %s, nproc %s\n- commit: %s\n- command: bench_cpu", date, cpu,
          nproc, commit);

@@ -28,6 +28,8 @@
 #include <tumble/tb_math.h>
 #include <tumble/tumble.h>
 
+#include "bench_machine.h"
+
 #ifndef TUMBLE_SOURCE_DIR
 #define TUMBLE_SOURCE_DIR "."
 #endif
@@ -37,37 +39,16 @@
 
 //---- helpers ----------------------------------------------------------------------------------
 
-static void shellLine(const char* cmd, char* out, size_t n) {
-  out[0] = '\0';
-  FILE* f = popen(cmd, "r");
-  if (!f) return;
-  if (fgets(out, (int)n, f)) out[strcspn(out, "\n")] = '\0';
-  pclose(f);
-}
-
 static void printHeader(int argc, char** argv) {
-  char date[64], cpu[256] = "unknown", nproc[32], commit[64], load[64], line[512];
-  time_t now = time(NULL);
-  strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-  FILE* f = fopen("/proc/cpuinfo", "r");
-  while (f && fgets(line, sizeof(line), f)) {
-    if (!strncmp(line, "model name", 10)) {
-      char* c = strchr(line, ':');
-      if (c) snprintf(cpu, sizeof(cpu), "%s", c + 2);
-      cpu[strcspn(cpu, "\n")] = '\0';
-      break;
-    }
-  }
-  if (f) fclose(f);
-  shellLine("nproc", nproc, sizeof(nproc));
-  shellLine("git -C " TUMBLE_SOURCE_DIR " describe --always --dirty --abbrev=7 2>/dev/null", commit,
-            sizeof(commit));
-  shellLine("cut -d' ' -f1-3 /proc/loadavg", load, sizeof(load));
+  tbbMachine mc;
+  tbb_machine(&mc);
+  const char *date = mc.date, *cpu = mc.cpu, *nproc = mc.nproc, *commit = mc.commit;
+  const char* load = mc.load;
   printf(
       "# bench_plate: vibrating-plate accuracy checks (thesis Ch. 5-6) and field throughput\n\n");
   printf("- date: %s\n- machine: %s, nproc %s, OpenMP threads %d (load average at start: %s)\n",
          date, cpu, nproc, omp_get_max_threads(), load);
-  printf("- commit: %s\n- command: bench_plate", commit[0] ? commit : "unknown");
+  printf("- commit: %s\n- command: bench_plate", commit);
   for (int i = 1; i < argc; i++) printf(" %s", argv[i]);
   printf(
       "\n- part: plate-particle (point mass, the scene's default 1 kg), exact quadratic Coulomb "
@@ -647,7 +628,7 @@ static void sectionThroughput(void) {
       "50 times slower per scene-step than the particle, so it is timed on an 8x8 grid only to "
       "keep the run short.\n\n");
   char load[64];
-  shellLine("cut -d' ' -f1-3 /proc/loadavg", load, sizeof(load));
+  tbb_shellLine("cut -d' ' -f1-3 /proc/loadavg", load, sizeof(load));
   printf(
       "Load average before this section: %s (on a shared 2-core machine another process's load "
       "caps the 2-thread speedup; compare rates only between runs on the same quiet "

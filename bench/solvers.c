@@ -53,6 +53,8 @@
 #include <tumble/reader.h>
 #include <tumble/tumble.h>
 
+#include "bench_machine.h"
+
 #ifndef TUMBLE_SOURCE_DIR
 #define TUMBLE_SOURCE_DIR "."
 #endif
@@ -108,14 +110,6 @@ typedef struct Args {
 static FILE* md;  // the markdown (the real stdout)
 
 //---- small helpers ----------------------------------------------------------------------------
-
-static void shellLine(const char* cmd, char* out, size_t n) {
-  out[0] = '\0';
-  FILE* f = popen(cmd, "r");
-  if (!f) return;
-  if (fgets(out, (int)n, f)) out[strcspn(out, "\n")] = '\0';
-  pclose(f);
-}
 
 static int cmpStr(const void* a, const void* b) {
   return strcmp(*(char* const*)a, *(char* const*)b);
@@ -614,31 +608,20 @@ static void printDetails(const FileResult* fr, int nfile) {
 }
 
 static void printHeader(const Args* a, int argc, char** argv) {
-  char date[64], cpu[256] = "unknown", nproc[32], commit[64], sic[64], load[64], line[512];
-  time_t now = time(NULL);
-  strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-  FILE* f = fopen("/proc/cpuinfo", "r");
-  while (f && fgets(line, sizeof(line), f)) {
-    if (!strncmp(line, "model name", 10)) {
-      char* c = strchr(line, ':');
-      if (c) snprintf(cpu, sizeof(cpu), "%s", c + 2);
-      cpu[strcspn(cpu, "\n")] = '\0';
-      break;
-    }
-  }
-  if (f) fclose(f);
-  shellLine("nproc", nproc, sizeof(nproc));
-  shellLine("git -C " TUMBLE_SOURCE_DIR " describe --always --dirty --abbrev=7 2>/dev/null", commit,
-            sizeof(commit));
-  shellLine("dpkg-query -W -f='${Version}' libsiconos-numerics-dev 2>/dev/null", sic, sizeof(sic));
-  shellLine("cut -d' ' -f1-3 /proc/loadavg", load, sizeof(load));
+  tbbMachine mc;
+  tbb_machine(&mc);
+  const char *date = mc.date, *cpu = mc.cpu, *nproc = mc.nproc, *commit = mc.commit;
+  const char* load = mc.load;
+  char sic[64];
+  tbb_shellLine("dpkg-query -W -f='${Version}' libsiconos-numerics-dev 2>/dev/null", sic,
+                sizeof(sic));
   char* real = realpath(a->data, NULL);
   const char* data = real ? real : a->data;
   fprintf(md, "# bench_solvers: tumble's solvers against Siconos numerics\n\n");
   fprintf(md, "- date: %s\n- machine: %s, nproc %s (load average at start: %s)\n", date, cpu, nproc,
           load);
-  fprintf(md, "- commit: %s\n- Siconos numerics: %s\n- command: bench_solvers",
-          commit[0] ? commit : "unknown", sic[0] ? sic : "unknown (libsiconos_numerics)");
+  fprintf(md, "- commit: %s\n- Siconos numerics: %s\n- command: bench_solvers", commit,
+          sic[0] ? sic : "unknown (libsiconos_numerics)");
   for (int i = 1; i < argc; i++) fprintf(md, " %s", argv[i]);
   fprintf(md,
           "\n- data: %s\n- tolerance 1e-8 on tumble's residual (tb_residual: natural map with "
