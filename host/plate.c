@@ -152,15 +152,6 @@ static void tb_plateNormal(const double q[4], double n[3]) {
   tbu_rotVec(n, q, ez);
 }
 
-// velocity of the plate's material point at p
-static void tb_platePointVel(const double* ppos, const double* pvel, const double p[3],
-                             double v[3]) {
-  double r[3], wr[3];
-  tbu_sub3(r, p, ppos);
-  tbu_cross3(wr, pvel + 3, r);
-  tbu_add3(v, pvel, wr);
-}
-
 void tb_placeOnPlate(const tbModel* m, tbData* d, int s, int plate, int part, double half_z) {
   const double* ppos = d->body_pos + ((size_t)s * m->nbody + plate) * 3;
   const double* pquat = d->body_quat + ((size_t)s * m->nbody + plate) * 4;
@@ -172,7 +163,7 @@ void tb_placeOnPlate(const tbModel* m, tbData* d, int s, int plate, int part, do
   tb_plateNormal(pquat, n);
   double rest = half_z - n[0] * (pos[0] - ppos[0]) - n[1] * (pos[1] - ppos[1]);
   pos[2] = ppos[2] + rest / n[2];
-  tb_platePointVel(ppos, pvel, pos, vel);
+  tbu_pointVel(vel, pvel, ppos, pos);
   if (half_z > 0.0) {
     memcpy(quat, pquat, sizeof(double) * 4);
     memcpy(vel + 3, pvel + 3, sizeof(double) * 3);
@@ -214,7 +205,7 @@ static void tb_observe(const tbModel* m, const tbData* d, int s, int plate, int 
     g = tbu_dot3(n, r);
   }
   double vp[3], vpart[3], rel[3], wr[3];
-  tb_platePointVel(ppos, pvel, low, vp);
+  tbu_pointVel(vp, pvel, ppos, low);
   tbu_sub3(r, low, pos);
   tbu_cross3(wr, vel + 3, r);
   tbu_add3(vpart, vel, wr);
