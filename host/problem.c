@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include <tumble/cone.h>
+#include <tumble/tb_math.h>
 
 #include "engine.h"
 
@@ -15,15 +16,11 @@ void tb_problemVelocity(const tbProblem* p, const double* x, double* u) {
   }
 }
 
-static double tb_clamp(double v, double lo, double hi) {
-  return v < lo ? lo : (v > hi ? hi : v);
-}
-
 // squared natural-map residual of block k given x and u = A x + b
 static double tb_blockResidual2(const tbProblem* p, int k, const double* x, const double* u) {
   int i = p->blk_adr[k];
   if (p->blk_type[k] == TB_BLOCK_BOX) {
-    double r = x[i] - tb_clamp(x[i] - u[i], p->lo[i], p->hi[i]);
+    double r = x[i] - tbu_clamp(x[i] - u[i], p->lo[i], p->hi[i]);
     return r * r;
   }
   int ntan = p->blk_dim[k] - 1;

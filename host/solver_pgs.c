@@ -27,7 +27,7 @@ static void tb_sweepBox(const tbProblem* p, int i, double sor, double* x, double
   double aii = p->A[(size_t)i * p->n + i];
   if (!(aii > 0.0)) return;
   double v = x[i] - sor * u[i] / aii;
-  v = v < p->lo[i] ? p->lo[i] : (v > p->hi[i] ? p->hi[i] : v);
+  v = tbu_clamp(v, p->lo[i], p->hi[i]);
   double dx = v - x[i];
   x[i] = v;
   tb_addColumn(p, i, dx, u);

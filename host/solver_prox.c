@@ -124,7 +124,7 @@ static void tb_proxBlock(const tbProblem* p, int k, double r, double cfm, const 
   int i = p->blk_adr[k];
   if (p->blk_type[k] == TB_BLOCK_BOX) {
     double v = x[i] - r * (u[i] + cfm * x[i]);
-    xn[i] = v < p->lo[i] ? p->lo[i] : (v > p->hi[i] ? p->hi[i] : v);
+    xn[i] = tbu_clamp(v, p->lo[i], p->hi[i]);
     return;
   }
   double vn = x[i] - r * (u[i] + cfm * x[i]);

@@ -54,10 +54,6 @@ typedef struct tbContactPoint {
 
 //---- small helpers -----------------------------------------------------------------------------
 
-TB_HD double tbg_clamp(double x, double lo, double hi) {
-  return x < lo ? lo : (x > hi ? hi : x);
-}
-
 // world axes of a frame, flat: axis k is ax[3k .. 3k+2] (column k of the rotation matrix)
 TB_HD void tbg_axes(double ax[9], const double q[4]) {
   double R[9];
@@ -105,23 +101,23 @@ TB_HD void tbg_segSeg(const double p1[3], const double d1[3], const double p2[3]
   if (a <= tiny && e <= tiny) {
     s = t = 0.0;
   } else if (a <= tiny) {
-    t = tbg_clamp(f / e, 0.0, 1.0);
+    t = tbu_clamp(f / e, 0.0, 1.0);
   } else {
     double c = tbu_dot3(d1, r);
     if (e <= tiny) {
-      s = tbg_clamp(-c / a, 0.0, 1.0);
+      s = tbu_clamp(-c / a, 0.0, 1.0);
     } else {
       double b = tbu_dot3(d1, d2);
       double denom = a * e - b * b;
       // near-parallel: any s works for the lines, take the start and let the clamps fix t
-      s = denom > 1e-14 * a * e ? tbg_clamp((b * f - c * e) / denom, 0.0, 1.0) : 0.0;
+      s = denom > 1e-14 * a * e ? tbu_clamp((b * f - c * e) / denom, 0.0, 1.0) : 0.0;
       t = (b * s + f) / e;
       if (t < 0.0) {
         t = 0.0;
-        s = tbg_clamp(-c / a, 0.0, 1.0);
+        s = tbu_clamp(-c / a, 0.0, 1.0);
       } else if (t > 1.0) {
         t = 1.0;
-        s = tbg_clamp((b - c) / a, 0.0, 1.0);
+        s = tbu_clamp((b - c) / a, 0.0, 1.0);
       }
     }
   }
@@ -134,7 +130,7 @@ TB_HD void tbg_closestOnSeg(double r[3], const double c[3], const double u[3], d
                             const double p[3]) {
   double d[3];
   tbu_sub3(d, p, c);
-  tbu_addscl3(r, c, u, tbg_clamp(tbu_dot3(d, u), -L, L));
+  tbu_addscl3(r, c, u, tbu_clamp(tbu_dot3(d, u), -L, L));
 }
 
 //---- rounded cores: sphere-sphere is the workhorse ---------------------------------------------
@@ -190,7 +186,7 @@ TB_HD int tbg_pointBox(const double c[3], double r, const tbGeomPose* g, int fea
   const double* h = g->size;
   tbu_sub3(d, c, g->pos);
   tbu_rotVecInv(l, g->quat, d);
-  for (int i = 0; i < 3; i++) q[i] = tbg_clamp(l[i], -h[i], h[i]);
+  for (int i = 0; i < 3; i++) q[i] = tbu_clamp(l[i], -h[i], h[i]);
   tbu_sub3(nl, l, q);
   double dist = tbu_normalize3(nl);
   if (!(dist > 0.0)) {

@@ -17,6 +17,10 @@
 
 #define TB_PI 3.14159265358979323846
 
+TB_HD double tbu_clamp(double x, double lo, double hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
 TB_HD void tbu_zero3(double r[3]) {
   r[0] = r[1] = r[2] = 0.0;
 }
