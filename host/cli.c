@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tumble/grasp.h>
 #include <tumble/plate.h>
 #include <tumble/rng.h>
 #include <tumble/scenes.h>
@@ -46,6 +47,79 @@ int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out) {
   }
   *out = (long)v;
   return 0;
+}
+
+int tb_parseGrid(const char* what, const char* s, int* nx, int* ny) {
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%s", s);
+  char* x = strchr(buf, 'x');
+  long a, b;
+  if (x) *x = 0;
+  if (tb_parseInt(what, buf, 1, 4096, &a)) return 2;
+  if (x) {
+    if (tb_parseInt(what, x + 1, 1, 4096, &b)) return 2;
+  } else {
+    b = a;
+  }
+  *nx = (int)a;
+  *ny = (int)b;
+  return 0;
+}
+
+int tb_parseLength(const char* what, const char* s, double bare_unit, double* out) {
+  static const struct {
+    const char* suffix;
+    double scale;
+  } units[] = {{"mm", 1e-3}, {"cm", 1e-2}, {"m", 1.0}};
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%s", s);
+  size_t n = strlen(buf);
+  double scale = bare_unit;
+  for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+    size_t k = strlen(units[u].suffix);
+    if (n > k && !strcmp(buf + n - k, units[u].suffix)) {
+      buf[n - k] = 0;
+      scale = units[u].scale;
+      break;
+    }
+  }
+  double v = 0.0;
+  if (tb_parseNumber(what, buf, &v)) return 2;
+  if (!isfinite(v)) return tb_cliError("%s: %s must be finite", what, s);
+  *out = v * scale;
+  return 0;
+}
+
+// the unit suffix of a length ("mm", "cm", "m") or "" for none
+static const char* tb_lengthUnit(const char* s) {
+  size_t n = strlen(s);
+  if (n > 2 && (!strcmp(s + n - 2, "mm") || !strcmp(s + n - 2, "cm"))) return s + n - 2;
+  if (n > 1 && s[n - 1] == 'm') return s + n - 1;
+  return "";
+}
+
+int tb_parseLengths(const char* what, const char* s, double bare_unit, double* out, int max) {
+  char buf[128];
+  const char* tok[8];
+  snprintf(buf, sizeof(buf), "%s", s);
+  int n = 0;
+  for (char *p = buf, *x; p; p = x ? x + 1 : NULL) {
+    x = strchr(p, 'x');
+    if (x) *x = 0;
+    if (n == max || n == 8) return tb_cliError("%s %s: at most %d lengths", what, s, max), -1;
+    tok[n++] = p;
+  }
+  const char* unit = "";
+  double v[8];
+  for (int i = n - 1; i >= 0; i--) {
+    const char* u = tb_lengthUnit(tok[i]);
+    if (u[0]) unit = u;
+    char one[160];
+    snprintf(one, sizeof(one), "%s%s", tok[i], u[0] ? "" : unit);
+    if (tb_parseLength(what, one, bare_unit, &v[i])) return -1;
+  }
+  memcpy(out, v, sizeof(double) * n);
+  return n;
 }
 
 int tb_parseThreads(const char* what, const char* s) {
@@ -334,7 +408,7 @@ done:
 static void tb_usage(FILE* f) {
   fprintf(f,
           "usage: tumble [COMMAND ...]\n"
-          "  tumble                      the default main job: a batch of plate-particle scenes\n"
+          "  tumble                      the default main job: the grasp study (tumble grasp)\n"
           "  tumble simulate --list      built-in scenes with their parameters\n"
           "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
           "         [--cone exact|pyramid] [--facets N] [--align] [--every K] [--seed S]\n"
@@ -349,22 +423,31 @@ static void tb_usage(FILE* f) {
           "  tumble plate motions        the named plate motions\n"
           "  tumble plate optimize --target circle|saddle|FILE [--optimizer nelder-mead|cmaes|"
           "both]\n"
-          "         [--starts K] [--budget S] [--out PREFIX]   plate motion for a target field\n");
+          "         [--starts K] [--budget S] [--out PREFIX]   plate motion for a target field\n"
+          "  tumble estimate synth|pf|fit --scene NAME ...   parameters from an observed\n"
+          "         trajectory (tumble estimate --help)\n"
+          "  tumble grasp [--grid 21x21] [--extent 20mm] [--trials 30] [--surface-mu medium]\n"
+          "         [--gripper-mu high] [--speed normal|fast] [--out PREFIX]   planar grasp\n"
+          "         probability map of the Brost-Christiansen study (tumble grasp --help)\n"
+          "  tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
+          "         [--mu M|LO:HI] [--grid 11x11] [--extent 80mm] [--trials 20] [--seed S]\n"
+          "         [--threads T] [--out PREFIX]   3D parallel-jaw grasp probability map\n");
 }
 
 int tb_cliMain(int argc, char** argv) {
   if (argc < 2) {
-    // the default main job: a batch of particles on the centrifuge plate with uncertain mu
-    char* def[] = {"plate-particle", "--scenes",          "1000", "--steps", "2000",
-                   "--param",        "mu=uniform:0.2:0.6"};
+    // the default main job: the Brost-Christiansen grasp study on its defaults
     fprintf(stderr,
-            "tumble: running the default batch: simulate plate-particle --scenes 1000 "
-            "--steps 2000 --param mu=uniform:0.2:0.6\n");
-    return tb_simulate(7, def);
+            "tumble: running the default study: tumble grasp (gear, 21x21 offsets, 30 trials "
+            "each; tumble grasp --help)\n");
+    return tb_graspMain(0, NULL);
   }
   if (!strcmp(argv[1], "simulate")) return tb_simulate(argc - 2, argv + 2);
   if (!strcmp(argv[1], "solve")) return tb_solveMain(argc - 2, argv + 2);
   if (!strcmp(argv[1], "plate")) return tb_plateMain(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "estimate")) return tb_estimateMain(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "grasp")) return tb_graspMain(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "grasp3d")) return tb_grasp3dMain(argc - 2, argv + 2);
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     tb_usage(stdout);
     return 0;

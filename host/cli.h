@@ -7,10 +7,22 @@ int tb_cliError(const char* fmt, ...);
 // parse a whole string as a number / a whole number in [lo, hi]; 0, or 2 after an error message
 int tb_parseNumber(const char* what, const char* s, double* out);
 int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out);
+// NXxNY (or N for N x N), each a whole number in [1, 4096]; 0, or 2 after an error message
+int tb_parseGrid(const char* what, const char* s, int* nx, int* ny);
+// a length in m from a number with an optional unit suffix mm, cm or m; a bare number is in
+// units of bare_unit m. 0, or 2 after an error message
+int tb_parseLength(const char* what, const char* s, double bare_unit, double* out);
+// lengths separated by 'x' (30x50x30mm: a length without a unit takes the next one's unit), each
+// as tb_parseLength; returns the count (at most max), or -1 after an error message
+int tb_parseLengths(const char* what, const char* s, double bare_unit, double* out, int max);
 // `tumble solve ...` (cli_solve.c); returns the process exit status
 int tb_solveMain(int argc, char** argv);
+// `tumble estimate synth|pf|fit ...` (cli_estimate.c); returns the process exit status
+int tb_estimateMain(int argc, char** argv);
 // --threads T: a whole number in [1, 4096], applied to OpenMP at once; 0, or 2 after an error
 int tb_parseThreads(const char* what, const char* s);
+// `tumble grasp3d ...` (cli_grasp3d.c); returns the process exit status
+int tb_grasp3dMain(int argc, char** argv);
 // the tumble command line; returns the process exit status
 int tb_cliMain(int argc, char** argv);
 

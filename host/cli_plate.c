@@ -51,23 +51,6 @@ static double* tb_motionField(tbPlateMotion* mo, const char* name) {
   return NULL;
 }
 
-static int tb_parseGrid(const char* s, int* nx, int* ny) {
-  char buf[64];
-  snprintf(buf, sizeof(buf), "%s", s);
-  char* x = strchr(buf, 'x');
-  long a, b;
-  if (x) *x = 0;
-  if (tb_parseInt("--grid", buf, 1, 4096, &a)) return 2;
-  if (x) {
-    if (tb_parseInt("--grid", x + 1, 1, 4096, &b)) return 2;
-  } else {
-    b = a;
-  }
-  *nx = (int)a;
-  *ny = (int)b;
-  return 0;
-}
-
 static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
   memset(a, 0, sizeof(*a));
   a->motion = *tb_plateMotion(tb_findPlateMotion("centrifuge"));
@@ -114,7 +97,7 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
         a->opt.set_value[a->opt.nset++] = v;
       }
     } else if (!strcmp(arg, "--grid")) {
-      rc = tb_parseGrid(val, &a->opt.nx, &a->opt.ny);
+      rc = tb_parseGrid("--grid", val, &a->opt.nx, &a->opt.ny);
     } else if (!strcmp(arg, "--extent")) {
       double cm;
       rc = tb_parseNumber(arg, val, &cm);

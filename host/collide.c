@@ -1,4 +1,5 @@
 // Contacts of one scene: every candidate shape pair through the shared pair geometry.
+#include <math.h>
 #include <string.h>
 
 #include <tumble/tb_math.h>
@@ -14,6 +15,29 @@ static void tb_geomPose(const tbModel* m, const tbWork* w, int g, tbGeomPose* gp
   tbu_rotVec(off, w->xquat + 4 * b, m->geom_pos + 3 * g);
   tbu_add3(gp->pos, w->xpos + 3 * b, off);
   tbu_quatMul(gp->quat, w->xquat + 4 * b, m->geom_quat + 4 * g);
+  gp->nvert = m->geom_nvert[g];
+  gp->vert = m->geom_vert + 2 * m->geom_vertadr[g];
+}
+
+// distance from a shape's frame origin to its farthest surface point (planes: unused)
+static double tb_geomReach(const tbModel* m, int g, const double* sz) {
+  if (m->geom_type[g] == TB_GEOM_SPHERE) return sz[0];
+  if (m->geom_type[g] == TB_GEOM_CAPSULE) return sz[0] + sz[1];
+  if (m->geom_type[g] == TB_GEOM_BOX) return tbu_norm3(sz);
+  double r = 0.0;
+  const double* v = m->geom_vert + 2 * m->geom_vertadr[g];
+  for (int i = 0; i < m->geom_nvert[g]; i++)
+    r = fmax(r, sqrt(v[2 * i] * v[2 * i] + v[2 * i + 1] * v[2 * i + 1]));
+  return r + sz[0];
+}
+
+// every shape's world pose and reach at the work pose
+static void tb_posedGeoms(const tbModel* m, tbWork* w) {
+  for (int g = 0; g < m->ngeom; g++) {
+    tb_geomPose(m, w, g, &w->gpose[g]);
+    w->greach[g] =
+        m->geom_type[g] == TB_GEOM_PLANE ? INFINITY : tb_geomReach(m, g, w->gpose[g].size);
+  }
 }
 
 // fastest speed of any point of any moving body: |v| + |w| r over the body's shapes
@@ -22,9 +46,7 @@ static double tb_maxPointSpeed(const tbModel* m, const tbWork* w) {
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_body[g];
     if (m->body_type[b] == TB_BODY_STATIC || m->geom_type[g] == TB_GEOM_PLANE) continue;
-    const double* sz = w->vary + tb_varyIndex(m, TB_F_GEOM_SIZE, g, 0);
-    double ext = m->geom_type[g] == TB_GEOM_BOX ? tbu_norm3(sz) : sz[0] + sz[1];
-    double r = tbu_norm3(m->geom_pos + 3 * g) + ext;
+    double r = tbu_norm3(m->geom_pos + 3 * g) + w->greach[g];
     double v = tbu_norm3(w->xvel + 6 * b) + tbu_norm3(w->xvel + 6 * b + 3) * r;
     vmax = v > vmax ? v : vmax;
   }
@@ -32,6 +54,7 @@ static double tb_maxPointSpeed(const tbModel* m, const tbWork* w) {
 }
 
 int tb_collide(const tbModel* m, tbWork* w) {
+  tb_posedGeoms(m, w);
   // the active set holds every pair that could touch within the step (thesis §4.2.1): the
   // margin plus the distance two bodies at the fastest point speed could close in one step
   double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
@@ -39,10 +62,14 @@ int tb_collide(const tbModel* m, tbWork* w) {
   tbContactPoint buf[TB_MAXCON_PAIR];
   w->ncon = 0;
   for (int p = 0; p < m->npair; p++) {
-    tbGeomPose ga, gb;
-    tb_geomPose(m, w, m->pair_geom[2 * p], &ga);
-    tb_geomPose(m, w, m->pair_geom[2 * p + 1], &gb);
-    int n = tbu_collide(&ga, &gb, margin, buf);
+    int g1 = m->pair_geom[2 * p], g2 = m->pair_geom[2 * p + 1];
+    const tbGeomPose *ga = &w->gpose[g1], *gb = &w->gpose[g2];
+    // shapes whose bounding spheres are farther apart than the margin cannot touch
+    double d[3];
+    tbu_sub3(d, ga->pos, gb->pos);
+    double reach = w->greach[g1] + w->greach[g2] + margin;
+    if (tbu_dot3(d, d) > reach * reach) continue;
+    int n = tbu_collide(ga, gb, margin, buf);
     // never drop a contact: running out of room stops the scene instead
     if (w->ncon + n > w->maxcon) return -1;
     for (int i = 0; i < n; i++) {

@@ -304,6 +304,34 @@ static double tb_maxd(double a, double b) {
   return a > b ? a : b;
 }
 
+// append a contact block: the normal row, then ntan friction rows (velocity kind)
+static void tb_pushContact(tbRowSink* k, const double* vel, const tbRowJ* nrow, tbRowJ trow[2],
+                           int ntan, double mu, int key) {
+  const tbModel* m = k->m;
+  tbWork* w = k->w;
+  double angle = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_FACET_ANGLE)];
+  if (ntan == 2 && m->opt.facet_align) {
+    // one facet against the tangential velocity (Mylapilli & Jain's remedy)
+    double vt = tb_rowVelocity(m, &trow[0], vel, w->xvel);
+    double vo = tb_rowVelocity(m, &trow[1], vel, w->xvel);
+    if (vt * vt + vo * vo > 1e-24) angle = atan2(-vo, -vt);
+  }
+  int i = w->nrow, bk = w->nblock++;
+  w->row[i] = *nrow;
+  w->row_key[i] = key;
+  for (int r = 0; r < ntan; r++) {
+    trow[r].kind = TB_ROW_VELOCITY;
+    w->row[i + 1 + r] = trow[r];
+    w->row_key[i + 1 + r] = key + 1 + r;
+  }
+  w->nrow += 1 + ntan;
+  w->blk_type[bk] = TB_BLOCK_CONTACT;
+  w->blk_adr[bk] = i;
+  w->blk_dim[bk] = 1 + ntan;
+  w->blk_mu[bk] = mu;
+  w->blk_angle[bk] = angle;
+}
+
 static void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
@@ -344,27 +372,39 @@ static void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
     tb_rowLinear(&trow[ntan], a, ra, b, rb, o);
     if (tb_rowActive(m, &trow[ntan])) ntan++;
   }
-  double angle = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_FACET_ANGLE)];
-  if (ntan == 2 && m->opt.facet_align) {
-    // one facet against the tangential velocity (Mylapilli & Jain's remedy)
-    double vt = tb_rowVelocity(m, &trow[0], vel, w->xvel);
-    double vo = tb_rowVelocity(m, &trow[1], vel, w->xvel);
-    if (vt * vt + vo * vo > 1e-24) angle = atan2(-vo, -vt);
+  tb_pushContact(k, vel, &nrow, trow, ntan, mu, key);
+}
+
+// the three contacts of support tripod s (see planar.c): a virtual normal row fixing the normal
+// impulse at h lambda_k, and friction along the world x and y axes at the support point
+static void tb_supportRows(tbRowSink* k, const tbData* d, int s, int sup) {
+  const tbModel* m = k->m;
+  tbWork* w = k->w;
+  double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
+  const double* prm = w->vary + tb_varyIndex(m, TB_F_SUPPORT, sup, 0);
+  int b = m->sup_body[sup];
+  double lambda[3] = {0.0, 0.0, 0.0};
+  tb_supportLoads(m, w->vary, sup, lambda);  // valid: tb_resetData checked every scene's tripod
+  double c = 1.0 / w->vary[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)];
+  tbContactPoint frame = {{0, 0, 0}, {0, 0, 1}, 0.0, {1, 0, 0}, 0};
+  double t[3], o[3];
+  tb_contactFrame(&frame, w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_FRAME_ANGLE)], t, o);
+  const double* vel = d->body_vel + (size_t)s * m->nbody * 6;
+  for (int i = 0; i < 3; i++) {
+    double local[3] = {prm[TB_SUP_POINT + 2 * i], prm[TB_SUP_POINT + 2 * i + 1], 0.0}, r[3];
+    tbu_rotVec(r, w->xquat + 4 * b, local);
+    tbRowJ nrow, trow[2];
+    memset(&nrow, 0, sizeof(nrow));
+    nrow.body[0] = b;
+    nrow.body[1] = -1;
+    nrow.cfm = c;
+    nrow.bias = -c * h * lambda[i];
+    double zero[3] = {0, 0, 0};
+    tb_rowLinear(&trow[0], b, r, -1, zero, t);
+    tb_rowLinear(&trow[1], b, r, -1, zero, o);
+    int key = -(3 + 16 * m->njnt + 4 * (3 * sup + i));  // clear of the joint keys
+    tb_pushContact(k, vel, &nrow, trow, 2, prm[TB_SUP_MU], key);
   }
-  int i = w->nrow, bk = w->nblock++;
-  w->row[i] = nrow;
-  w->row_key[i] = key;
-  for (int r = 0; r < ntan; r++) {
-    trow[r].kind = TB_ROW_VELOCITY;
-    w->row[i + 1 + r] = trow[r];
-    w->row_key[i + 1 + r] = key + 1 + r;
-  }
-  w->nrow += 1 + ntan;
-  w->blk_type[bk] = TB_BLOCK_CONTACT;
-  w->blk_adr[bk] = i;
-  w->blk_dim[bk] = 1 + ntan;
-  w->blk_mu[bk] = mu;
-  w->blk_angle[bk] = angle;
 }
 
 int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w) {
@@ -373,6 +413,7 @@ int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w) {
   w->nblock = 0;
   for (int j = 0; j < m->njnt; j++) tb_jointRows(&k, j);
   for (int c = 0; c < w->ncon; c++) tb_contactRows(&k, d, s, c);
+  for (int sup = 0; sup < m->nsupport; sup++) tb_supportRows(&k, d, s, sup);
   return 0;
 }
 

@@ -85,6 +85,24 @@ void tb_defaultParams(const tbModel* m, tbData* d) {
   }
 }
 
+// the support tripods of every scene (points and loads come from its parameters)
+static int tb_checkSceneSupports(const tbModel* m, const tbData* d) {
+  double* vary = malloc(sizeof(double) * m->nvary);
+  if (!vary) return TB_ERR_MEMORY;
+  int rc = TB_OK;
+  for (int s = 0; s < d->nscene && rc == TB_OK; s++) {
+    tb_sceneVary(m, d, s, vary);
+    rc = tb_checkSupports(m, vary);
+    if (rc != TB_OK) {
+      char msg[256];
+      snprintf(msg, sizeof(msg), "%s", tb_lastError());
+      tb_setError("scene %d: %s", s, msg);
+    }
+  }
+  free(vary);
+  return rc;
+}
+
 int tb_checkParams(const tbModel* m, const tbData* d) {
   tb_clearError();
   for (int s = 0; s < d->nscene; s++) {
@@ -98,7 +116,7 @@ int tb_checkParams(const tbModel* m, const tbData* d) {
       }
     }
   }
-  return TB_OK;
+  return m->nsupport ? tb_checkSceneSupports(m, d) : TB_OK;
 }
 
 void tb_sceneVary(const tbModel* m, const tbData* d, int s, double* out) {
@@ -149,8 +167,10 @@ static void tb_resetScene(const tbModel* m, tbData* d, int s, double* vary) {
 }
 
 int tb_resetData(const tbModel* m, tbData* d) {
-  int rc = TB_OK;
-  // the plate driver integrates one period per scene to find its initial orientation
+  // a tripod's loads come from the scene's parameters: refuse scenes whose tripod cannot carry it
+  int rc = m->nsupport ? tb_checkSceneSupports(m, d) : TB_OK;
+  if (rc != TB_OK) return rc;
+    // the plate driver integrates one period per scene to find its initial orientation
 #pragma omp parallel
   {
     double* vary = (double*)malloc(sizeof(double) * (m->nvary + 1));

@@ -37,6 +37,9 @@ struct tbWork {
   double* xvel;   // (nbody x 6) kinematic bodies' velocity at t + h, others at t
   double* minv;   // (nbody x 12) inverse mass (3, 0 on locked DoFs), inverse inertia (9)
   double* vfree;  // (nbody x 6) velocity after forces, before impulses
+  // shapes at the work pose, and the radius of a sphere about each shape's origin that holds it
+  tbGeomPose* gpose;  // (ngeom)
+  double* greach;     // (ngeom) INFINITY for planes
   // contacts
   int ncon;
   tbContactPoint* con;  // (maxcon)
@@ -69,6 +72,19 @@ void tb_assemble(const tbModel* m, tbWork* w);
 tbProblem tb_problemOf(const tbModel* m, const tbWork* w);
 // post-step velocity: vfree <- vfree + M^-1 J^T x
 void tb_applyImpulse(const tbModel* m, tbWork* w);
+
+// planar.c: prisms and support tripods of the 2.5D model
+// a prism definition's vertices, radius and orientation; 0, or an error naming geom g
+int tb_checkPrismDef(const tbModel* m, const tbGeomDef* def, int g);
+// pack prism vertices and support bodies into the compiled arrays
+int tb_compilePlanar(tbModel* m);
+// the supports' default values in the vary vector
+void tb_supportVary(const tbModel* m, double* vary0);
+// support normal forces (N) of tripod s from one scene's values (thesis Eq. 3.24); 0, or an
+// error naming the support and the field (gravity, mu, points around the center of mass)
+int tb_supportLoads(const tbModel* m, const double* vary, int s, double lambda[3]);
+// every support of one scene's values; TB_OK, or TB_ERR_ARG naming the first bad one
+int tb_checkSupports(const tbModel* m, const double* vary);
 
 // mlcp.c: the mixed LCP of thesis Eq. 2.78 assembled from the step's rows
 typedef struct tbMLCP {

@@ -105,6 +105,12 @@ static int tb_mlcpSizes(const tbProblem* pb, const tbWork* w, int nv, tbMLCP* p)
       }
       p->nb++;
     } else {
+      if (w->row[i].cfm != 0.0) {
+        return tb_setError(
+            "mlcp: contact %d is a support tripod's, whose fixed normal force "
+            "Eq. 2.78 has no place for (thesis Eq. 3.26 does)",
+            k);
+      }
       p->nc++;
       p->nf += tb_facetCount(pb, k);
       nsig += w->blk_dim[k] > 1;

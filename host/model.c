@@ -103,6 +103,10 @@ void tb_freeModel(tbModel* m) {
   free(m->geom_body);
   free(m->geom_pos);
   free(m->geom_quat);
+  free(m->geom_nvert);
+  free(m->geom_vertadr);
+  free(m->geom_vert);
+  free(m->sup_body);
   free(m->jnt_type);
   free(m->jnt_body);
   free(m->jnt_anchor);
@@ -119,7 +123,9 @@ void tb_freeModel(tbModel* m) {
   free(m->vary0);
   free(m->param);
   free(m->bdef);
+  for (int g = 0; g < m->ngeom; g++) free((void*)m->gdef[g].vert);
   free(m->gdef);
+  free(m->sdef);
   free(m->jdef);
   free(m->ddef);
   free(m);
@@ -215,8 +221,10 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
     tb_setError("geom %d: size, pos and quat must be finite", g);
     return -1;
   }
+  if (def->type == TB_GEOM_PRISM && tb_checkPrismDef(m, def, g)) return -1;
   int nsize = def->type == TB_GEOM_SPHERE ? 1 : def->type == TB_GEOM_CAPSULE ? 2 : 3;
-  for (int i = 0; i < nsize && def->type != TB_GEOM_PLANE; i++) {
+  int sized = def->type != TB_GEOM_PLANE && def->type != TB_GEOM_PRISM;
+  for (int i = 0; i < nsize && sized; i++) {
     int zero_ok = def->type == TB_GEOM_SPHERE || (def->type == TB_GEOM_CAPSULE && i == 1);
     if (def->size[i] < 0.0 || (!zero_ok && def->size[i] == 0.0)) {
       tb_setError("geom %d: size[%d] = %g must be %s", g, i, def->size[i],
@@ -236,8 +244,19 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
     tb_setError("geom %d: a plane (half-space) cannot belong to a dynamic body", g);
     return -1;
   }
-  if (tb_grow((void**)&m->gdef, &m->cap_geom, m->ngeom, sizeof(tbGeomDef))) return -1;
+  double* vert = NULL;  // the caller's vertices may not outlive the model: keep a copy
+  if (def->type == TB_GEOM_PRISM) {
+    vert = malloc(sizeof(double) * 2 * def->nvert);
+    if (!vert) return -1;
+    memcpy(vert, def->vert, sizeof(double) * 2 * def->nvert);
+  }
+  if (tb_grow((void**)&m->gdef, &m->cap_geom, m->ngeom, sizeof(tbGeomDef))) {
+    free(vert);
+    return -1;
+  }
   m->gdef[g] = *def;
+  m->gdef[g].vert = vert;
+  m->gdef[g].nvert = vert ? def->nvert : 0;
   tbu_quatNormalize(m->gdef[g].quat);
   return m->ngeom++;
 }
@@ -396,8 +415,8 @@ int tb_findBody(const tbModel* m, const char* name) {
 }
 
 static int tb_fieldWidth(int field) {
-  static const int width[TB_NFIELD] = {1, 3, 3, 4,           6,           6,
-                                       1, 1, 3, TB_DRV_NPRM, TB_JNT_NPRM, TB_OPT_NPRM};
+  static const int width[TB_NFIELD] = {1, 3, 3,           4,           6,           6,          1,
+                                       1, 3, TB_DRV_NPRM, TB_JNT_NPRM, TB_OPT_NPRM, TB_SUP_NPRM};
   return width[field];
 }
 
@@ -413,6 +432,8 @@ static int tb_fieldCount(const tbModel* m, int field) {
       return m->njnt;
     case TB_F_OPT:
       return 1;
+    case TB_F_SUPPORT:
+      return m->nsupport;
     default:
       return m->nbody;
   }
@@ -545,6 +566,12 @@ static int tb_compilePairs(tbModel* m) {
         if (tb_jointed(m, b1, b2)) continue;
         const tbGeomDef *d1 = &m->gdef[g1], *d2 = &m->gdef[g2];
         if (!(d1->contype & d2->conaffinity) && !(d2->contype & d1->conaffinity)) continue;
+        if ((m->geom_type[g1] == TB_GEOM_PRISM) != (m->geom_type[g2] == TB_GEOM_PRISM)) {
+          return tb_setError(
+              "geoms %d and %d: a prism only touches prisms; keep them apart with contype and "
+              "conaffinity",
+              g1, g2);
+        }
         int maxc = tbu_collideMax(m->geom_type[g1], m->geom_type[g2]);
         if (maxc == 0) continue;
         if (pass) {
@@ -623,6 +650,7 @@ static int tb_compileVary(tbModel* m) {
   memcpy(o + TB_OPT_GRAVITY, m->opt.gravity, sizeof(double) * 3);
   o[TB_OPT_FRAME_ANGLE] = m->opt.frame_angle;
   o[TB_OPT_FACET_ANGLE] = m->opt.facet_angle;
+  tb_supportVary(m, m->vary0);
   return TB_OK;
 }
 
@@ -674,14 +702,17 @@ int tb_compileModel(tbModel* m) {
   int rc = tb_checkOption(&m->opt);
   if (rc == TB_OK) rc = tb_compileBodies(m);
   if (rc == TB_OK) rc = tb_compileGeoms(m);
+  if (rc == TB_OK) rc = tb_compilePlanar(m);
   if (rc == TB_OK) rc = tb_compileJoints(m);
   if (rc == TB_OK) rc = tb_compileDrivers(m);
   if (rc == TB_OK) rc = tb_compilePairs(m);
   if (rc == TB_OK) rc = tb_compileVary(m);
   if (rc == TB_OK) rc = tb_compileParams(m);
+  if (rc == TB_OK) rc = tb_checkSupports(m, m->vary0);
   if (rc != TB_OK) return rc;
   m->nv = 6 * m->nbody;
-  m->maxrow = tb_jointRowCapacity(m) + 3 * m->maxcon;
+  // a support tripod: three contacts of 3 rows
+  m->maxrow = tb_jointRowCapacity(m) + 3 * m->maxcon + 9 * m->nsupport;
   m->compiled = 1;
   return TB_OK;
 }

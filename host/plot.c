@@ -1,6 +1,8 @@
-// PNG plots with cairo: the quiver plot of a plate velocity field.
+// PNG plots with cairo: the quiver plot of a plate velocity field and the heat map of a sweep.
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
 
 #include <cairo.h>
 
@@ -23,17 +25,32 @@ static void tb_colormap(double s, double rgb[3]) {
 }
 
 // a tick step of 1, 2 or 5 times a power of ten giving about `want` ticks over `range`
-static double tb_niceStep(double range, int want) {
+double tb_plotNiceStep(double range, int want) {
   double raw = range / want, p = pow(10.0, floor(log10(raw)));
   double m = raw / p;
   return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
 }
 
-static void tb_text(cairo_t* cr, double x, double y, double ax, double ay, const char* s) {
+void tb_plotText(cairo_t* cr, double x, double y, double ax, double ay, const char* s) {
   cairo_text_extents_t te;
   cairo_text_extents(cr, s, &te);
   cairo_move_to(cr, x - ax * te.width - te.x_bearing, y - ay * te.height - te.y_bearing);
   cairo_show_text(cr, s);
+}
+
+// the colour map as a framed vertical strip, 1 at the top
+static void tb_colorbarStrip(cairo_t* cr, double bx, double by, double bw, double bh) {
+  for (int k = 0; k < (int)bh; k++) {
+    double rgb[3];
+    tb_colormap(1.0 - k / bh, rgb);
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    cairo_rectangle(cr, bx, by + k, bw, 1.2);
+    cairo_fill(cr);
+  }
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, bx, by, bw, bh);
+  cairo_stroke(cr);
 }
 
 static void tb_arrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head) {
@@ -84,7 +101,7 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
                   TB_PY(-q->extent) - TB_PY(q->extent));
   cairo_fill(cr);
   cairo_set_font_size(cr, 12);
-  double Ecm = E * 100.0, step = tb_niceStep(2.0 * Ecm, 8);
+  double Ecm = E * 100.0, step = tb_plotNiceStep(2.0 * Ecm, 8);
   char buf[64];
   for (double t = ceil(-Ecm / step) * step; t <= Ecm + 1e-9; t += step) {
     double x = TB_PX(t / 100.0), y = TB_PY(t / 100.0);
@@ -102,8 +119,8 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
     cairo_line_to(cr, left, y);
     cairo_stroke(cr);
     snprintf(buf, sizeof(buf), "%g", fabs(t) < 1e-9 ? 0.0 : t);
-    tb_text(cr, x, top + S + 8, 0.5, 0.0, buf);
-    tb_text(cr, left - 8, y, 1.0, 0.5, buf);
+    tb_plotText(cr, x, top + S + 8, 0.5, 0.0, buf);
+    tb_plotText(cr, left - 8, y, 1.0, 0.5, buf);
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_line_width(cr, 1.5);
@@ -116,14 +133,14 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
   cairo_stroke(cr);
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_font_size(cr, 14);
-  tb_text(cr, left + 0.5 * S, top + S + 32, 0.5, 0.0, "x (cm)");
+  tb_plotText(cr, left + 0.5 * S, top + S + 32, 0.5, 0.0, "x (cm)");
   cairo_save(cr);
   cairo_translate(cr, left - 50, top + 0.5 * S);
   cairo_rotate(cr, -M_PI / 2);
-  tb_text(cr, 0, 0, 0.5, 0.5, "y (cm)");
+  tb_plotText(cr, 0, 0, 0.5, 0.5, "y (cm)");
   cairo_restore(cr);
   cairo_set_font_size(cr, 16);
-  tb_text(cr, left + 0.5 * S, 0.5 * top, 0.5, 0.5, q->title ? q->title : "");
+  tb_plotText(cr, left + 0.5 * S, 0.5 * top, 0.5, 0.5, q->title ? q->title : "");
 
   // markers and arrows, clipped to the frame
   cairo_save(cr);
@@ -154,31 +171,21 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
 
   // colour bar: speed in cm/s
   double bx = left + S + 30, bw = 18, bh = S * 0.8, by = top + 0.1 * S;
-  for (int k = 0; k < (int)bh; k++) {
-    double rgb[3];
-    tb_colormap(1.0 - k / bh, rgb);
-    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-    cairo_rectangle(cr, bx, by + k, bw, 1.2);
-    cairo_fill(cr);
-  }
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_set_line_width(cr, 1);
-  cairo_rectangle(cr, bx, by, bw, bh);
-  cairo_stroke(cr);
+  tb_colorbarStrip(cr, bx, by, bw, bh);
   cairo_set_font_size(cr, 12);
   double vcm = vmax * 100.0;
   if (vcm > 0) {
-    double vs = tb_niceStep(vcm, 5);
+    double vs = tb_plotNiceStep(vcm, 5);
     for (double t = 0; t <= vcm * (1 + 1e-9); t += vs) {
       double y = by + bh * (1.0 - t / vcm);
       cairo_move_to(cr, bx + bw, y);
       cairo_line_to(cr, bx + bw + 4, y);
       cairo_stroke(cr);
       snprintf(buf, sizeof(buf), "%g", t);
-      tb_text(cr, bx + bw + 7, y, 0.0, 0.5, buf);
+      tb_plotText(cr, bx + bw + 7, y, 0.0, 0.5, buf);
     }
   }
-  tb_text(cr, bx, by - 12, 0.0, 0.5, "speed (cm/s)");
+  tb_plotText(cr, bx, by - 12, 0.0, 0.5, "speed (cm/s)");
   if (q->mark && q->mark_label) {
     double ly = by + bh + 25;
     cairo_set_source_rgb(cr, 0.85, 0.1, 0.1);
@@ -187,7 +194,7 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
     cairo_arc(cr, bx + 5, ly, 5, 0, 2 * M_PI);
     cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    tb_text(cr, bx + 16, ly, 0.0, 0.5, q->mark_label);
+    tb_plotText(cr, bx + 16, ly, 0.0, 0.5, q->mark_label);
   }
 #undef TB_PX
 #undef TB_PY
@@ -197,4 +204,198 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
   cairo_status_t st = cairo_surface_write_to_png(sf, path);
   cairo_surface_destroy(sf);
   return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+}
+
+//---- heat map ----------------------------------------------------------------------------------
+
+// spacing of the cell centres along one axis; a single-cell axis borrows the other axis'
+// spacing, else its extent, else `fallback`
+static double tb_cellSize(int n, double extent, int n2, double extent2, double fallback) {
+  if (n > 1) return extent / (n - 1);
+  if (n2 > 1) return extent2 / (n2 - 1);
+  if (extent > 0.0) return extent;
+  return fallback;
+}
+
+int tb_plotHeatmap(const char* path, const tbHeatmap* h, int width, int height) {
+  const tbSweepGrid* g = h->grid;
+  if (!g || g->nx < 1 || g->ny < 1 || width < 300 || height < 200) return -1;
+  int ncell = g->nx * g->ny, nvert = 0;
+  for (int i = 0; i < h->npoly; i++) nvert += h->poly_n[i];
+
+  // the view: the grid with half a cell around it and every outline, 5% margin
+  double ox = 0.0, oy = 0.0;
+  for (int i = 0; i < nvert; i++) {
+    ox = fmax(ox, fabs(h->poly_xy[2 * i]));
+    oy = fmax(oy, fabs(h->poly_xy[2 * i + 1]));
+  }
+  double fall = fmax(fmax(ox, oy), 1e-3) * 0.5;
+  double cw = tb_cellSize(g->nx, g->extent_x, g->ny, g->extent_y, fall);
+  double ch = tb_cellSize(g->ny, g->extent_y, g->nx, g->extent_x, fall);
+  // the view stays centred on the origin (the part); a grid centred elsewhere widens it
+  double gx = fabs(g->center_x) + 0.5 * (g->extent_x + cw);
+  double gy = fabs(g->center_y) + 0.5 * (g->extent_y + ch);
+  double Vx = h->view_x > 0.0 ? h->view_x : 1.05 * fmax(gx, ox);
+  double Vy = h->view_y > 0.0 ? h->view_y : 1.05 * fmax(gy, oy);
+
+  cairo_surface_t* sf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+  cairo_t* cr = cairo_create(sf);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+
+  double left = 80, top = 50, bottom = 70, right = 170;
+  double s = fmin((width - left - right) / (2.0 * Vx), (height - top - bottom) / (2.0 * Vy));
+  double W = 2.0 * Vx * s, H = 2.0 * Vy * s;
+#define TB_PX(x) (left + ((x) + Vx) * s)
+#define TB_PY(y) (top + (Vy - (y)) * s)
+
+  // background, then the cells (NaN: grey, hatched)
+  cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
+  cairo_rectangle(cr, left, top, W, H);
+  cairo_fill(cr);
+  cairo_save(cr);
+  cairo_rectangle(cr, left, top, W, H);
+  cairo_clip(cr);
+  int any_nan = 0;
+  for (int c = 0; c < ncell; c++) {
+    double xy[2];
+    tb_sweepOffset(g, c, xy);
+    double x0 = TB_PX(xy[0] - 0.5 * cw), y0 = TB_PY(xy[1] + 0.5 * ch);
+    double w = cw * s, hh = ch * s;
+    double v = h->value[c];
+    if (isnan(v)) {
+      any_nan = 1;
+      cairo_set_source_rgb(cr, 0.75, 0.75, 0.75);
+      cairo_rectangle(cr, x0, y0, w + 0.5, hh + 0.5);
+      cairo_fill(cr);
+      cairo_save(cr);
+      cairo_rectangle(cr, x0, y0, w, hh);
+      cairo_clip(cr);
+      cairo_set_source_rgb(cr, 0.45, 0.45, 0.45);
+      cairo_set_line_width(cr, 1.0);
+      for (double t = -hh; t < w; t += 6.0) {
+        cairo_move_to(cr, x0 + t, y0 + hh);
+        cairo_line_to(cr, x0 + t + hh, y0);
+      }
+      cairo_stroke(cr);
+      cairo_restore(cr);
+      continue;
+    }
+    double rgb[3];
+    tb_colormap(v, rgb);
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    // without antialiasing and with half a pixel of overlap, no seams show between cells
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    cairo_rectangle(cr, x0, y0, w + 0.5, hh + 0.5);
+    cairo_fill(cr);
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+  }
+  // the outlines: white under black, visible on every colour
+  for (int pass = 0; pass < 2; pass++) {
+    cairo_set_source_rgb(cr, pass ? 0.0 : 1.0, pass ? 0.0 : 1.0, pass ? 0.0 : 1.0);
+    cairo_set_line_width(cr, pass ? 1.5 : 4.0);
+    for (int i = 0, v0 = 0; i < h->npoly; v0 += h->poly_n[i], i++) {
+      for (int k = 0; k < h->poly_n[i]; k++) {
+        const double* p = h->poly_xy + 2 * (v0 + k);
+        if (k) {
+          cairo_line_to(cr, TB_PX(p[0]), TB_PY(p[1]));
+        } else {
+          cairo_move_to(cr, TB_PX(p[0]), TB_PY(p[1]));
+        }
+      }
+      if (h->poly_n[i] > 0) cairo_close_path(cr);
+      cairo_stroke(cr);
+    }
+  }
+  cairo_restore(cr);
+
+  // frame, ticks and labels in mm (one step on both axes: the scale is the same)
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1.5);
+  cairo_rectangle(cr, left, top, W, H);
+  cairo_stroke(cr);
+  cairo_set_line_width(cr, 1.0);
+  cairo_set_font_size(cr, 12);
+  char buf[64];
+  double step = tb_plotNiceStep(2e3 * fmax(Vx, Vy), 8);
+  for (int axis = 0; axis < 2; axis++) {
+    double V = 1e3 * (axis ? Vy : Vx);
+    for (double t = ceil(-V / step) * step; t <= V + 1e-9; t += step) {
+      snprintf(buf, sizeof(buf), "%g", fabs(t) < 1e-9 ? 0.0 : t);
+      if (axis == 0) {
+        double x = TB_PX(t * 1e-3);
+        cairo_move_to(cr, x, top + H);
+        cairo_line_to(cr, x, top + H + 5);
+        cairo_stroke(cr);
+        tb_plotText(cr, x, top + H + 8, 0.5, 0.0, buf);
+      } else {
+        double y = TB_PY(t * 1e-3);
+        cairo_move_to(cr, left - 5, y);
+        cairo_line_to(cr, left, y);
+        cairo_stroke(cr);
+        tb_plotText(cr, left - 8, y, 1.0, 0.5, buf);
+      }
+    }
+  }
+  cairo_set_font_size(cr, 14);
+  tb_plotText(cr, left + 0.5 * W, top + H + 32, 0.5, 0.0, "x offset (mm)");
+  cairo_save(cr);
+  cairo_translate(cr, left - 50, top + 0.5 * H);
+  cairo_rotate(cr, -M_PI / 2);
+  tb_plotText(cr, 0, 0, 0.5, 0.5, "y offset (mm)");
+  cairo_restore(cr);
+  cairo_set_font_size(cr, 16);
+  tb_plotText(cr, 0.5 * width, 0.5 * top, 0.5, 0.5, h->title ? h->title : "");
+
+  // colour bar over [0, 1]
+  double bh = fmin(H * 0.8, 400.0), bw = 18, bx = left + W + 30, by = top + 0.5 * (H - bh);
+  tb_colorbarStrip(cr, bx, by, bw, bh);
+  cairo_set_font_size(cr, 12);
+  for (int k = 0; k <= 5; k++) {
+    double t = 0.2 * k, y = by + bh * (1.0 - t);
+    cairo_move_to(cr, bx + bw, y);
+    cairo_line_to(cr, bx + bw + 4, y);
+    cairo_stroke(cr);
+    snprintf(buf, sizeof(buf), "%.1f", t);
+    tb_plotText(cr, bx + bw + 7, y, 0.0, 0.5, buf);
+  }
+  tb_plotText(cr, bx, by - 14, 0.0, 0.5, h->value_label ? h->value_label : "");
+  if (any_nan) {
+    double ly = by + bh + 14;
+    cairo_set_source_rgb(cr, 0.75, 0.75, 0.75);
+    cairo_rectangle(cr, bx, ly, bw, 12);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_rectangle(cr, bx, ly, bw, 12);
+    cairo_stroke(cr);
+    tb_plotText(cr, bx + bw + 7, ly + 6, 0.0, 0.5, "no valid trial");
+  }
+#undef TB_PX
+#undef TB_PY
+
+  cairo_destroy(cr);
+  cairo_surface_flush(sf);
+  cairo_status_t st = cairo_surface_write_to_png(sf, path);
+  cairo_surface_destroy(sf);
+  return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+}
+
+int tb_plotSweep(const char* path, const char* title, const tbSweepGrid* grid,
+                 const tbSweepTally* t, int npoly, const int* poly_n, const double* poly_xy) {
+  double* p = (double*)malloc(sizeof(double) * grid->nx * grid->ny);
+  if (!p) return -2;
+  tb_tallyProbability(t, p);
+  tbHeatmap h;
+  memset(&h, 0, sizeof(h));
+  h.title = title;
+  h.grid = grid;
+  h.value = p;
+  h.value_label = "success probability";
+  h.npoly = npoly;
+  h.poly_n = poly_n;
+  h.poly_xy = poly_xy;
+  int rc = tb_plotHeatmap(path, &h, 900, 760);
+  free(p);
+  return rc;
 }

@@ -22,8 +22,36 @@ typedef struct tbQuiver {
   const char* mark_label;  // legend text for the ring
 } tbQuiver;
 
+typedef struct _cairo cairo_t;
+// a tick step of 1, 2 or 5 times a power of ten giving about `want` ticks over `range`
+double tb_plotNiceStep(double range, int want);
+// text whose anchor (ax, ay) in [0, 1]^2 of its extents sits at (x, y)
+void tb_plotText(cairo_t* cr, double x, double y, double ax, double ay, const char* s);
+
 // write a width x height PNG; 0, or -1 when cairo could not write the file
 int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height);
+
+#include <tumble/sweep.h>
+
+// heat map of a sweep over an offset grid (grasp success probability), the part drawn to scale
+typedef struct tbHeatmap {
+  const char* title;
+  const tbSweepGrid* grid;  // cells drawn as squares at their offsets, axes in mm
+  const double* value;      // (ncell) in [0, 1], NaN = no valid trial (hatched/grey)
+  const char* value_label;  // colour bar label, e.g. "success probability"
+  int npoly;                // outlines drawn to scale over the map (the part), closed polylines
+  const int* poly_n;        // (npoly) vertex counts
+  const double* poly_xy;    // (sum poly_n x 2) m, in the offset plane's coordinates
+  double view_x, view_y;    // m: half-widths of the view (>= the grid's half extents; 0 = fit
+                            // grid and outlines)
+} tbHeatmap;
+
+// write a width x height PNG; 0, or -1 if not written
+int tb_plotHeatmap(const char* path, const tbHeatmap* h, int width, int height);
+// the success-probability heat map (900 x 760) of a sweep's tally with the part's outlines;
+// 0, -1 if not written, or -2 out of memory
+int tb_plotSweep(const char* path, const char* title, const tbSweepGrid* grid,
+                 const tbSweepTally* t, int npoly, const int* poly_n, const double* poly_xy);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,9 @@ tbWork* tb_newWork(const tbModel* m) {
   w->xvel = (double*)malloc(sizeof(double) * nb * 6);
   w->minv = (double*)malloc(sizeof(double) * nb * 12);
   w->vfree = (double*)malloc(sizeof(double) * nb * 6);
+  size_t ng = (size_t)(m->ngeom ? m->ngeom : 1);
+  w->gpose = (tbGeomPose*)malloc(sizeof(tbGeomPose) * ng);
+  w->greach = (double*)malloc(sizeof(double) * ng);
   w->con = (tbContactPoint*)malloc(sizeof(tbContactPoint) * nc);
   w->con_pair = (int*)malloc(sizeof(int) * nc);
   w->row = (tbRowJ*)malloc(sizeof(tbRowJ) * nr);
@@ -41,10 +44,10 @@ tbWork* tb_newWork(const tbModel* m) {
   w->blk_mu = (double*)malloc(sizeof(double) * nr);
   w->blk_angle = (double*)malloc(sizeof(double) * nr);
   w->solver_work = tb_newSolverWork(m->opt.solver, (int)nr, (int)nc, m->opt.facets);
-  if (!w->vary || !w->xpos || !w->xquat || !w->xvel || !w->minv || !w->vfree || !w->con ||
-      !w->con_pair || !w->row || !w->row_MJ || !w->row_key || !w->A || !w->b || !w->lo || !w->hi ||
-      !w->x || !w->blk_type || !w->blk_adr || !w->blk_dim || !w->blk_mu || !w->blk_angle ||
-      !w->solver_work) {
+  if (!w->vary || !w->xpos || !w->xquat || !w->xvel || !w->minv || !w->vfree || !w->gpose ||
+      !w->greach || !w->con || !w->con_pair || !w->row || !w->row_MJ || !w->row_key || !w->A ||
+      !w->b || !w->lo || !w->hi || !w->x || !w->blk_type || !w->blk_adr || !w->blk_dim ||
+      !w->blk_mu || !w->blk_angle || !w->solver_work) {
     tb_freeWork(w);
     return NULL;
   }
@@ -59,6 +62,8 @@ void tb_freeWork(tbWork* w) {
   free(w->xvel);
   free(w->minv);
   free(w->vfree);
+  free(w->gpose);
+  free(w->greach);
   free(w->con);
   free(w->con_pair);
   free(w->row);

@@ -22,6 +22,7 @@
 #ifndef TUMBLE_COLLIDE_GEOM_H_
 #define TUMBLE_COLLIDE_GEOM_H_
 
+#include "tumble/collide2d.h"
 #include "tumble/tb_math.h"
 
 enum {
@@ -29,17 +30,20 @@ enum {
   TB_GEOM_CAPSULE = 1,
   TB_GEOM_BOX = 2,
   TB_GEOM_PLANE = 3,
-  TB_NGEOMTYPE = 4
+  TB_GEOM_PRISM = 4,  // planar scenes: a rounded convex polygon in the xy plane, extruded along z
+  TB_NGEOMTYPE = 5
 };
 
 #define TB_MAXCON_PAIR 8  // most contacts one shape pair can produce
 
 typedef struct tbGeomPose {
-  int type;        // TB_GEOM_*
-  double size[3];  // sphere: radius (0 = point particle); capsule: radius, half-length of the
-                   // segment along local z; box: half-extents; plane: unused
-  double pos[3];   // world position of the shape frame
-  double quat[4];  // world orientation (w,x,y,z), unit
+  int type;            // TB_GEOM_*
+  double size[3];      // sphere: radius (0 = point particle); capsule: radius, half-length of the
+                       // segment along local z; box: half-extents; plane: unused
+  double pos[3];       // world position of the shape frame
+  double quat[4];      // world orientation (w,x,y,z), unit
+  int nvert;           // prism: core vertices (1 disc, 2 stadium, >= 3 convex polygon)
+  const double* vert;  // prism: (nvert x 2) core vertices in the shape frame's xy plane, CCW
 } tbGeomPose;
 // plane: the half-space local z <= 0 is solid; its surface is the local xy plane through pos.
 
@@ -610,6 +614,38 @@ TB_HD int tbg_collideBoxBox(const tbGeomPose* a, const tbGeomPose* b, double mar
   return nc;
 }
 
+//---- prisms (planar scenes) --------------------------------------------------------------------
+
+// world xy of a prism's core vertices; the prism's z axis is vertical (planar bodies turn about
+// z only), so the shape frame's rotation restricted to xy is a planar rotation
+TB_HD void tbg_prismWorld(const tbGeomPose* g, double* world) {
+  const double ex[3] = {1.0, 0.0, 0.0};
+  double x[3];
+  tbu_rotVec(x, g->quat, ex);
+  double inv = 1.0 / sqrt(x[0] * x[0] + x[1] * x[1]);
+  const double t[2] = {g->pos[0], g->pos[1]};
+  tbg2_transform(g->vert, g->nvert, x[0] * inv, x[1] * inv, t, world);
+}
+
+// two prisms meet in the plane: the 2D contacts (tbg2_collide) lifted to the height midway
+// between them, each with its in-plane tangent, so that a planar body's friction has one row
+TB_HD int tbg_collidePrismPrism(const tbGeomPose* a, const tbGeomPose* b, double margin,
+                                tbContactPoint* out) {
+  double va[2 * TB_MAXVERT2D], vb[2 * TB_MAXVERT2D];
+  tbg_prismWorld(a, va);
+  tbg_prismWorld(b, vb);
+  tbContact2 c2[2];
+  int n2 = tbg2_collide(va, a->nvert, a->size[0], vb, b->nvert, b->size[0], margin, c2);
+  double z = 0.5 * (a->pos[2] + b->pos[2]);
+  int nc = 0;
+  for (int i = 0; i < n2; i++) {
+    const double pa[3] = {c2[i].pa[0], c2[i].pa[1], z}, pb[3] = {c2[i].pb[0], c2[i].pb[1], z};
+    const double n[3] = {c2[i].n[0], c2[i].n[1], 0.0}, t[3] = {-c2[i].n[1], c2[i].n[0], 0.0};
+    nc += tbg_emit(out + nc, pa, pb, n, t, c2[i].feature, margin);
+  }
+  return nc;
+}
+
 //---- public entry points -----------------------------------------------------------------------
 
 // every contact between a and b whose gap is < margin (margin >= 0), at most TB_MAXCON_PAIR;
@@ -648,7 +684,10 @@ TB_HD int tbu_collide(const tbGeomPose* a, const tbGeomPose* b, double margin,
     case TB_GEOM_BOX* TB_NGEOMTYPE + TB_GEOM_PLANE:
       n = tbg_collideBoxPlane(p, q, margin, out);
       break;
-    default:  // plane-plane, or an unknown type
+    case TB_GEOM_PRISM* TB_NGEOMTYPE + TB_GEOM_PRISM:
+      n = tbg_collidePrismPrism(p, q, margin, out);
+      break;
+    default:  // plane-plane, a prism with a 3D shape, or an unknown type
       n = 0;
       break;
   }
@@ -662,9 +701,11 @@ TB_HD int tbu_collide(const tbGeomPose* a, const tbGeomPose* b, double margin,
 TB_HD int tbu_collideMax(int type_a, int type_b) {
   int lo = type_a < type_b ? type_a : type_b, hi = type_a < type_b ? type_b : type_a;
   if (lo < 0 || hi >= TB_NGEOMTYPE) return 0;
+  if (hi == TB_GEOM_PRISM && lo != TB_GEOM_PRISM) return 0;  // prisms only meet prisms
   if (lo == TB_GEOM_SPHERE) return 1;
   if (lo == TB_GEOM_CAPSULE) return hi == TB_GEOM_BOX ? 3 : 2;
   if (lo == TB_GEOM_BOX) return 8;
+  if (lo == TB_GEOM_PRISM) return 2;
   return 0;  // plane-plane
 }
 

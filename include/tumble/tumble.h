@@ -31,6 +31,11 @@ typedef enum tbtStatus {
 const char* tb_lastError(void);
 
 //---- model -------------------------------------------------------------------------------------
+//
+// Planar "2.5D" scenes (thesis §3.3): bodies that lock TB_LOCK_PLANAR move in (x, y, yaw), their
+// shapes are TB_GEOM_PRISM (extruded rounded convex polygons: disc, stadium, polygon; a body with
+// several is a compound), and a support tripod (tb_addSupport) gives them friction against the
+// surface they rest on, with the support normal forces known from statics (thesis Eq. 3.24).
 
 typedef enum tbtBody {
   TB_BODY_STATIC = 0,     // fixed in the world, no unknowns
@@ -73,6 +78,9 @@ typedef struct tbGeomDef {
   double restitution;  // Newton coefficient in [0, 1]; a contact uses the larger of the two
   int contype;         // collision bits: a and b may touch iff (a.contype & b.conaffinity) or
   int conaffinity;     // (b.contype & a.conaffinity) is nonzero (both 1 by default)
+  int nvert;           // TB_GEOM_PRISM: core vertices, 1 (disc) .. TB_MAXVERT2D
+  const double* vert;  // TB_GEOM_PRISM: (nvert x 2) m, core vertices in the geom frame's xy
+                       // plane, counter-clockwise (copied by tb_addGeom)
 } tbGeomDef;
 tbGeomDef tb_defaultGeomDef(void);
 
@@ -100,6 +108,19 @@ typedef struct tbJointDef {
   double drive;       // N, constant force pushing body_a along +axis relative to body_b
 } tbJointDef;
 tbJointDef tb_defaultJointDef(void);
+
+// Mason's three-point support tripod of a planar body on a horizontal surface (thesis §3.3): the
+// normal forces are the static share of the weight, lambda_k = m |g_z| w_k with w the barycentric
+// coordinates of the center of mass in the triangle (Eq. 3.24), and each point's friction lies in
+// the disc of radius mu lambda_k (exact cone) or the n_d-gon inscribed in it (pyramid), in the
+// same step problem as the in-plane contacts (Eq. 3.25-3.27).
+typedef struct tbSupportDef {
+  int body;            // dynamic body locking TB_LOCK_PLANAR
+  double point[3][2];  // m, support points in the body frame's xy plane; the triangle must
+                       // contain the center of mass (the body frame's origin) strictly inside
+  double mu;           // support friction coefficient, finite and >= 0
+} tbSupportDef;
+tbSupportDef tb_defaultSupportDef(void);
 
 typedef enum tbtDriver {
   TB_DRIVER_PLATE = 0,      // thesis §5.3: accelerations A_i sin(omega t + C_i)
@@ -162,6 +183,7 @@ typedef enum tbtField {
   TB_F_DRIVER,         // (ndriver x TB_DRV_NPRM)
   TB_F_JOINT,          // (njnt x TB_JNT_NPRM)
   TB_F_OPT,            // (TB_OPT_NPRM)
+  TB_F_SUPPORT,        // (nsupport x TB_SUP_NPRM)
   TB_NFIELD
 } tbtField;
 
@@ -190,6 +212,9 @@ enum {
   TB_OPT_NPRM = 6
 };
 
+// layout of one support tripod's parameters: mu, then x, y of the three points
+enum { TB_SUP_MU = 0, TB_SUP_POINT = 1, TB_SUP_NPRM = 7 };
+
 #define TB_NAMELEN 48
 #define TB_MAXTARGET 256
 
@@ -208,11 +233,12 @@ typedef struct tbParam {
 typedef struct tbModel {
   // sizes
   int nbody, ngeom, njnt, ndriver, nparam;
-  int nvary;   // per-scene parameterizable values
-  int npair;   // candidate shape pairs
-  int maxcon;  // contact capacity per scene
-  int maxrow;  // constraint-row capacity per scene
-  int nv;      // velocity DoFs (6 per body, locked ones included)
+  int nsupport;  // support tripods
+  int nvary;     // per-scene parameterizable values
+  int npair;     // candidate shape pairs
+  int maxcon;    // contact capacity per scene
+  int maxrow;    // constraint-row capacity per scene
+  int nv;        // velocity DoFs (6 per body, locked ones included)
 
   tbOption opt;
 
@@ -227,6 +253,9 @@ typedef struct tbModel {
   int* geom_body;     // (ngeom)
   double* geom_pos;   // (ngeom x 3) in the body frame
   double* geom_quat;  // (ngeom x 4)
+  int* geom_nvert;    // (ngeom) prism core vertices (0 for other shapes)
+  int* geom_vertadr;  // (ngeom) first vertex in geom_vert
+  double* geom_vert;  // (sum geom_nvert x 2) prism core vertices in the geom frame
 
   // joints
   int* jnt_type;       // (njnt)
@@ -243,6 +272,9 @@ typedef struct tbModel {
   int* drv_nkey;    // (ndriver)
   double* drv_key;  // (ndriver x TB_MAXKEY x 8) t, pos[3], quat[4]
 
+  // support tripods
+  int* sup_body;  // (nsupport)
+
   // candidate pairs
   int* pair_geom;    // (npair x 2)
   int* pair_maxcon;  // (npair)
@@ -254,11 +286,12 @@ typedef struct tbModel {
   tbParam* param;  // (nparam)
 
   // builder bookkeeping (capacities of the arrays above)
-  int cap_body, cap_geom, cap_jnt, cap_driver, cap_param;
+  int cap_body, cap_geom, cap_jnt, cap_driver, cap_param, cap_support;
   tbBodyDef* bdef;
   tbGeomDef* gdef;
   tbJointDef* jdef;
   tbDriverDef* ddef;
+  tbSupportDef* sdef;
   int compiled;
 } tbModel;
 
@@ -269,6 +302,7 @@ int tb_addBody(tbModel* m, const tbBodyDef* def);
 int tb_addGeom(tbModel* m, const tbGeomDef* def);
 int tb_addJoint(tbModel* m, const tbJointDef* def);
 int tb_addDriver(tbModel* m, const tbDriverDef* def);
+int tb_addSupport(tbModel* m, const tbSupportDef* def);
 // a named parameter overriding one or more vary entries; targets are added with tb_paramTarget
 int tb_addParam(tbModel* m, const char* name, const char* unit, const char* doc, double lo,
                 double hi, int lo_open);

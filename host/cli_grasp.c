@@ -1,0 +1,303 @@
+// Command line: `tumble grasp ...`, the Brost-Christiansen grasp-probability study.
+//
+// One scene per (condition, cell, trial). A condition is a (closing speed, surface friction)
+// pair; --speed and --surface-mu take comma lists, and every combination runs in the one
+// command (the full study: --speed normal,fast --surface-mu low,high). Each condition writes
+// PREFIX.csv and PREFIX.png, or PREFIX-SPEED-SURFACE.* when there are several.
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tumble/grasp.h>
+
+#include "cli.h"
+#include "gpu.h"
+#include "plot.h"
+
+#define TB_GRASP_MAXCOND 3
+
+typedef struct tbGraspArgs {
+  tbGraspDef def;
+  tbSweepGrid grid;
+  int trials;
+  uint64_t seed;
+  int nspeed, speed[2];  // 1: normal, 2: fast (multiples of the normal speed)
+  int nsurface, surface[TB_GRASP_MAXCOND];
+  int gripper;
+  int chunk;
+  const char* out;
+} tbGraspArgs;
+
+static void tb_graspUsage(FILE* f) {
+  fprintf(
+      f,
+      "usage: tumble grasp [--part gear|disc] [--grid 21x21] [--extent L|LXxLY] [--center X,Y]\n"
+      "         [--trials 30] [--surface-mu low|medium|high[,...]] [--gripper-mu "
+      "low|medium|high]\n"
+      "         [--speed normal|fast[,...]] [--force N] [--tol 0.5mm] [--cone exact|pyramid]\n"
+      "         [--facets K] [--dt H] [--solver NAME] [--max-iter K] [--solver-tol T]\n"
+      "         [--seed S] [--threads T] [--chunk N] [--device auto|cpu|gpu]\n"
+      "         [--out PREFIX]\n"
+      "With no arguments: the default study (gear, 21x21 offsets over 20 mm around (0, -10 "
+      "mm),\n30 trials per cell, medium surface and high gripper friction, normal speed).\n");
+}
+
+// a comma list of names, each looked up with find; returns the count, or -1 after an error
+static int tb_parseNameList(const char* what, const char* s, int (*find)(const char*), int* out,
+                            int max) {
+  char buf[128];
+  snprintf(buf, sizeof(buf), "%s", s);
+  int n = 0;
+  for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    int v = find(tok);
+    if (v < 0) return tb_cliError("%s: unknown value '%s'", what, tok), -1;
+    for (int i = 0; i < n; i++) {
+      if (out[i] == v) return tb_cliError("%s: '%s' given twice", what, tok), -1;
+    }
+    if (n == max) return tb_cliError("%s: at most %d values", what, max), -1;
+    out[n++] = v;
+  }
+  if (n == 0) return tb_cliError("%s: expected a value", what), -1;
+  return n;
+}
+
+static int tb_findSpeed(const char* s) {
+  if (!strcmp(s, "normal")) return 1;
+  if (!strcmp(s, "fast")) return 2;
+  return -1;
+}
+
+static int tb_findPart(const char* s) {
+  if (!strcmp(s, "gear")) return TB_PART_GEAR;
+  if (!strcmp(s, "disc")) return TB_PART_DISC;
+  return -1;
+}
+
+static int tb_parseCenter(const char* s, tbSweepGrid* g) {
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%s", s);
+  char* comma = strchr(buf, ',');
+  if (!comma) return tb_cliError("--center %s: expected X,Y (lengths, e.g. 0,-10mm)", s);
+  *comma = 0;
+  if (tb_parseLength("--center", buf, 1e-3, &g->center_x)) return 2;
+  return tb_parseLength("--center", comma + 1, 1e-3, &g->center_y);
+}
+
+// L (both axes) or LXxLY, lengths >= 0
+static int tb_parseExtent(const char* s, tbSweepGrid* g) {
+  double e[2];
+  int n = tb_parseLengths("--extent", s, 1e-3, e, 2);
+  if (n < 0) return 2;
+  g->extent_x = e[0];
+  g->extent_y = n == 2 ? e[1] : e[0];
+  if (!(g->extent_x >= 0.0 && g->extent_y >= 0.0)) {
+    return tb_cliError("--extent %s: lengths must be >= 0", s);
+  }
+  return 0;
+}
+
+static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val) {
+  long v = 0;
+  if (!strcmp(opt, "--part")) {
+    a->def.part = tb_findPart(val);
+    return a->def.part < 0 ? tb_cliError("--part %s: expected gear or disc", val) : 0;
+  }
+  if (!strcmp(opt, "--grid")) return tb_parseGrid(opt, val, &a->grid.nx, &a->grid.ny);
+  if (!strcmp(opt, "--extent")) return tb_parseExtent(val, &a->grid);
+  if (!strcmp(opt, "--center")) return tb_parseCenter(val, &a->grid);
+  if (!strcmp(opt, "--trials")) {
+    int rc = tb_parseInt(opt, val, 1, 1000000, &v);
+    a->trials = (int)v;
+    return rc;
+  }
+  if (!strcmp(opt, "--surface-mu")) {
+    a->nsurface = tb_parseNameList(opt, val, tb_findMuRange, a->surface, TB_GRASP_MAXCOND);
+    return a->nsurface < 0 ? 2 : 0;
+  }
+  if (!strcmp(opt, "--gripper-mu")) {
+    a->gripper = tb_findMuRange(val);
+    return a->gripper < 0 ? tb_cliError("--gripper-mu %s: expected low, medium or high", val) : 0;
+  }
+  if (!strcmp(opt, "--speed")) {
+    a->nspeed = tb_parseNameList(opt, val, tb_findSpeed, a->speed, 2);
+    return a->nspeed < 0 ? 2 : 0;
+  }
+  if (!strcmp(opt, "--force")) {
+    if (tb_parseNumber(opt, val, &a->def.force)) return 2;
+    return a->def.force > 0.0 && isfinite(a->def.force)
+               ? 0
+               : tb_cliError("--force %s: must be > 0", val);
+  }
+  if (!strcmp(opt, "--tol")) {
+    if (tb_parseLength(opt, val, 1e-3, &a->def.tol)) return 2;
+    return a->def.tol > 0.0 ? 0 : tb_cliError("--tol %s: must be > 0", val);
+  }
+  if (!strcmp(opt, "--cone")) {
+    if (strcmp(val, "exact") && strcmp(val, "pyramid")) {
+      return tb_cliError("--cone %s: expected exact or pyramid", val);
+    }
+    a->def.cone = strcmp(val, "exact") ? TB_CONE_PYRAMID : TB_CONE_EXACT;
+    return 0;
+  }
+  if (!strcmp(opt, "--facets")) {
+    int rc = tb_parseInt(opt, val, 3, 256, &v);
+    a->def.facets = (int)v;
+    return rc;
+  }
+  if (!strcmp(opt, "--dt")) {
+    if (tb_parseNumber(opt, val, &a->def.dt)) return 2;
+    return a->def.dt > 0.0 && a->def.dt <= 0.01 ? 0
+                                                : tb_cliError("--dt %s: must be in (0, 0.01]", val);
+  }
+  if (!strcmp(opt, "--solver")) {
+    a->def.solver = tb_findSolver(val);
+    return a->def.solver < 0 ? tb_cliError("--solver %s: unknown (see tumble solve --list)", val)
+                             : 0;
+  }
+  if (!strcmp(opt, "--max-iter")) {
+    int rc = tb_parseInt(opt, val, 1, 1000000, &v);
+    a->def.max_iter = (int)v;
+    return rc;
+  }
+  if (!strcmp(opt, "--solver-tol")) {
+    if (tb_parseNumber(opt, val, &a->def.solver_tol)) return 2;
+    return a->def.solver_tol > 0.0 ? 0 : tb_cliError("--solver-tol %s: must be > 0", val);
+  }
+  if (!strcmp(opt, "--seed")) {
+    int rc = tb_parseInt(opt, val, 0, 4294967295L, &v);
+    a->seed = (uint64_t)v;
+    return rc;
+  }
+  if (!strcmp(opt, "--threads")) return tb_parseThreads(opt, val);
+  if (!strcmp(opt, "--chunk")) {
+    int rc = tb_parseInt(opt, val, 1, 1 << 20, &v);
+    a->chunk = (int)v;
+    return rc;
+  }
+  if (!strcmp(opt, "--device")) {
+    if (strcmp(val, "cpu") && strcmp(val, "auto") && strcmp(val, "gpu")) {
+      return tb_cliError("--device %s: expected auto, cpu or gpu", val);
+    }
+    if (!strcmp(val, "gpu")) {
+      return tb_cliError("--device gpu: grasp has no GPU path yet (%d device(s) seen)",
+                         tb_gpuDeviceCount());
+    }
+    return 0;
+  }
+  if (!strcmp(opt, "--out")) {
+    a->out = val;
+    return 0;
+  }
+  return tb_cliError("unknown option '%s' (see tumble grasp --help)", opt);
+}
+
+static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
+  memset(a, 0, sizeof(*a));
+  a->def = tb_defaultGraspDef();
+  a->grid.nx = a->grid.ny = 21;
+  a->grid.extent_x = a->grid.extent_y = 20e-3;
+  a->grid.center_y = -10e-3;
+  a->trials = 30;
+  a->seed = 1;
+  a->nspeed = 1;
+  a->speed[0] = 1;
+  a->nsurface = 1;
+  a->surface[0] = TB_MU_MEDIUM;
+  a->gripper = TB_MU_HIGH;
+  a->chunk = 512;
+  a->out = "grasp";
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      tb_graspUsage(stdout);
+      return -1;
+    }
+    if (i + 1 >= argc) return tb_cliError("%s: missing value", argv[i]);
+    int rc = tb_parseGraspOption(a, argv[i], argv[i + 1]);
+    if (rc) return rc;
+    i++;
+  }
+  tb_muRange(a->gripper, a->def.mu_gripper);
+  if (tb_checkGraspDef(&a->def)) return tb_cliError("%s", tb_lastError());
+  return 0;
+}
+
+// PREFIX, or PREFIX-SPEED-SURFACE when the study has several conditions
+static void tb_conditionPrefix(const tbGraspArgs* a, int speed, int surface, char* out, size_t n) {
+  if (a->nspeed * a->nsurface == 1) {
+    snprintf(out, n, "%s", a->out);
+  } else {
+    snprintf(out, n, "%s-%s-%s", a->out, speed == 1 ? "normal" : "fast", tb_muRangeName(surface));
+  }
+}
+
+static int tb_writeHeatmap(const tbGraspDef* def, const tbSweepGrid* grid, const tbSweepTally* t,
+                           const char* path, const char* title) {
+  int poly_n[8];
+  double xy[2 * 1024];
+  int npoly = tb_graspOutline(def, 8, poly_n, xy, 1024);
+  return tb_plotSweep(path, title, grid, t, npoly, poly_n, xy)
+             ? tb_cliError("cannot write %s", path)
+             : 0;
+}
+
+int tb_graspMain(int argc, char** argv) {
+  tbGraspArgs a;
+  int rc = tb_parseGrasp(argc, argv, &a);
+  if (rc) return rc < 0 ? 0 : rc;
+  int ncell = a.grid.nx * a.grid.ny, ncond = a.nspeed * a.nsurface;
+  long total = (long)ncond * ncell * a.trials;
+  tbProgress prog;
+  tb_progressStart(&prog, total, "grasp");
+  long success = 0, valid = 0, failed = 0, unconverged = 0;
+  double steps = 0.0, resid = 0.0;
+  char conds[512] = "";
+  for (int i = 0; i < a.nspeed && !rc; i++) {
+    for (int j = 0; j < a.nsurface && !rc; j++) {
+      tbGraspDef def = a.def;
+      def.speed *= a.speed[i];
+      tb_muRange(a.surface[j], def.mu_surface);
+      tbSweepTally t;
+      tbGraspRun run;
+      if (tb_newTally(&t, ncell)) return tb_cliError("%s", tb_lastError());
+      if (tb_graspSweep(&def, &a.grid, a.trials, a.seed, a.chunk, &prog, &t, &run)) {
+        tb_freeTally(&t);
+        return tb_cliError("%s", tb_lastError());
+      }
+      char prefix[400], path[420], title[160];
+      tb_conditionPrefix(&a, a.speed[i], a.surface[j], prefix, sizeof(prefix));
+      snprintf(path, sizeof(path), "%s.csv", prefix);
+      rc = tb_sweepWriteCsv(path, &a.grid, &t) ? tb_cliError("%s", tb_lastError()) : 0;
+      snprintf(title, sizeof(title), "%s grasp, %s speed, surface mu %s, gripper mu %s",
+               def.part == TB_PART_GEAR ? "gear" : "disc", a.speed[i] == 1 ? "normal" : "fast",
+               tb_muRangeName(a.surface[j]), tb_muRangeName(a.gripper));
+      snprintf(path, sizeof(path), "%s.png", prefix);
+      if (!rc) rc = tb_writeHeatmap(&def, &a.grid, &t, path, title);
+      long cs, cv, cf;
+      tb_tallySum(&t, &cs, &cv, &cf);
+      success += cs;
+      valid += cv;
+      failed += cf;
+      steps += run.scene_steps;
+      unconverged += run.unconverged;
+      resid = fmax(resid, run.resid_max);
+      size_t len = strlen(conds);
+      snprintf(conds + len, sizeof(conds) - len, "%s\"%s-%s\": %.4f", len ? ", " : "",
+               a.speed[i] == 1 ? "normal" : "fast", tb_muRangeName(a.surface[j]),
+               cv ? (double)cs / cv : NAN);
+      tb_freeTally(&t);
+    }
+  }
+  if (rc) return rc;
+  tb_progressFinish(&prog);
+  double secs = tb_progressElapsed(&prog);
+  printf(
+      "{\"probability\": %.4f, \"trials\": %ld, \"failed_scenes\": %ld, "
+      "\"unconverged_scenes\": %ld, \"max_residual\": %.2g, \"seconds\": %.2f, "
+      "\"trials_per_s\": %.1f, \"scene_steps_per_s\": %.4g, \"threads\": %d, "
+      "\"conditions\": {%s}}\n",
+      valid ? (double)success / valid : NAN, total, failed, unconverged, resid, secs, total / secs,
+      steps / secs, omp_get_max_threads(), conds);
+  return 0;
+}

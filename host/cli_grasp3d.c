@@ -1,0 +1,259 @@
+// Command line: `tumble grasp3d ...`, the 3D parallel-jaw grasp-probability study.
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tumble/grasp3d.h>
+#include <tumble/tb_math.h>
+
+#include "cli.h"
+#include "plot.h"
+
+static const char* const kObjectName[3] = {"box", "capsule", "sphere"};
+
+static void tb_grasp3dUsage(FILE* f) {
+  fprintf(f,
+          "usage: tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
+          "         [--mu M|LO:HI] [--pos-noise L] [--yaw-noise DEG] [--force N] [--speed V]\n"
+          "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--max-iter K]\n"
+          "         [--tol T] [--seed S] [--threads T] [--out PREFIX]\n"
+          "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
+          "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
+          "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
+          "  2mm, yaw-noise 10 deg, force 5 N per finger, speed 0.1 m/s, dt 0.002 s, PGS with\n"
+          "  max-iter 50 and tol 1e-6 per step.\n"
+          "  Writes PREFIX.csv and PREFIX.png (default PREFIX grasp3d).\n");
+}
+
+// "V" or "LO:HI" with LO <= HI, both in [lo, hi]
+static int tb_parseRange(const char* what, const char* s, double lo, double hi, double out[2]) {
+  char buf[128];
+  snprintf(buf, sizeof(buf), "%s", s);
+  char* colon = strchr(buf, ':');
+  if (colon) *colon = 0;
+  if (tb_parseNumber(what, buf, &out[0])) return 2;
+  out[1] = out[0];
+  if (colon && tb_parseNumber(what, colon + 1, &out[1])) return 2;
+  if (!(out[0] >= lo && out[1] <= hi && out[0] <= out[1])) {
+    return tb_cliError("%s %s: must be a value or LO:HI with %g <= LO <= HI <= %g", what, s, lo,
+                       hi);
+  }
+  return 0;
+}
+
+typedef struct tbGrasp3dArgs {
+  tbGrasp3dDef def;
+  const char* out;
+  int size_given;
+  double size[3];
+  int nsize;
+} tbGrasp3dArgs;
+
+// the default size of each object: box 30x50x30 mm, capsule 30x60 mm, sphere 40 mm
+static void tb_defaultSize(int object, double size[3]) {
+  static const double s[3][3] = {{0.03, 0.05, 0.03}, {0.03, 0.06, 0.0}, {0.04, 0.0, 0.0}};
+  memcpy(size, s[object], sizeof(double) * 3);
+}
+
+// returns 0, 2 after an error, -1 after --help
+static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
+  memset(a, 0, sizeof(*a));
+  a->def = tb_defaultGrasp3dDef();
+  a->def.progress = 1;
+  a->out = "grasp3d";
+  for (int i = 0; i < argc; i++) {
+    const char* arg = argv[i];
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+      tb_grasp3dUsage(stdout);
+      return -1;
+    }
+    const char* val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!val) return tb_cliError("%s needs a value", arg);
+    i++;
+    int rc = 0;
+    tbGrasp3dDef* d = &a->def;
+    if (!strcmp(arg, "--object")) {
+      int k = -1;
+      for (int j = 0; j < 3; j++) {
+        if (!strcmp(val, kObjectName[j])) k = j;
+      }
+      if (k < 0) return tb_cliError("--object %s: expected box, capsule or sphere", val);
+      d->object = k;
+    } else if (!strcmp(arg, "--size")) {
+      a->nsize = tb_parseLengths(arg, val, 1e-3, a->size, 3);
+      if (a->nsize < 0) return 2;
+      a->size_given = 1;
+    } else if (!strcmp(arg, "--mass")) {
+      double r[2];
+      rc = tb_parseRange(arg, val, 0.0, 1e3, r);
+      if (!rc && !(r[0] > 0.0)) return tb_cliError("--mass %s: must be > 0 (kg)", val);
+      d->mass_lo = r[0];
+      d->mass_hi = r[1];
+    } else if (!strcmp(arg, "--mu")) {
+      double r[2];
+      rc = tb_parseRange(arg, val, 0.0, 1e3, r);
+      d->mu_lo = r[0];
+      d->mu_hi = r[1];
+    } else if (!strcmp(arg, "--pos-noise")) {
+      rc = tb_parseLength(arg, val, 1e-3, &d->pos_noise);
+      if (!rc && !(d->pos_noise >= 0.0 && d->pos_noise <= 0.1)) {
+        return tb_cliError("--pos-noise %s: must be in [0, 100mm]", val);
+      }
+    } else if (!strcmp(arg, "--yaw-noise")) {
+      double deg;
+      rc = tb_parseNumber(arg, val, &deg);
+      if (!rc && !(deg >= 0.0 && deg <= 180.0)) {
+        return tb_cliError("--yaw-noise %s: must be in [0, 180] (degrees)", val);
+      }
+      d->yaw_noise = deg * TB_PI / 180.0;
+    } else if (!strcmp(arg, "--force")) {
+      rc = tb_parseNumber(arg, val, &d->force);
+      if (!rc && !(d->force > 0.0 && d->force <= 1e4)) {
+        return tb_cliError("--force %s: must be in (0, 10000] (N)", val);
+      }
+    } else if (!strcmp(arg, "--speed")) {
+      rc = tb_parseNumber(arg, val, &d->close_speed);
+      if (!rc && !(d->close_speed > 0.0 && d->close_speed <= 10.0)) {
+        return tb_cliError("--speed %s: must be in (0, 10] (m/s)", val);
+      }
+    } else if (!strcmp(arg, "--grid")) {
+      rc = tb_parseGrid(arg, val, &d->grid.nx, &d->grid.ny);
+    } else if (!strcmp(arg, "--extent")) {
+      double e[2];
+      int n = tb_parseLengths(arg, val, 1e-3, e, 2);
+      if (n < 0) return 2;
+      if (n == 1) e[1] = e[0];
+      if (!(e[0] >= 0.0 && e[1] >= 0.0 && e[0] <= 1.0 && e[1] <= 1.0)) {
+        return tb_cliError("--extent %s: must be in [0, 1m]", val);
+      }
+      d->grid.extent_x = e[0];
+      d->grid.extent_y = e[1];
+    } else if (!strcmp(arg, "--trials")) {
+      long t;
+      rc = tb_parseInt(arg, val, 1, 1000000, &t);
+      d->trials = (int)t;
+    } else if (!strcmp(arg, "--dt")) {
+      rc = tb_parseNumber(arg, val, &d->dt);
+      if (!rc && !(d->dt > 0.0 && d->dt <= 0.01)) {
+        return tb_cliError("--dt %s: must be in (0, 0.01] (s)", val);
+      }
+    } else if (!strcmp(arg, "--max-iter")) {
+      long k;
+      rc = tb_parseInt(arg, val, 1, 1000000, &k);
+      d->max_iter = (int)k;
+    } else if (!strcmp(arg, "--tol")) {
+      rc = tb_parseNumber(arg, val, &d->tol);
+      if (!rc && !(d->tol > 0.0 && d->tol < 1.0))
+        return tb_cliError("--tol %s: must be in (0, 1)", val);
+    } else if (!strcmp(arg, "--seed")) {
+      long s;
+      rc = tb_parseInt(arg, val, 0, 2147483647L, &s);
+      d->seed = (uint64_t)s;
+    } else if (!strcmp(arg, "--threads")) {
+      rc = tb_parseThreads(arg, val);
+    } else if (!strcmp(arg, "--out")) {
+      if (!val[0]) return tb_cliError("--out: empty prefix");
+      a->out = val;
+    } else {
+      return tb_cliError("unknown option '%s'", arg);
+    }
+    if (rc) return rc;
+  }
+  tbGrasp3dDef* d = &a->def;
+  tb_defaultSize(d->object, d->size);
+  if (a->size_given) {
+    int want = d->object == TB_G3_BOX ? 3 : d->object == TB_G3_CAPSULE ? 2 : 1;
+    if (d->object == TB_G3_BOX && a->nsize == 1) {
+      a->size[1] = a->size[2] = a->size[0];
+      a->nsize = 3;
+    }
+    if (a->nsize != want) {
+      return tb_cliError("--size: a %s takes %s", kObjectName[d->object],
+                         want == 3   ? "XxYxZ or one length"
+                         : want == 2 ? "DIAMETERxLENGTH"
+                                     : "one DIAMETER");
+    }
+    for (int k = 0; k < want; k++) {
+      if (!(a->size[k] > 0.0 && a->size[k] <= 0.2)) {
+        return tb_cliError("--size: %g mm must be in (0, 200mm]", 1e3 * a->size[k]);
+      }
+    }
+    if (d->object == TB_G3_CAPSULE && a->size[1] < a->size[0]) {
+      return tb_cliError("--size: the capsule's length %g mm is less than its diameter %g mm",
+                         1e3 * a->size[1], 1e3 * a->size[0]);
+    }
+    memcpy(d->size, a->size, sizeof(d->size));
+  }
+  if (tb_checkGrasp3dDef(d) != TB_OK) return tb_cliError("%s", tb_lastError());
+  return 0;
+}
+
+static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, const char* path,
+                              double p) {
+  const tbGrasp3dDef* d = &a->def;
+  double xy[128];
+  int n = tb_grasp3dOutline(d, xy);
+  char title[200], size[64];
+  if (d->object == TB_G3_BOX) {
+    snprintf(size, sizeof(size), "%gx%gx%g mm", 1e3 * d->size[0], 1e3 * d->size[1],
+             1e3 * d->size[2]);
+  } else if (d->object == TB_G3_CAPSULE) {
+    snprintf(size, sizeof(size), "%gx%g mm", 1e3 * d->size[0], 1e3 * d->size[1]);
+  } else {
+    snprintf(size, sizeof(size), "%g mm", 1e3 * d->size[0]);
+  }
+  snprintf(title, sizeof(title), "grasp3d: %s %s, mu %g-%g, %g N, %d trials/cell: p = %.3f",
+           kObjectName[d->object], size, d->mu_lo, d->mu_hi, d->force, d->trials, p);
+  int rc = tb_plotSweep(path, title, &d->grid, &r->tally, 1, &n, xy);
+  return rc ? tb_cliError("--out %s: cannot write the PNG", path) : 0;
+}
+
+int tb_grasp3dMain(int argc, char** argv) {
+  tbGrasp3dArgs a;
+  int rc = tb_parseGrasp3d(argc, argv, &a);
+  if (rc) return rc < 0 ? 0 : rc;
+  size_t len = strlen(a.out) + 8;
+  char* csv = (char*)malloc(len);
+  char* png = (char*)malloc(len);
+  if (!csv || !png) {
+    free(csv);
+    free(png);
+    return tb_cliError("out of memory");
+  }
+  snprintf(csv, len, "%s.csv", a.out);
+  snprintf(png, len, "%s.png", a.out);
+  tbGrasp3dResult r;
+  if (tb_grasp3dSweep(&a.def, &r) != TB_OK) {
+    rc = tb_cliError("%s", tb_lastError());
+    goto done;
+  }
+  long succ, valid, failed;
+  tb_tallySum(&r.tally, &succ, &valid, &failed);
+  double p = valid ? (double)succ / valid : NAN, lo, hi;
+  tb_wilson(succ, valid, &lo, &hi);
+  if (tb_sweepWriteCsv(csv, &a.def.grid, &r.tally) != TB_OK) {
+    rc = tb_cliError("%s", tb_lastError());
+  } else if ((rc = tb_writeGrasp3dPng(&a, &r, png, p))) {
+    remove(csv);
+  }
+  if (!rc) {
+    double steps = (double)r.nscene * r.nstep, s = r.seconds > 0.0 ? r.seconds : 1e-9;
+    char pstr[32] = "null";  // JSON has no NaN: every scene failed numerically
+    if (valid) snprintf(pstr, sizeof(pstr), "%.4f", p);
+    printf(
+        "{\"object\": \"%s\", \"probability\": %s, \"lo95\": %.4f, \"hi95\": %.4f, "
+        "\"trials\": %ld, \"successes\": %ld, \"failed_scenes\": %ld, \"unconverged_scenes\": "
+        "%ld, \"cells\": %d, \"steps_per_trial\": %ld, \"seconds\": %.3f, \"trials_per_s\": "
+        "%.4g, \"scene_steps_per_s\": %.4g, \"threads\": %d, \"csv\": \"%s\", \"png\": \"%s\"}\n",
+        kObjectName[a.def.object], pstr, lo, hi, r.nscene, succ, failed, r.unconverged,
+        r.tally.ncell, r.nstep, r.seconds, r.nscene / s, steps / s, omp_get_max_threads(), csv,
+        png);
+  }
+  tb_freeGrasp3dResult(&r);
+done:
+  free(csv);
+  free(png);
+  return rc;
+}

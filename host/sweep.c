@@ -1,0 +1,221 @@
+// Monte Carlo sweep utilities: offset grid, draw keys, tallies, Wilson intervals, progress, CSV.
+//
+// Wilson score interval (Wilson 1927; Brown, Cai & DasGupta 2001, Eq. 4): for k successes in n
+// trials, p = k/n and z the 97.5% normal quantile,
+//   centre = (p + z^2/(2n)) / (1 + z^2/n)
+//   half   = z sqrt(p (1 - p)/n + z^2/(4 n^2)) / (1 + z^2/n)
+// It stays inside [0, 1] and keeps its coverage near p = 0 and 1, where the Wald interval
+// collapses to a point (a cell with 30 successes out of 30 is [0.887, 1], not [1, 1]).
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tumble/sweep.h>
+#include <tumble/tumble.h>
+
+#include "engine.h"
+
+//---- grid and keys -----------------------------------------------------------------------------
+
+void tb_sweepOffset(const tbSweepGrid* g, int cell, double xy[2]) {
+  int ix = cell % g->nx, iy = cell / g->nx;
+  // -E/2 + E i/(n-1) written as E (2i - (n-1)) / (2(n-1)): the same value, but mirrored cells
+  // get exactly opposite offsets about the centre and the centre cell exactly the centre
+  xy[0] = g->nx > 1 ? g->extent_x * (2 * ix - (g->nx - 1)) / (2.0 * (g->nx - 1)) : 0.0;
+  xy[1] = g->ny > 1 ? g->extent_y * (2 * iy - (g->ny - 1)) / (2.0 * (g->ny - 1)) : 0.0;
+  xy[0] += g->center_x;
+  xy[1] += g->center_y;
+}
+
+uint64_t tb_sweepKey(int cell, int trial) {
+  return ((uint64_t)(uint32_t)cell << 32) | (uint64_t)(uint32_t)trial;
+}
+
+void tb_wilson(long k, long n, double* lo, double* hi) {
+  if (n <= 0) {
+    *lo = 0.0;
+    *hi = 1.0;
+    return;
+  }
+  const double z = 1.959963984540054;
+  double nn = (double)n, p = (double)k / nn, z2 = z * z;
+  double den = 1.0 + z2 / nn;
+  double centre = (p + z2 / (2.0 * nn)) / den;
+  double half = z * sqrt(p * (1.0 - p) / nn + z2 / (4.0 * nn * nn)) / den;
+  // k = 0 and k = n touch the bounds exactly; round-off must not push them outside
+  *lo = k <= 0 ? 0.0 : fmax(0.0, centre - half);
+  *hi = k >= n ? 1.0 : fmin(1.0, centre + half);
+}
+
+//---- tally -------------------------------------------------------------------------------------
+
+int tb_newTally(tbSweepTally* t, int ncell) {
+  memset(t, 0, sizeof(*t));
+  if (ncell < 1) return tb_setError("tally: ncell %d must be >= 1", ncell);
+  t->success = (long*)calloc((size_t)ncell, sizeof(long));
+  t->valid = (long*)calloc((size_t)ncell, sizeof(long));
+  t->failed = (long*)calloc((size_t)ncell, sizeof(long));
+  if (!t->success || !t->valid || !t->failed) {
+    tb_freeTally(t);
+    tb_setError("tally: out of memory for %d cells", ncell);
+    return TB_ERR_MEMORY;
+  }
+  t->ncell = ncell;
+  return TB_OK;
+}
+
+void tb_freeTally(tbSweepTally* t) {
+  free(t->success);
+  free(t->valid);
+  free(t->failed);
+  memset(t, 0, sizeof(*t));
+}
+
+void tb_tallyAdd(tbSweepTally* t, int cell, int failed, int success) {
+  if (failed) {
+    t->failed[cell]++;
+    return;
+  }
+  t->valid[cell]++;
+  if (success) t->success[cell]++;
+}
+
+void tb_tallySum(const tbSweepTally* t, long* success, long* valid, long* failed) {
+  long s = 0, v = 0, f = 0;
+  for (int c = 0; c < t->ncell; c++) {
+    s += t->success[c];
+    v += t->valid[c];
+    f += t->failed[c];
+  }
+  if (success) *success = s;
+  if (valid) *valid = v;
+  if (failed) *failed = f;
+}
+
+void tb_tallyProbability(const tbSweepTally* t, double* p) {
+  for (int c = 0; c < t->ncell; c++) {
+    p[c] = t->valid[c] > 0 ? (double)t->success[c] / (double)t->valid[c] : NAN;
+  }
+}
+
+//---- progress ----------------------------------------------------------------------------------
+
+static double tb_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double tb_progressElapsed(const tbProgress* p) {
+  return tb_now() - p->t0;
+}
+
+// "12.3 s", "4 min 05 s" or "1 h 02 min"
+static void tb_duration(double s, char* buf, size_t n) {
+  if (!(s >= 0.0) || !isfinite(s)) {
+    snprintf(buf, n, "?");
+  } else if (s < 60.0) {
+    snprintf(buf, n, "%.1f s", s);
+  } else if (s < 3600.0) {
+    long k = (long)(s + 0.5);
+    snprintf(buf, n, "%ld min %02ld s", k / 60, k % 60);
+  } else {
+    long k = (long)(s / 60.0 + 0.5);
+    snprintf(buf, n, "%ld h %02ld min", k / 60, k % 60);
+  }
+}
+
+void tb_progressStart(tbProgress* p, long total, const char* what) {
+  memset(p, 0, sizeof(*p));
+  p->total = total > 0 ? total : 0;
+  p->what = what ? what : "sweep";
+  p->t0 = tb_now();
+  p->last = -1e300;
+  p->shown = -1;
+  p->tty = isatty(fileno(stderr));
+  if (p->tty) tb_progressUpdate(p, 0);
+}
+
+#define TB_BARLEN 30
+
+static void tb_progressLine(const tbProgress* p, double el) {
+  double rate = el > 0.0 ? p->done / el : 0.0;
+  double frac = p->total > 0 ? (double)p->done / p->total : 1.0;
+  char eta[32];
+  tb_duration(rate > 0.0 ? (p->total - p->done) / rate : NAN, eta, sizeof(eta));
+  if (p->tty) {
+    char bar[TB_BARLEN + 1];
+    int fill = (int)(frac * TB_BARLEN);
+    for (int i = 0; i < TB_BARLEN; i++) bar[i] = i < fill ? '#' : '-';
+    bar[TB_BARLEN] = 0;
+    // trailing spaces wipe what a longer previous line left behind
+    fprintf(stderr, "\rtumble: %s [%s] %ld/%ld %3.0f%%  %.4g trials/s  ETA %s   ", p->what, bar,
+            p->done, p->total, 100.0 * frac, rate, eta);
+  } else {
+    fprintf(stderr, "tumble: %s: %ld/%ld trials (%.0f%%), %.4g trials/s, ETA %s\n", p->what,
+            p->done, p->total, 100.0 * frac, rate, eta);
+  }
+  fflush(stderr);
+}
+
+void tb_progressUpdate(tbProgress* p, long done) {
+  if (done > p->total) done = p->total;
+  p->done = done;
+  if (p->tty) {
+    double now = tb_now();
+    if (now - p->last < 0.2 && done < p->total) return;
+    p->last = now;
+    p->shown = done;
+    tb_progressLine(p, now - p->t0);
+    return;
+  }
+  int tenth = p->total > 0 ? (int)(10 * done / p->total) : 10;
+  if (tenth <= p->tenth || done >= p->total) return;  // 100% is the final line's
+  p->tenth = tenth;
+  tb_progressLine(p, tb_now() - p->t0);
+}
+
+void tb_progressFinish(tbProgress* p) {
+  double el = tb_now() - p->t0;
+  char wall[32];
+  tb_duration(el, wall, sizeof(wall));
+  if (p->tty) {
+    if (p->shown != p->done) tb_progressLine(p, el);
+    fputc('\n', stderr);
+  }
+  fprintf(stderr, "tumble: %s: %ld/%ld trials in %s (%.4g trials/s)\n", p->what, p->done, p->total,
+          wall, el > 0.0 ? p->done / el : 0.0);
+  fflush(stderr);
+}
+
+//---- CSV ---------------------------------------------------------------------------------------
+
+int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally* t) {
+  if (t->ncell != g->nx * g->ny) {
+    return tb_setError("sweep CSV %s: %d cells in the tally, %d x %d in the grid", path, t->ncell,
+                       g->nx, g->ny);
+  }
+  FILE* f = fopen(path, "w");
+  if (!f) return tb_setError("sweep CSV %s: cannot open for writing", path);
+  fprintf(f, "cell,ix,iy,x_mm,y_mm,trials,successes,failed,p,lo95,hi95\n");
+  for (int c = 0; c < t->ncell; c++) {
+    double xy[2], lo, hi;
+    tb_sweepOffset(g, c, xy);
+    tb_wilson(t->success[c], t->valid[c], &lo, &hi);
+    fprintf(f, "%d,%d,%d,%.9g,%.9g,%ld,%ld,%ld,", c, c % g->nx, c / g->nx, 1e3 * xy[0], 1e3 * xy[1],
+            t->valid[c], t->success[c], t->failed[c]);
+    if (t->valid[c] > 0) {
+      fprintf(f, "%.9g,", (double)t->success[c] / (double)t->valid[c]);
+    } else {
+      fprintf(f, "nan,");
+    }
+    fprintf(f, "%.9g,%.9g\n", lo, hi);
+  }
+  if (fclose(f) != 0) {
+    remove(path);
+    return tb_setError("sweep CSV %s: write failed", path);
+  }
+  return TB_OK;
+}

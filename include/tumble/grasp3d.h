@@ -1,0 +1,87 @@
+// The 3D parallel-jaw grasp study of `tumble grasp3d` (issue 6): a two-finger gripper descends
+// over an object lying on a table, closes with a bounded force, lifts 5 cm and holds for 1 s;
+// success is the object still between the fingers. One scene per (offset cell, trial), with the
+// object's pose, friction and mass drawn per trial.
+#ifndef TUMBLE_GRASP3D_H_
+#define TUMBLE_GRASP3D_H_
+
+#include "sweep.h"
+#include "tumble.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tbtGrasp3dObject {
+  TB_G3_BOX = 0,      // size: x, y, z extents
+  TB_G3_CAPSULE = 1,  // size: diameter, overall length (lying along y, across the jaws)
+  TB_G3_SPHERE = 2,   // size: diameter
+} tbtGrasp3dObject;
+
+typedef struct tbGrasp3dDef {
+  int object;               // tbtGrasp3dObject
+  double size[3];           // m, see tbtGrasp3dObject; each in (0, 0.2]
+  double mass_lo, mass_hi;  // kg, object mass drawn uniformly (0 < lo <= hi)
+  double mu_lo, mu_hi;      // object friction drawn uniformly (0 <= lo <= hi); every contact of
+                            // the object (table, fingers) uses it
+  double pos_noise;         // m, object x and y drawn uniformly in +-pos_noise (>= 0)
+  double yaw_noise;         // rad, object yaw drawn uniformly in +-yaw_noise (>= 0)
+  double force;             // N, grip force of each finger (its servo's bound, > 0)
+  double close_speed;       // m/s, jaw closing speed of each finger (> 0)
+  double lift;              // m, lift height (0.05)
+  double hold;              // s, hold time after the lift (1.0)
+  double dt;                // s, time step (> 0)
+  int max_iter;             // PGS sweeps per step (>= 1)
+  double tol;               // PGS relative residual at which a step's solve stops (> 0)
+  tbSweepGrid grid;         // gripper offsets from the object's nominal position
+  int trials;               // trials per cell (>= 1)
+  uint64_t seed;            // draws: tbu_uniform01(seed, tb_sweepKey(cell, trial), TB_G3_DRAW_*)
+  int progress;             // 1: a progress bar on stderr
+} tbGrasp3dDef;
+tbGrasp3dDef tb_defaultGrasp3dDef(void);
+
+// draw indices of one trial
+enum { TB_G3_DRAW_X = 0, TB_G3_DRAW_Y, TB_G3_DRAW_YAW, TB_G3_DRAW_MU, TB_G3_DRAW_MASS };
+
+// what the study needs to know about its model: bodies, parameters, timeline, geometry
+typedef struct tbGrasp3dInfo {
+  int object, finger[2], carrier[2];                // body indices (finger 0 at -x, finger 1 at +x)
+  int p_x, p_y, p_qw, p_qz, p_mu, p_mass, p_force;  // parameter indices
+  double z_rest;                                    // m, object centre height resting on the table
+  double half_x;                  // m, object half extent along the jaw axis (x) at yaw 0
+  double finger_half[3];          // m, finger box half extents
+  double t_close, t_lift, t_end;  // s: closing starts, lift starts, the end
+  long nstep;                     // steps per scene (t_end / dt)
+} tbGrasp3dInfo;
+
+// check def; TB_OK or TB_ERR_ARG with tb_lastError() naming the field and value
+int tb_checkGrasp3dDef(const tbGrasp3dDef* def);
+// the compiled model of one grasp scene and its info, or NULL with tb_lastError() set
+tbModel* tb_buildGrasp3d(const tbGrasp3dDef* def, tbGrasp3dInfo* info);
+// the parameter row of (cell, trial): the gripper offset of the cell and the trial's draws
+void tb_grasp3dParams(const tbModel* m, const tbGrasp3dInfo* info, const tbGrasp3dDef* def,
+                      int cell, int trial, double* row);
+// 1 if scene s of d (run to info->nstep) holds the object between its lifted fingers, else 0
+int tb_grasp3dSuccess(const tbModel* m, const tbGrasp3dInfo* info, const tbData* d, int s);
+// the object's footprint outline at the nominal pose (m): at most 64 vertices into xy (64 x 2);
+// returns the vertex count
+int tb_grasp3dOutline(const tbGrasp3dDef* def, double* xy);
+
+typedef struct tbGrasp3dResult {
+  tbSweepTally tally;  // per cell
+  long nscene;         // cells x trials
+  long nstep;          // steps per scene
+  long unconverged;    // valid scenes with a step whose solver stopped above tolerance
+  double seconds;      // wall time of the rollouts
+} tbGrasp3dResult;
+
+// run the whole study, scenes in chunks (bounded memory, a moving progress bar); the result
+// is a pure function of def, whatever the thread count
+int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r);
+void tb_freeGrasp3dResult(tbGrasp3dResult* r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // TUMBLE_GRASP3D_H_

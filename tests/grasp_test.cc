@@ -1,0 +1,172 @@
+// host/grasp.c and host/cli_grasp.c: the planar grasp study.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <tumble/grasp.h>
+#include <tumble/sweep.h>
+
+#include "cli_runner.h"
+
+namespace {
+
+// one condition over a grid, tallied
+struct Sweep {
+  tbSweepTally t;
+  tbGraspRun run;
+  Sweep(const tbGraspDef& g, const tbSweepGrid& grid, int trials, uint64_t seed, int chunk = 64) {
+    EXPECT_EQ(tb_newTally(&t, grid.nx * grid.ny), TB_OK);
+    EXPECT_EQ(tb_graspSweep(&g, &grid, trials, seed, chunk, nullptr, &t, &run), TB_OK)
+        << tb_lastError();
+  }
+  ~Sweep() { tb_freeTally(&t); }
+  double p(int cell) const { return (double)t.success[cell] / t.valid[cell]; }
+};
+
+tbSweepGrid Grid(int nx, int ny, double ex, double ey, double cx, double cy) {
+  tbSweepGrid g = {};
+  g.nx = nx;
+  g.ny = ny;
+  g.extent_x = ex;
+  g.extent_y = ey;
+  g.center_x = cx;
+  g.center_y = cy;
+  return g;
+}
+
+}  // namespace
+
+// the thesis's super-ellipse teeth as rounded rectangles: how close (grasp.h states 0.057 mm)
+TEST(GraspTest, ToothApproximationWithinSixHundredthsOfAMillimetre) {
+  double e = tb_graspToothError();
+  EXPECT_LT(e, 0.06e-3);
+  EXPECT_GT(e, 0.05e-3);  // the stated figure, not a vacuous bound
+}
+
+// a centred grasp of a plain disc with high gripper friction holds it in >= 99% of trials
+TEST(GraspTest, CentredDiscGraspWithHighFrictionSucceeds) {
+  tbGraspDef g = tb_defaultGraspDef();
+  g.part = TB_PART_DISC;
+  tb_muRange(TB_MU_HIGH, g.mu_gripper);
+  Sweep s(g, Grid(1, 1, 0, 0, 0, 0), 100, 7);
+  EXPECT_EQ(s.t.failed[0], 0);
+  EXPECT_GE(s.t.success[0], 99) << s.t.success[0] << " of " << s.t.valid[0];
+}
+
+// frictionless fingers closing low on a disc, far off its centre line: the disc squirts out
+TEST(GraspTest, FrictionlessOffCentreDiscGraspFails) {
+  tbGraspDef g = tb_defaultGraspDef();
+  g.part = TB_PART_DISC;
+  g.mu_gripper[0] = g.mu_gripper[1] = 0.0;
+  Sweep s(g, Grid(1, 1, 0, 0, 12e-3, -16e-3), 20, 7);
+  EXPECT_EQ(s.t.failed[0], 0);
+  EXPECT_EQ(s.t.success[0], 0);
+}
+
+// the gear and the gripper are mirror-symmetric about x = 0, and so is the map, within the
+// trials' Wilson intervals (the draws of mirrored cells differ)
+TEST(GraspTest, GearMapIsMirrorSymmetric) {
+  tbGraspDef g = tb_defaultGraspDef();
+  tbSweepGrid grid = Grid(5, 3, 16e-3, 8e-3, 0, -13e-3);
+  Sweep s(g, grid, 12, 3);
+  int ncell = grid.nx * grid.ny, informative = 0;
+  for (int c = 0; c < ncell; c++) {
+    EXPECT_EQ(s.t.failed[c], 0);
+    int ix = c % grid.nx, iy = c / grid.nx, m = iy * grid.nx + (grid.nx - 1 - ix);
+    double lo1, hi1, lo2, hi2;
+    tb_wilson(s.t.success[c], s.t.valid[c], &lo1, &hi1);
+    tb_wilson(s.t.success[m], s.t.valid[m], &lo2, &hi2);
+    EXPECT_TRUE(lo1 <= hi2 && lo2 <= hi1)
+        << "cell " << c << " p " << s.p(c) << " mirror " << s.p(m);
+    informative += s.p(c) > 0.0 && s.p(c) < 1.0 ? 0 : 1;
+  }
+  // the window holds both outcomes: the test compares something
+  long succ = 0;
+  tb_tallySum(&s.t, &succ, nullptr, nullptr);
+  EXPECT_GT(succ, 0);
+  EXPECT_LT(succ, (long)ncell * 12);
+}
+
+// the study's structure (thesis Figs. 3.14/4.9): below the teeth the fingers miss, a funnel
+// over the teeth succeeds, and high on the disc the fingers jam on it
+TEST(GraspTest, GearSucceedsOnlyInTheFunnelOverTheTeeth) {
+  tbGraspDef g = tb_defaultGraspDef();
+  Sweep s(g, Grid(1, 3, 0, 30e-3, 0, -14e-3), 10, 5);  // y = -29, -14, 1 mm
+  EXPECT_EQ(s.t.success[0], 0);  // tips below the teeth: they close underneath
+  EXPECT_GE(s.t.success[1], 4);  // tips at the teeth's level (p = 0.65 over 40 trials)
+  EXPECT_EQ(s.t.success[2], 0);  // tips above the centre: the disc is squeezed
+}
+
+// the same seed gives the same tallies bitwise, for any chunk (batch split) and thread count
+TEST(GraspTest, DeterministicAcrossBatchSplits) {
+  tbGraspDef g = tb_defaultGraspDef();
+  tbSweepGrid grid = Grid(3, 2, 8e-3, 6e-3, 0, -12e-3);
+  Sweep a(g, grid, 5, 11, 64), b(g, grid, 5, 11, 7);
+  for (int c = 0; c < 6; c++) {
+    EXPECT_EQ(a.t.success[c], b.t.success[c]);
+    EXPECT_EQ(a.t.valid[c], b.t.valid[c]);
+  }
+}
+
+class GraspCliTest : public CliFixture {
+ protected:
+  // `tumble grasp` with the words of args (no quoting needed: scratch paths have no spaces)
+  CliResult Grasp(const std::string& args) {
+    std::vector<std::string> v = {"grasp"};
+    size_t i = 0;
+    while (i < args.size()) {
+      size_t j = args.find(' ', i);
+      if (j == std::string::npos) j = args.size();
+      if (j > i) v.push_back(args.substr(i, j - i));
+      i = j + 1;
+    }
+    return RunCli(v);
+  }
+};
+
+TEST_F(GraspCliTest, SameSeedSameMapForAnyThreadCount) {
+  std::string args = "--grid 3x2 --extent 8mm --trials 3 --seed 5 --out ";
+  CliResult r1 = Grasp(args + Path("one") + " --threads 1");
+  CliResult r2 = Grasp(args + Path("two") + " --threads 2 --chunk 5");
+  ASSERT_EQ(r1.status, 0) << r1.err;
+  ASSERT_EQ(r2.status, 0) << r2.err;
+  EXPECT_EQ(ReadFile(Path("one.csv")), ReadFile(Path("two.csv")));
+  EXPECT_TRUE(Exists(Path("one.png")));
+  // the summary is the last stdout line, JSON
+  EXPECT_NE(r1.out.find("\"trials\": 18"), std::string::npos) << r1.out;
+  EXPECT_NE(r1.out.find("\"failed_scenes\": 0"), std::string::npos) << r1.out;
+}
+
+TEST_F(GraspCliTest, StudyOfSeveralConditionsWritesEach) {
+  CliResult r =
+      Grasp("--grid 1x1 --trials 2 --speed normal,fast --surface-mu low,high --out " + Path("s"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* c : {"normal-low", "normal-high", "fast-low", "fast-high"}) {
+    EXPECT_TRUE(Exists(Path(std::string("s-") + c + ".csv"))) << c;
+    EXPECT_NE(r.out.find(c), std::string::npos) << c;
+  }
+  EXPECT_NE(r.out.find("\"trials\": 8"), std::string::npos) << r.out;
+}
+
+TEST_F(GraspCliTest, BadInputNamesTheOptionAndWritesNothing) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--grid 0x5", "--grid"},
+      {"--extent -1mm", "--extent"},
+      {"--surface-mu huge", "--surface-mu"},
+      {"--gripper-mu none", "--gripper-mu"},
+      {"--trials 0", "--trials"},
+      {"--speed slow", "--speed"},
+      {"--part cube", "--part"},
+      {"--center 1", "--center"},
+      {"--force -2", "--force"},
+      {"--device tpu", "--device"},
+  };
+  for (const auto& c : cases) {
+    CliResult r = Grasp(c.first + " --out " + Path("bad"));
+    EXPECT_EQ(r.status, 2) << c.first;
+    EXPECT_NE(r.err.find(c.second), std::string::npos) << c.first << ": " << r.err;
+    EXPECT_FALSE(Exists(Path("bad.csv"))) << c.first;
+  }
+}
