@@ -122,6 +122,17 @@ int tb_parseLengths(const char* what, const char* s, double bare_unit, double* o
   return n;
 }
 
+int tb_parseDevice(const char* command, const char* val) {
+  if (strcmp(val, "cpu") && strcmp(val, "auto") && strcmp(val, "gpu")) {
+    return tb_cliError("--device %s: expected auto, cpu or gpu", val);
+  }
+  if (!strcmp(val, "gpu")) {
+    return tb_cliError("--device gpu: %s has no GPU path yet (%d device(s) seen)", command,
+                       tb_gpuDeviceCount());
+  }
+  return 0;
+}
+
 int tb_parseThreads(const char* what, const char* s) {
   long t = 0;
   int rc = tb_parseInt(what, s, 1, 4096, &t);
@@ -262,13 +273,8 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
     } else if (!strcmp(arg, "--out")) {
       a->out = val;
     } else if (!strcmp(arg, "--device")) {
-      if (strcmp(val, "cpu") && strcmp(val, "auto") && strcmp(val, "gpu")) {
-        return tb_cliError("--device %s: expected auto, cpu or gpu", val);
-      }
-      if (!strcmp(val, "gpu")) {
-        return tb_cliError("--device gpu: simulate has no GPU path yet (%d device(s) seen)",
-                           tb_gpuDeviceCount());
-      }
+      int rc = tb_parseDevice("simulate", val);
+      if (rc) return rc;
     } else {
       return tb_cliError("unknown option '%s'", arg);
     }

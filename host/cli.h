@@ -15,6 +15,8 @@ int tb_parseLength(const char* what, const char* s, double bare_unit, double* ou
 // lengths separated by 'x' (30x50x30mm: a length without a unit takes the next one's unit), each
 // as tb_parseLength; returns the count (at most max), or -1 after an error message
 int tb_parseLengths(const char* what, const char* s, double bare_unit, double* out, int max);
+// --device auto|cpu|gpu: 0 for the CPU path; gpu is refused (no GPU path yet), naming command
+int tb_parseDevice(const char* command, const char* val);
 // `tumble solve ...` (cli_solve.c); returns the process exit status
 int tb_solveMain(int argc, char** argv);
 // `tumble estimate synth|pf|fit ...` (cli_estimate.c); returns the process exit status

@@ -13,7 +13,6 @@
 #include <tumble/grasp.h>
 
 #include "cli.h"
-#include "gpu.h"
 #include "plot.h"
 
 #define TB_GRASP_MAXCOND 3
@@ -176,16 +175,7 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
     a->chunk = (int)v;
     return rc;
   }
-  if (!strcmp(opt, "--device")) {
-    if (strcmp(val, "cpu") && strcmp(val, "auto") && strcmp(val, "gpu")) {
-      return tb_cliError("--device %s: expected auto, cpu or gpu", val);
-    }
-    if (!strcmp(val, "gpu")) {
-      return tb_cliError("--device gpu: grasp has no GPU path yet (%d device(s) seen)",
-                         tb_gpuDeviceCount());
-    }
-    return 0;
-  }
+  if (!strcmp(opt, "--device")) return tb_parseDevice("grasp", val);
   if (!strcmp(opt, "--out")) {
     a->out = val;
     return 0;

@@ -18,7 +18,7 @@ static void tb_grasp3dUsage(FILE* f) {
           "usage: tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
           "         [--mu M|LO:HI] [--pos-noise L] [--yaw-noise DEG] [--force N] [--speed V]\n"
           "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--max-iter K]\n"
-          "         [--tol T] [--seed S] [--threads T] [--out PREFIX]\n"
+          "         [--tol T] [--seed S] [--threads T] [--device auto|cpu] [--out PREFIX]\n"
           "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
           "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
           "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
@@ -151,6 +151,8 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       long s;
       rc = tb_parseInt(arg, val, 0, 2147483647L, &s);
       d->seed = (uint64_t)s;
+    } else if (!strcmp(arg, "--device")) {
+      rc = tb_parseDevice("grasp3d", val);
     } else if (!strcmp(arg, "--threads")) {
       rc = tb_parseThreads(arg, val);
     } else if (!strcmp(arg, "--out")) {

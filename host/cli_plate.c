@@ -22,10 +22,11 @@ static void tb_plateUsage(FILE* f) {
   fprintf(f,
           "usage: tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
           "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
-          "         [--transient S] [--threads T] [--out PREFIX]\n"
+          "         [--transient S] [--threads T] [--device auto|cpu] [--out PREFIX]\n"
           "       tumble plate optimize --target circle|saddle|FILE\n"
           "         [--optimizer nelder-mead|cmaes|both] [--starts K] [--budget SECONDS]\n"
-          "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T] [--out PREFIX]\n"
+          "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T]\n"
+          "         [--device auto|cpu] [--out PREFIX]\n"
           "       tumble plate motions\n");
 }
 
@@ -133,6 +134,8 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
       } else {
         return tb_cliError("--part %s: expected particle or box", val);
       }
+    } else if (!strcmp(arg, "--device")) {
+      rc = tb_parseDevice("plate field", val);
     } else if (!strcmp(arg, "--threads")) {
       rc = tb_parseThreads(arg, val);
     } else if (!strcmp(arg, "--out")) {

@@ -162,6 +162,7 @@ TEST_F(GraspCliTest, BadInputNamesTheOptionAndWritesNothing) {
       {"--center 1", "--center"},
       {"--force -2", "--force"},
       {"--device tpu", "--device"},
+      {"--device gpu", "no GPU path"},
   };
   for (const auto& c : cases) {
     CliResult r = Grasp(c.first + " --out " + Path("bad"));
