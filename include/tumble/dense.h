@@ -77,6 +77,66 @@ TB_HD void tbu_cholSolve(int n, const double* L, double* b) {
   }
 }
 
+// LU with partial pivoting P A = L U in place (unit L strictly below the diagonal, U on and
+// above it); piv[k] is the row swapped with row k at step k. Returns 0, or -1 at a pivot that
+// is zero or not finite (A is then partly factored). Row-oriented (the inner loop runs along a
+// row), about 2/3 n^3 flops: a third of what QR on the same square system costs.
+TB_HD int tbu_lu(int n, double* A, int* piv) {
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    double amax = fabs(A[(long)k * n + k]);
+    for (int i = k + 1; i < n; i++) {
+      double a = fabs(A[(long)i * n + k]);
+      if (a > amax) {
+        amax = a;
+        p = i;
+      }
+    }
+    piv[k] = p;
+    if (!(amax > 0.0) || amax > 1e300) return -1;
+    double* ak = A + (long)k * n;
+    if (p != k) {
+      double* ap = A + (long)p * n;
+      for (int j = 0; j < n; j++) {
+        double t = ak[j];
+        ak[j] = ap[j];
+        ap[j] = t;
+      }
+    }
+    for (int i = k + 1; i < n; i++) {
+      double* ai = A + (long)i * n;
+      double l = ai[k] / ak[k];
+      ai[k] = l;
+      if (l == 0.0) continue;
+      for (int j = k + 1; j < n; j++) ai[j] -= l * ak[j];
+    }
+  }
+  return 0;
+}
+
+// solve A x = b in place from tbu_lu's factors
+TB_HD void tbu_luSolve(int n, const double* LU, const int* piv, double* b) {
+  for (int k = 0; k < n; k++) {
+    if (piv[k] != k) {
+      double t = b[k];
+      b[k] = b[piv[k]];
+      b[piv[k]] = t;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    const double* li = LU + (long)i * n;
+    double s = b[i];
+    for (int k = 0; k < i; k++) s -= li[k] * b[k];
+    b[i] = s;
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    const double* ui = LU + (long)i * n;
+    double s = b[i];
+    for (int j = i + 1; j < n; j++) s -= ui[j] * b[j];
+    b[i] = s / ui[i];
+  }
+}
+
 // least squares min |M x - b| by Householder QR (rows >= cols); M and b are overwritten and x
 // is left in b[0..cols). Returns 0, or -1 when R has a zero (or non-finite) diagonal entry.
 TB_HD int tbu_qrSolve(int rows, int cols, double* M, double* b) {
