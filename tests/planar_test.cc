@@ -18,9 +18,10 @@ struct Tripod {
   tbModel* m = nullptr;
   tbData* d = nullptr;
   Tripod(double mass, double izz, double rho, double mu, int cone = TB_CONE_EXACT, int facets = 8,
-         int nscene = 1) {
+         int nscene = 1, int solver = TB_SOLVER_PGS) {
     m = tb_newModel();
     m->opt.timestep = 1e-3;
+    m->opt.solver = solver;
     m->opt.cone = cone;
     m->opt.facets = facets;
     m->opt.max_iter = 500;
@@ -120,6 +121,25 @@ TEST(PlanarTest, SlidingBlockDeceleratesAtMuG) {
     EXPECT_NEAR(t.vel()[5], 0.0, 1e-9);
     t.run(400);  // stops at v0 / (mu g) = 0.34 s
     EXPECT_NEAR(t.vel()[0], 0.0, 1e-9) << cone;
+  }
+}
+
+// the support contacts are ordinary contact blocks (a virtual normal row): every solver that
+// applies to the cone reproduces the slide, the pyramid's through the LCP form included
+TEST(PlanarTest, EverySolverSlidesTheTripodBlock) {
+  for (int cone : {TB_CONE_EXACT, TB_CONE_PYRAMID}) {
+    int applied = 0;
+    for (int solver = 0; solver < TB_NSOLVER; solver++) {
+      Tripod t(0.7, 0.01, 0.05, 0.3, cone, 4, 1, solver);
+      t.set("vx", 1.0);
+      ASSERT_EQ(tb_resetData(t.m, t.d), TB_OK);
+      ASSERT_EQ(tb_rollout(t.m, t.d, 0, 1, 100, nullptr), TB_OK);
+      if (t.d->status[0] & TB_SCENE_SOLVER_FAIL) continue;  // the solver does not apply
+      applied++;
+      EXPECT_EQ(t.d->status[0] & TB_SCENE_FAILMASK, 0) << tb_solverName(solver);
+      EXPECT_NEAR(t.vel()[0], 1.0 - 0.3 * kG * 0.1, 1e-6)
+          << tb_solverName(solver) << " cone " << cone;
+    }
   }
 }
 
