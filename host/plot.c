@@ -53,6 +53,18 @@ static void tb_colorbarStrip(cairo_t* cr, double bx, double by, double bw, doubl
   cairo_stroke(cr);
 }
 
+// the x label under and the y label (turned) left of the plot area (left, top, W x H)
+static void tb_axisLabels(cairo_t* cr, double left, double top, double W, double H,
+                          const char* xlabel, const char* ylabel) {
+  cairo_set_font_size(cr, 14);
+  tb_plotText(cr, left + 0.5 * W, top + H + 32, 0.5, 0.0, xlabel);
+  cairo_save(cr);
+  cairo_translate(cr, left - 50, top + 0.5 * H);
+  cairo_rotate(cr, -M_PI / 2);
+  tb_plotText(cr, 0, 0, 0.5, 0.5, ylabel);
+  cairo_restore(cr);
+}
+
 static void tb_arrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head) {
   double dx = x1 - x0, dy = y1 - y0, L = sqrt(dx * dx + dy * dy);
   if (!(L > 0.5)) {
@@ -132,13 +144,7 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
                   TB_PY(-q->extent) - TB_PY(q->extent));
   cairo_stroke(cr);
   cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_set_font_size(cr, 14);
-  tb_plotText(cr, left + 0.5 * S, top + S + 32, 0.5, 0.0, "x (cm)");
-  cairo_save(cr);
-  cairo_translate(cr, left - 50, top + 0.5 * S);
-  cairo_rotate(cr, -M_PI / 2);
-  tb_plotText(cr, 0, 0, 0.5, 0.5, "y (cm)");
-  cairo_restore(cr);
+  tb_axisLabels(cr, left, top, S, S, "x (cm)", "y (cm)");
   cairo_set_font_size(cr, 16);
   tb_plotText(cr, left + 0.5 * S, 0.5 * top, 0.5, 0.5, q->title ? q->title : "");
 
@@ -338,13 +344,7 @@ int tb_plotHeatmap(const char* path, const tbHeatmap* h, int width, int height) 
       }
     }
   }
-  cairo_set_font_size(cr, 14);
-  tb_plotText(cr, left + 0.5 * W, top + H + 32, 0.5, 0.0, "x offset (mm)");
-  cairo_save(cr);
-  cairo_translate(cr, left - 50, top + 0.5 * H);
-  cairo_rotate(cr, -M_PI / 2);
-  tb_plotText(cr, 0, 0, 0.5, 0.5, "y offset (mm)");
-  cairo_restore(cr);
+  tb_axisLabels(cr, left, top, W, H, "x offset (mm)", "y offset (mm)");
   cairo_set_font_size(cr, 16);
   tb_plotText(cr, 0.5 * width, 0.5 * top, 0.5, 0.5, h->title ? h->title : "");
 
