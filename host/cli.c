@@ -133,6 +133,17 @@ int tb_parseDevice(const char* command, const char* val) {
   return 0;
 }
 
+int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out) {
+  if (!strcmp(arg, "--device")) return tb_parseDevice(command, val);
+  if (!strcmp(arg, "--threads")) return tb_parseThreads(arg, val);
+  if (!strcmp(arg, "--out")) {
+    if (!val[0]) return tb_cliError("--out: empty path");
+    *out = val;
+    return 0;
+  }
+  return -1;
+}
+
 int tb_parseThreads(const char* what, const char* s) {
   long t = 0;
   int rc = tb_parseInt(what, s, 1, 4096, &t);
@@ -255,8 +266,6 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       a->steps_given = 1;
     } else if (!strcmp(arg, "--every")) {
       rc = tb_parseInt(arg, val, 0, 1000000000L, &a->every);
-    } else if (!strcmp(arg, "--threads")) {
-      rc = tb_parseThreads(arg, val);
     } else if (!strcmp(arg, "--seed")) {
       rc = tb_parseInt(arg, val, 0, 2147483647L, &a->seed);
     } else if (!strcmp(arg, "--dt") || !strcmp(arg, "--param")) {
@@ -270,13 +279,9 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       long f;
       rc = tb_parseInt(arg, val, 3, 256, &f);
       a->build.facets = (int)f;
-    } else if (!strcmp(arg, "--out")) {
-      a->out = val;
-    } else if (!strcmp(arg, "--device")) {
-      int rc = tb_parseDevice("simulate", val);
-      if (rc) return rc;
     } else {
-      return tb_cliError("unknown option '%s'", arg);
+      rc = tb_parseBatchOption("simulate", arg, val, &a->out);
+      if (rc < 0) return tb_cliError("unknown option '%s'", arg);
     }
     if (rc) return rc;
   }

@@ -17,6 +17,9 @@ int tb_parseLength(const char* what, const char* s, double bare_unit, double* ou
 int tb_parseLengths(const char* what, const char* s, double bare_unit, double* out, int max);
 // --device auto|cpu|gpu: 0 for the CPU path; gpu is refused (no GPU path yet), naming command
 int tb_parseDevice(const char* command, const char* val);
+// the options every batch command takes: --device, --threads and --out PATH (stored in *out);
+// -1 when arg is none of them, else 0, or 2 after an error message
+int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out);
 // `tumble solve ...` (cli_solve.c); returns the process exit status
 int tb_solveMain(int argc, char** argv);
 // `tumble estimate synth|pf|fit ...` (cli_estimate.c); returns the process exit status

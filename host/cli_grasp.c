@@ -169,18 +169,13 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
     a->seed = (uint64_t)v;
     return rc;
   }
-  if (!strcmp(opt, "--threads")) return tb_parseThreads(opt, val);
   if (!strcmp(opt, "--chunk")) {
     int rc = tb_parseInt(opt, val, 1, 1 << 20, &v);
     a->chunk = (int)v;
     return rc;
   }
-  if (!strcmp(opt, "--device")) return tb_parseDevice("grasp", val);
-  if (!strcmp(opt, "--out")) {
-    a->out = val;
-    return 0;
-  }
-  return tb_cliError("unknown option '%s' (see tumble grasp --help)", opt);
+  int rc = tb_parseBatchOption("grasp", opt, val, &a->out);
+  return rc >= 0 ? rc : tb_cliError("unknown option '%s' (see tumble grasp --help)", opt);
 }
 
 static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {

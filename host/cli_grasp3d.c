@@ -151,15 +151,9 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       long s;
       rc = tb_parseInt(arg, val, 0, 2147483647L, &s);
       d->seed = (uint64_t)s;
-    } else if (!strcmp(arg, "--device")) {
-      rc = tb_parseDevice("grasp3d", val);
-    } else if (!strcmp(arg, "--threads")) {
-      rc = tb_parseThreads(arg, val);
-    } else if (!strcmp(arg, "--out")) {
-      if (!val[0]) return tb_cliError("--out: empty prefix");
-      a->out = val;
     } else {
-      return tb_cliError("unknown option '%s'", arg);
+      rc = tb_parseBatchOption("grasp3d", arg, val, &a->out);
+      if (rc < 0) return tb_cliError("unknown option '%s'", arg);
     }
     if (rc) return rc;
   }

@@ -134,15 +134,9 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
       } else {
         return tb_cliError("--part %s: expected particle or box", val);
       }
-    } else if (!strcmp(arg, "--device")) {
-      rc = tb_parseDevice("plate field", val);
-    } else if (!strcmp(arg, "--threads")) {
-      rc = tb_parseThreads(arg, val);
-    } else if (!strcmp(arg, "--out")) {
-      if (!val[0]) return tb_cliError("--out: empty prefix");
-      a->out = val;
     } else {
-      return tb_cliError("unknown option '%s'", arg);
+      rc = tb_parseBatchOption("plate field", arg, val, &a->out);
+      if (rc < 0) return tb_cliError("unknown option '%s'", arg);
     }
     if (rc) return rc;
   }

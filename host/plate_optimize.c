@@ -690,15 +690,9 @@ static int tb_parseOptimize(int argc, char** argv, tbOptArgs* a) {
       rc = tb_parseNumber(arg, val, &a->mu);
       if (!rc && !(a->mu >= 0.0 && a->mu <= 1e3))
         return tb_cliError("--mu %s: must be in [0, 1000]", val);
-    } else if (!strcmp(arg, "--device")) {
-      rc = tb_parseDevice("plate optimize", val);
-    } else if (!strcmp(arg, "--threads")) {
-      rc = tb_parseThreads(arg, val);
-    } else if (!strcmp(arg, "--out")) {
-      if (!val[0]) return tb_cliError("--out: empty prefix");
-      a->out = val;
     } else {
-      return tb_cliError("unknown option '%s'", arg);
+      rc = tb_parseBatchOption("plate optimize", arg, val, &a->out);
+      if (rc < 0) return tb_cliError("unknown option '%s'", arg);
     }
     if (rc) return rc;
   }
