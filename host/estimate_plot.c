@@ -170,9 +170,5 @@ int tb_plotPosterior(const char* path, const tbModel* m, const tbPFOpt* opt, con
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_font_size(cr, 13);
   tb_plotText(cr, e.x + 0.5 * e.w, e.y + e.h + 24, 0.5, 0.0, "t (s)");
-  cairo_destroy(cr);
-  cairo_surface_flush(sf);
-  cairo_status_t st = cairo_surface_write_to_png(sf, path);
-  cairo_surface_destroy(sf);
-  return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+  return tb_plotFinishPng(cr, sf, path);
 }

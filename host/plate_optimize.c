@@ -14,6 +14,7 @@
 #include <tumble/tb_math.h>
 
 #include "cli.h"
+#include "plot.h"
 #include "engine.h"
 
 #define TB_AMP_BOUND 500.0
@@ -467,13 +468,9 @@ static int tb_plotHistory(const char* path, const char* title, const tbOptRun* r
     cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
     snprintf(buf, sizeof(buf), "%g", pow(10.0, e));
-    cairo_text_extents_t te;
-    cairo_text_extents(cr, buf, &te);
-    cairo_move_to(cr, left - 8 - te.width, y + 0.5 * te.height);
-    cairo_show_text(cr, buf);
+    tb_plotText(cr, left - 8, y, 1.0, 0.5, buf);
   }
-  double raw = tmax / 8.0, p10 = pow(10.0, floor(log10(raw))), mm = raw / p10;
-  double step = (mm < 1.5 ? 1.0 : mm < 3.5 ? 2.0 : mm < 7.5 ? 5.0 : 10.0) * p10;
+  double step = tb_plotNiceStep(tmax, 8);
   for (double t = 0.0; t <= tmax * (1 + 1e-9); t += step) {
     double x = TB_HX(t);
     cairo_set_source_rgba(cr, 0, 0, 0, 0.1);
@@ -482,31 +479,19 @@ static int tb_plotHistory(const char* path, const char* title, const tbOptRun* r
     cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
     snprintf(buf, sizeof(buf), "%g", t);
-    cairo_text_extents_t te;
-    cairo_text_extents(cr, buf, &te);
-    cairo_move_to(cr, x - 0.5 * te.width, top + ph + 8 + te.height);
-    cairo_show_text(cr, buf);
+    tb_plotText(cr, x, top + ph + 8, 0.5, 0.0, buf);
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_line_width(cr, 1.5);
   cairo_rectangle(cr, left, top, pw, ph);
   cairo_stroke(cr);
   cairo_set_font_size(cr, 14);
-  {
-    const char* xl = "wall time (s)";
-    const char* yl = "best objective (cm units: 100 x the SI value)";
-    cairo_text_extents_t te;
-    cairo_text_extents(cr, xl, &te);
-    cairo_move_to(cr, left + 0.5 * (pw - te.width), height - 20);
-    cairo_show_text(cr, xl);
-    cairo_save(cr);
-    cairo_translate(cr, 30, top + 0.5 * ph);
-    cairo_rotate(cr, -TB_PI / 2);
-    cairo_text_extents(cr, yl, &te);
-    cairo_move_to(cr, -0.5 * te.width, 0);
-    cairo_show_text(cr, yl);
-    cairo_restore(cr);
-  }
+  tb_plotText(cr, left + 0.5 * pw, height - 20, 0.5, 1.0, "wall time (s)");
+  cairo_save(cr);
+  cairo_translate(cr, 30, top + 0.5 * ph);
+  cairo_rotate(cr, -TB_PI / 2);
+  tb_plotText(cr, 0, 0, 0.5, 0.5, "best objective (cm units: 100 x the SI value)");
+  cairo_restore(cr);
   cairo_set_font_size(cr, 16);
   cairo_move_to(cr, left, 0.6 * top);
   cairo_show_text(cr, title);
@@ -549,11 +534,7 @@ static int tb_plotHistory(const char* path, const char* title, const tbOptRun* r
   }
 #undef TB_HX
 #undef TB_HY
-  cairo_destroy(cr);
-  cairo_surface_flush(sf);
-  cairo_status_t st = cairo_surface_write_to_png(sf, path);
-  cairo_surface_destroy(sf);
-  return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+  return tb_plotFinishPng(cr, sf, path);
 }
 
 // a table target: rows x,y,vx,vy (m, m/s); blank lines and '#' comments skipped, a first line

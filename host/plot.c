@@ -65,6 +65,14 @@ static void tb_axisLabels(cairo_t* cr, double left, double top, double W, double
   cairo_restore(cr);
 }
 
+int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, const char* path) {
+  cairo_destroy(cr);
+  cairo_surface_flush(sf);
+  cairo_status_t st = cairo_surface_write_to_png(sf, path);
+  cairo_surface_destroy(sf);
+  return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+}
+
 static void tb_arrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head) {
   double dx = x1 - x0, dy = y1 - y0, L = sqrt(dx * dx + dy * dy);
   if (!(L > 0.5)) {
@@ -205,11 +213,7 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
 #undef TB_PX
 #undef TB_PY
 
-  cairo_destroy(cr);
-  cairo_surface_flush(sf);
-  cairo_status_t st = cairo_surface_write_to_png(sf, path);
-  cairo_surface_destroy(sf);
-  return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+  return tb_plotFinishPng(cr, sf, path);
 }
 
 //---- heat map ----------------------------------------------------------------------------------
@@ -374,11 +378,7 @@ int tb_plotHeatmap(const char* path, const tbHeatmap* h, int width, int height) 
 #undef TB_PX
 #undef TB_PY
 
-  cairo_destroy(cr);
-  cairo_surface_flush(sf);
-  cairo_status_t st = cairo_surface_write_to_png(sf, path);
-  cairo_surface_destroy(sf);
-  return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+  return tb_plotFinishPng(cr, sf, path);
 }
 
 int tb_plotSweep(const char* path, const char* title, const tbSweepGrid* grid,
