@@ -42,6 +42,31 @@ inline bool Exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
+// the lines of s, without their newlines
+inline std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  std::string line;
+  while (std::getline(ss, line)) v.push_back(line);
+  return v;
+}
+
+// the fields of s between the separators (an empty field stays)
+inline std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> v;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      v.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  v.push_back(cur);
+  return v;
+}
+
 // a test with its own scratch directory, removed afterwards, and a way to run the CLI in it
 class CliFixture : public ::testing::Test {
  protected:

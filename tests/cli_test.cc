@@ -26,29 +26,6 @@
 
 namespace {
 
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  std::string line;
-  while (std::getline(ss, line)) v.push_back(line);
-  return v;
-}
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> v;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      v.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  v.push_back(cur);
-  return v;
-}
-
 class CliTest : public CliFixture {
  protected:
   CliResult Run(const std::vector<std::string>& args) { return RunCli(args); }

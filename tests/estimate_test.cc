@@ -69,14 +69,6 @@ tbNoise Gauss(double sigma) {
   return tbNoise{TB_NOISE_GAUSS, sigma};
 }
 
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  std::string line;
-  while (std::getline(ss, line)) v.push_back(line);
-  return v;
-}
-
 // the JSON object of the last stdout line as name -> raw value text
 std::map<std::string, std::string> LastJson(const std::string& out) {
   std::map<std::string, std::string> kv;

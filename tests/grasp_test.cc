@@ -114,14 +114,7 @@ class GraspCliTest : public CliFixture {
  protected:
   // `tumble grasp` with the words of args (no quoting needed: scratch paths have no spaces)
   CliResult Grasp(const std::string& args) {
-    std::vector<std::string> v = {"grasp"};
-    size_t i = 0;
-    while (i < args.size()) {
-      size_t j = args.find(' ', i);
-      if (j == std::string::npos) j = args.size();
-      if (j > i) v.push_back(args.substr(i, j - i));
-      i = j + 1;
-    }
+    std::vector<std::string> v = Split("grasp " + args, ' ');
     return RunCli(v);
   }
 };
