@@ -24,11 +24,7 @@ static double tb_geomReach(const tbModel* m, int g, const double* sz) {
   if (m->geom_type[g] == TB_GEOM_SPHERE) return sz[0];
   if (m->geom_type[g] == TB_GEOM_CAPSULE) return sz[0] + sz[1];
   if (m->geom_type[g] == TB_GEOM_BOX) return tbu_norm3(sz);
-  double r = 0.0;
-  const double* v = m->geom_vert + 2 * m->geom_vertadr[g];
-  for (int i = 0; i < m->geom_nvert[g]; i++)
-    r = fmax(r, sqrt(v[2 * i] * v[2 * i] + v[2 * i + 1] * v[2 * i + 1]));
-  return r + sz[0];
+  return m->geom_vreach[g] + sz[0];
 }
 
 // every shape's world pose and reach at the work pose

@@ -106,6 +106,7 @@ void tb_freeModel(tbModel* m) {
   free(m->geom_nvert);
   free(m->geom_vertadr);
   free(m->geom_vert);
+  free(m->geom_vreach);
   free(m->sup_body);
   free(m->jnt_type);
   free(m->jnt_body);

@@ -139,14 +139,21 @@ int tb_compilePlanar(tbModel* m) {
   m->geom_nvert = calloc(m->ngeom > 0 ? m->ngeom : 1, sizeof(int));
   m->geom_vertadr = calloc(m->ngeom > 0 ? m->ngeom : 1, sizeof(int));
   m->geom_vert = calloc(nv > 0 ? 2 * nv : 1, sizeof(double));
+  m->geom_vreach = calloc(m->ngeom > 0 ? m->ngeom : 1, sizeof(double));
   m->sup_body = calloc(m->nsupport > 0 ? m->nsupport : 1, sizeof(int));
-  if (!m->geom_nvert || !m->geom_vertadr || !m->geom_vert || !m->sup_body) return TB_ERR_MEMORY;
+  if (!m->geom_nvert || !m->geom_vertadr || !m->geom_vert || !m->geom_vreach || !m->sup_body) {
+    return TB_ERR_MEMORY;
+  }
   int adr = 0;
   for (int g = 0; g < m->ngeom; g++) {
     m->geom_vertadr[g] = adr;
     if (m->gdef[g].type != TB_GEOM_PRISM) continue;
     m->geom_nvert[g] = m->gdef[g].nvert;
     memcpy(m->geom_vert + 2 * adr, m->gdef[g].vert, sizeof(double) * 2 * m->gdef[g].nvert);
+    for (int i = 0; i < m->gdef[g].nvert; i++) {
+      const double* v = m->gdef[g].vert + 2 * i;
+      m->geom_vreach[g] = fmax(m->geom_vreach[g], sqrt(v[0] * v[0] + v[1] * v[1]));
+    }
     adr += m->gdef[g].nvert;
   }
   for (int s = 0; s < m->nsupport; s++) m->sup_body[s] = m->sdef[s].body;

@@ -249,13 +249,14 @@ typedef struct tbModel {
   int* body_driver;               // (nbody) driver index or -1
 
   // geoms
-  int* geom_type;     // (ngeom)
-  int* geom_body;     // (ngeom)
-  double* geom_pos;   // (ngeom x 3) in the body frame
-  double* geom_quat;  // (ngeom x 4)
-  int* geom_nvert;    // (ngeom) prism core vertices (0 for other shapes)
-  int* geom_vertadr;  // (ngeom) first vertex in geom_vert
-  double* geom_vert;  // (sum geom_nvert x 2) prism core vertices in the geom frame
+  int* geom_type;       // (ngeom)
+  int* geom_body;       // (ngeom)
+  double* geom_pos;     // (ngeom x 3) in the body frame
+  double* geom_quat;    // (ngeom x 4)
+  int* geom_nvert;      // (ngeom) prism core vertices (0 for other shapes)
+  int* geom_vertadr;    // (ngeom) first vertex in geom_vert
+  double* geom_vert;    // (sum geom_nvert x 2) prism core vertices in the geom frame
+  double* geom_vreach;  // (ngeom) prisms: distance of the farthest core vertex from the origin
 
   // joints
   int* jnt_type;       // (njnt)
