@@ -116,27 +116,6 @@ typedef struct tbPF {
   int64_t scene_steps;
 } tbPF;
 
-static void tb_copyScene(const tbModel* m, const tbData* a, int s, tbData* b, int t) {
-  size_t nb = (size_t)m->nbody, np = (size_t)m->nparam, nr = (size_t)a->maxrow;
-  memcpy(b->param + t * np, a->param + s * np, sizeof(double) * np);
-  memcpy(b->body_pos + t * nb * 3, a->body_pos + s * nb * 3, sizeof(double) * nb * 3);
-  memcpy(b->body_quat + t * nb * 4, a->body_quat + s * nb * 4, sizeof(double) * nb * 4);
-  memcpy(b->body_vel + t * nb * 6, a->body_vel + s * nb * 6, sizeof(double) * nb * 6);
-  memcpy(b->warm + t * nr, a->warm + s * nr, sizeof(double) * nr);
-  memcpy(b->warm_key + t * nr, a->warm_key + s * nr, sizeof(int) * nr);
-  b->time[t] = a->time[s];
-  b->nstep[t] = a->nstep[s];
-  b->nwarm[t] = a->nwarm[s];
-  b->status[t] = a->status[s];
-  b->ncon[t] = a->ncon[s];
-  b->iter_last[t] = a->iter_last[s];
-  b->iter_max[t] = a->iter_max[s];
-  b->iter_sum[t] = a->iter_sum[s];
-  b->resid_last[t] = a->resid_last[s];
-  b->resid_max[t] = a->resid_max[s];
-  b->fail_step[t] = a->fail_step[s];
-}
-
 // normalize: logw max 0, w sums to 1; returns ESS (0 when every weight is zero)
 static double tb_normalize(int N, double* logw, double* w) {
   double mx = -INFINITY;

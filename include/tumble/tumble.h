@@ -361,6 +361,10 @@ int tb_checkParams(const tbModel* m, const tbData* d);
 // initial state of every scene from its parameters (bodies at their initial pose, time 0)
 int tb_resetData(const tbModel* m, tbData* d);
 
+// copy scene s of a into scene t of b (both of model m): parameters, state, warm start, status
+// and solver statistics (a and b distinct batches)
+void tb_copyScene(const tbModel* m, const tbData* a, int s, tbData* b, int t);
+
 // per-scene values of every parameterizable field: the model defaults overridden by the
 // scene's parameter row (out has m->nvary entries)
 void tb_sceneVary(const tbModel* m, const tbData* d, int scene, double* out);
