@@ -6,6 +6,7 @@
 #include <tumble/tb_math.h>
 
 #include "engine.h"
+#include "stage_step.h"
 
 tbData* tb_newData(const tbModel* m, int nscene) {
   tb_clearError();
@@ -19,32 +20,18 @@ tbData* tb_newData(const tbModel* m, int nscene) {
   }
   tbData* d = (tbData*)calloc(1, sizeof(tbData));
   if (!d) return NULL;
-  size_t n = (size_t)nscene, nb = (size_t)m->nbody, np = (size_t)(m->nparam ? m->nparam : 1);
-  size_t nr = (size_t)(m->maxrow ? m->maxrow : 1);
   d->nscene = nscene;
   d->nbody = m->nbody;
   d->nparam = m->nparam;
   d->maxrow = m->maxrow;
-  d->param = (double*)calloc(n * np, sizeof(double));
-  d->time = (double*)calloc(n, sizeof(double));
-  d->nstep = (int64_t*)calloc(n, sizeof(int64_t));
-  d->body_pos = (double*)calloc(n * nb * 3 + 1, sizeof(double));
-  d->body_quat = (double*)calloc(n * nb * 4 + 1, sizeof(double));
-  d->body_vel = (double*)calloc(n * nb * 6 + 1, sizeof(double));
-  d->warm = (double*)calloc(n * nr, sizeof(double));
-  d->warm_key = (int*)calloc(n * nr, sizeof(int));
-  d->nwarm = (int*)calloc(n, sizeof(int));
-  d->status = (int*)calloc(n, sizeof(int));
-  d->ncon = (int*)calloc(n, sizeof(int));
-  d->iter_last = (int*)calloc(n, sizeof(int));
-  d->iter_max = (int*)calloc(n, sizeof(int));
-  d->iter_sum = (int64_t*)calloc(n, sizeof(int64_t));
-  d->resid_last = (double*)calloc(n, sizeof(double));
-  d->resid_max = (double*)calloc(n, sizeof(double));
-  d->fail_step = (int*)calloc(n, sizeof(int));
-  if (!d->param || !d->time || !d->nstep || !d->body_pos || !d->body_quat || !d->body_vel ||
-      !d->warm || !d->warm_key || !d->nwarm || !d->status || !d->ncon || !d->iter_last ||
-      !d->iter_max || !d->iter_sum || !d->resid_last || !d->resid_max || !d->fail_step) {
+  int ok = 1;
+  // one element more than the batch needs: arrays of zero-width fields are still allocated
+#define TB_X(type, name, count)                                             \
+  d->name = (type*)calloc((size_t)nscene * (size_t)(count) + 1, sizeof(type)); \
+  ok &= d->name != NULL;
+  TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+  if (!ok) {
     tb_freeData(d);
     tb_setError("scenes %d: out of memory", nscene);
     return NULL;
@@ -59,23 +46,10 @@ tbData* tb_newData(const tbModel* m, int nscene) {
 
 void tb_freeData(tbData* d) {
   if (!d) return;
-  free(d->param);
-  free(d->time);
-  free(d->nstep);
-  free(d->body_pos);
-  free(d->body_quat);
-  free(d->body_vel);
-  free(d->warm);
-  free(d->warm_key);
-  free(d->nwarm);
-  free(d->status);
-  free(d->ncon);
-  free(d->iter_last);
-  free(d->iter_max);
-  free(d->iter_sum);
-  free(d->resid_last);
-  free(d->resid_max);
-  free(d->fail_step);
+#define TB_X(type, name, count) free(d->name);
+  TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+  tb_freeScratch(d->scratch);
   free(d);
 }
 
@@ -120,12 +94,7 @@ int tb_checkParams(const tbModel* m, const tbData* d) {
 }
 
 void tb_sceneVary(const tbModel* m, const tbData* d, int s, double* out) {
-  memcpy(out, m->vary0, sizeof(double) * m->nvary);
-  const double* row = d->param + (size_t)s * m->nparam;
-  for (int p = 0; p < m->nparam; p++) {
-    const tbParam* prm = &m->param[p];
-    for (int t = 0; t < prm->ntarget; t++) out[prm->target[t]] = prm->scale[t] * row[p];
-  }
+  tb_varyScene(m, d->param + (size_t)s * m->nparam, out);
 }
 
 // zero the velocity components of locked DoFs: a lock means the DoF never moves
@@ -189,22 +158,10 @@ int tb_resetData(const tbModel* m, tbData* d) {
 }
 
 void tb_copyScene(const tbModel* m, const tbData* a, int s, tbData* b, int t) {
-  size_t nb = (size_t)m->nbody, np = (size_t)m->nparam, nr = (size_t)a->maxrow;
-  memcpy(b->param + t * np, a->param + s * np, sizeof(double) * np);
-  memcpy(b->body_pos + t * nb * 3, a->body_pos + s * nb * 3, sizeof(double) * nb * 3);
-  memcpy(b->body_quat + t * nb * 4, a->body_quat + s * nb * 4, sizeof(double) * nb * 4);
-  memcpy(b->body_vel + t * nb * 6, a->body_vel + s * nb * 6, sizeof(double) * nb * 6);
-  memcpy(b->warm + t * nr, a->warm + s * nr, sizeof(double) * nr);
-  memcpy(b->warm_key + t * nr, a->warm_key + s * nr, sizeof(int) * nr);
-  b->time[t] = a->time[s];
-  b->nstep[t] = a->nstep[s];
-  b->nwarm[t] = a->nwarm[s];
-  b->status[t] = a->status[s];
-  b->ncon[t] = a->ncon[s];
-  b->iter_last[t] = a->iter_last[s];
-  b->iter_max[t] = a->iter_max[s];
-  b->iter_sum[t] = a->iter_sum[s];
-  b->resid_last[t] = a->resid_last[s];
-  b->resid_max[t] = a->resid_max[s];
-  b->fail_step[t] = a->fail_step[s];
+  (void)m;
+  const tbData* d = a;  // the counts of TB_DATA_ARRAYS (a and b share the model)
+#define TB_X(type, name, count) \
+  memcpy(b->name + (size_t)t * (count), a->name + (size_t)s * (count), sizeof(type) * (count));
+  TB_DATA_ARRAYS(TB_X)
+#undef TB_X
 }

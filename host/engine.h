@@ -1,4 +1,5 @@
-// Internal interfaces of the CPU path: the stages of one step and the scratch they share.
+// Internal interfaces of the engine: the step scratch every backend shares, the 2.5D model's
+// compile helpers and the mixed LCP of a step.
 #ifndef TUMBLE_HOST_ENGINE_H_
 #define TUMBLE_HOST_ENGINE_H_
 
@@ -6,13 +7,11 @@
 #include <tumble/problem.h>
 #include <tumble/tumble.h>
 
+#include "error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-// set the calling thread's error message (printf-style); returns TB_ERR_ARG for chaining
-int tb_setError(const char* fmt, ...);
-void tb_clearError(void);
 
 // constraint rows carry up to two bodies; each row's Jacobian is 6 entries per body
 // row kinds decide which velocities enter b: position-level rows see kinematic bodies at
@@ -27,51 +26,101 @@ typedef struct tbRowJ {
   double cfm;      // added to the diagonal of A (servo compliance)
 } tbRowJ;
 
+// One slot of step scratch per thread (CPU) or per scene (GPU), every array slot-strided in a
+// batch-owned tbScratch: (type, name, count per slot). One table drives the host allocation, the
+// device allocation and the slot views, so the two backends cannot disagree on a size.
+//   vary     this scene's parameter values
+//   xpos, xquat, xvel  the pose the step's geometry uses: dynamic and static bodies at t,
+//                      kinematic bodies at t + h (their velocity at t + h)
+//   minv     inverse mass (3, 0 on locked DoFs), inverse inertia (9) per body
+//   vfree    velocity after forces, before impulses (forces while they are summed)
+//   gpose, greach      shapes at the work pose; radius about each shape's origin that holds it
+//   con, con_pair      contacts and their candidate pair
+//   row .. blk_angle   the rows, M^-1 J^T per row side, warm-start keys and the Delassus problem
+//   solver_d, solver_i the model solver's scratch (tb_solverNeed)
+#define TB_WORK_ARRAYS(X)                               \
+  X(double, vary, m->nvary + 1)                         \
+  X(double, xpos, tb_cap(m->nbody) * 3)                 \
+  X(double, xquat, tb_cap(m->nbody) * 4)                \
+  X(double, xvel, tb_cap(m->nbody) * 6)                 \
+  X(double, minv, tb_cap(m->nbody) * 12)                \
+  X(double, vfree, tb_cap(m->nbody) * 6)                \
+  X(tbGeomPose, gpose, tb_cap(m->ngeom))                \
+  X(double, greach, tb_cap(m->ngeom))                   \
+  X(tbContactPoint, con, tb_cap(m->maxcon))             \
+  X(int, con_pair, tb_cap(m->maxcon))                   \
+  X(tbRowJ, row, tb_cap(m->maxrow))                     \
+  X(double, row_MJ, tb_cap(m->maxrow) * 12)             \
+  X(int, row_key, tb_cap(m->maxrow))                    \
+  X(double, A, tb_cap(m->maxrow) * tb_cap(m->maxrow))   \
+  X(double, b, tb_cap(m->maxrow))                       \
+  X(double, lo, tb_cap(m->maxrow))                      \
+  X(double, hi, tb_cap(m->maxrow))                      \
+  X(double, x, tb_cap(m->maxrow))                       \
+  X(int, blk_type, tb_cap(m->maxrow))                   \
+  X(int, blk_adr, tb_cap(m->maxrow))                    \
+  X(int, blk_dim, tb_cap(m->maxrow))                    \
+  X(double, blk_mu, tb_cap(m->maxrow))                  \
+  X(double, blk_angle, tb_cap(m->maxrow))               \
+  X(double, solver_d, sc->nsolver_d)                    \
+  X(int, solver_i, sc->nsolver_i)
+
+// a capacity of at least one (arrays of zero objects still get a slot)
+TB_HD size_t tb_cap(int n) {
+  return (size_t)(n > 0 ? n : 1);
+}
+
+// the batch's scratch: nslot slots of every TB_WORK_ARRAYS array, slot-major
+typedef struct tbScratch {
+  int nslot;
+  size_t nsolver_d, nsolver_i;  // solver scratch per slot
+#define TB_X(type, name, count) type* name;
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+} tbScratch;
+
+// one slot's view of the scratch, and the step's values that do not change within it
 struct tbWork {
-  int nbody, maxcon, maxrow;
-  double* vary;  // (nvary) this scene's parameter values
-  // pose at which the step's geometry is evaluated: dynamic and static bodies at t,
-  // kinematic bodies at t + h
-  double* xpos;   // (nbody x 3)
-  double* xquat;  // (nbody x 4)
-  double* xvel;   // (nbody x 6) kinematic bodies' velocity at t + h, others at t
-  double* minv;   // (nbody x 12) inverse mass (3, 0 on locked DoFs), inverse inertia (9)
-  double* vfree;  // (nbody x 6) velocity after forces, before impulses
-  // shapes at the work pose, and the radius of a sphere about each shape's origin that holds it
-  tbGeomPose* gpose;  // (ngeom)
-  double* greach;     // (ngeom) INFINITY for planes
-  // contacts
-  int ncon;
-  tbContactPoint* con;  // (maxcon)
-  int* con_pair;        // (maxcon)
-  // rows
-  int nrow, nblock;
-  tbRowJ* row;                        // (maxrow)
-  double* row_MJ;                     // (maxrow x 2 x 6) M^-1 J^T per body side
-  int* row_key;                       // (maxrow) identity across steps for warm start
-  double *A, *b, *lo, *hi, *x;        // (maxrow^2), (maxrow) x 4
-  int *blk_type, *blk_adr, *blk_dim;  // (maxrow)
-  double *blk_mu, *blk_angle;         // (maxrow)
-  tbSolverWork* solver_work;          // for the model's solver, sized by its capacities
+#define TB_X(type, name, count) type* name;
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+  tbSolverWork solver_work;  // solver_d and solver_i as the solvers take them
+  int maxcon;
+  int ncon, nrow, nblock;
+  double h, gravity[3], frame_angle, facet_angle;  // per step, from vary (TB_F_OPT)
+  tbScratch* own;  // tb_newWork's one-slot scratch (NULL for views into a batch's)
 };
 
-// kinematic.c: poses of kinematic bodies
-void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3], double quat[4],
-                      double vel[6]);
-void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, double h,
-                         double pos[3], double quat[4], double vel[6]);
+// the view of slot `slot` of sc
+TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* w) {
+  size_t k = (size_t)slot;
+#define TB_X(type, name, count) w->name = sc->name + k * (size_t)(count);
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+  w->solver_work.d = w->solver_d;
+  w->solver_work.nd = sc->nsolver_d;
+  w->solver_work.i = w->solver_i;
+  w->solver_work.ni = sc->nsolver_i;
+  w->maxcon = m->maxcon;
+  w->ncon = w->nrow = w->nblock = 0;
+  w->own = NULL;
+}
 
-// collide.c: every contact of the scene at the work pose; returns 0, or -1 on overflow
-int tb_collide(const tbModel* m, tbWork* w);
+// the values of (field, object) in a vary vector; unchecked, for stages that index valid objects
+// (tb_varyIndex is the checked form)
+TB_HD const double* tb_varyOf(const tbModel* m, const double* vary, int field, int object) {
+  return vary + m->vary_adr[field] + object * m->vary_width[field];
+}
 
-// constraint.c: rows and the Delassus problem of the step
-void tb_massInverse(const tbModel* m, tbWork* w);
-void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w);
-int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w);
-void tb_assemble(const tbModel* m, tbWork* w);
-tbProblem tb_problemOf(const tbModel* m, const tbWork* w);
-// post-step velocity: vfree <- vfree + M^-1 J^T x
-void tb_applyImpulse(const tbModel* m, tbWork* w);
+// scratch with nslot slots for model m (host memory); NULL when out of memory
+tbScratch* tb_newScratch(const tbModel* m, int nslot);
+void tb_freeScratch(tbScratch* sc);
+// solver scratch per slot for the model's solver and capacities
+void tb_solverScratchSize(const tbModel* m, size_t* nd, size_t* ni);
+
+// The stages of the step are TB_HD functions over (model, batch data, scene, slot view) in
+// stage_*.h, shared with the kernels: stage_kinematic.h, stage_collide.h, stage_rows.h,
+// stage_pgs.h and stage_step.h, which composes them.
 
 // planar.c: prisms and support tripods of the 2.5D model
 // a prism definition's vertices, radius and orientation; 0, or an error naming geom g
@@ -80,8 +129,8 @@ int tb_checkPrismDef(const tbModel* m, const tbGeomDef* def, int g);
 int tb_compilePlanar(tbModel* m);
 // the supports' default values in the vary vector
 void tb_supportVary(const tbModel* m, double* vary0);
-// support normal forces (N) of tripod s from one scene's values (thesis Eq. 3.24); 0, or an
-// error naming the support and the field (gravity, mu, points around the center of mass)
+// support normal forces (N) of tripod s from one scene's values (thesis Eq. 3.24, support.h); 0,
+// or an error naming the support and the field (gravity, mu, points around the center of mass)
 int tb_supportLoads(const tbModel* m, const double* vary, int s, double lambda[3]);
 // every support of one scene's values; TB_OK, or TB_ERR_ARG naming the first bad one
 int tb_checkSupports(const tbModel* m, const double* vary);

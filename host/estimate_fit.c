@@ -38,7 +38,7 @@
 #include <tumble/dense.h>
 #include <tumble/estimate.h>
 
-#include "engine.h"
+#include "error.h"
 
 tbFitOpt tb_defaultFitOpt(void) {
   tbFitOpt o;

@@ -46,7 +46,7 @@
 #include <tumble/rng.h>
 #include <tumble/tb_math.h>
 
-#include "engine.h"
+#include "error.h"
 
 tbPFOpt tb_defaultPFOpt(void) {
   tbPFOpt o;

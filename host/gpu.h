@@ -1,8 +1,11 @@
-// Host-side entry points of the CUDA kernels (kernels/*.cu), callable from C.
+// The GPU path's host entry points (kernels/*.cu), callable from C; without CUDA, gpu_stub.c
+// gives the same functions, reporting that no device is usable.
 #ifndef TUMBLE_HOST_GPU_H_
 #define TUMBLE_HOST_GPU_H_
 
 #include <stdio.h>
+
+#include <tumble/tumble.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -10,23 +13,20 @@ extern "C" {
 
 // number of usable CUDA devices; 0 when none (or when built without CUDA)
 int tb_gpuDeviceCount(void);
-// plate poses of nscene scenes at time t (prm: nscene x 13 = A_1..6, C_1..6, omega);
-// returns 0 or a CUDA error code (already reported on stderr)
-int tb_gpuPlatePose(int nscene, const double* prm, double t, double* pos, double* vel);
+// the name of device 0 into buf ("none" without one)
+void tb_gpuDeviceName(char* buf, int len);
+// tb_rollout on the GPU: scenes [s0, s1) of d advance nstep steps in the fused kernel, in chunks
+// that fit device memory, with the results of an unchunked CPU rollout's layout. TB_OK, or an
+// error naming why (model outside the GPU path, CUDA error with file and line) in tb_lastError.
+int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec);
+// at most nscene scenes per chunk (0: as many as half the free device memory holds); for tests
+// of chunked against unchunked rollouts
+void tb_gpuSetChunk(int nscene);
+// why model m cannot run on the GPU path, or NULL when it can
+const char* tb_gpuUnsupported(const tbModel* m);
 
 #ifdef __cplusplus
 }
 #endif
-
-// report a CUDA error with file and line, set rc and jump to the cleanup label
-#define TB_CUDA_CHECK_GOTO(expr, rc, label)                                                     \
-  do {                                                                                          \
-    cudaError_t tb_e_ = (expr);                                                                 \
-    if (tb_e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "CUDA error %s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(tb_e_)); \
-      rc = (int)tb_e_;                                                                          \
-      goto label;                                                                               \
-    }                                                                                           \
-  } while (0)
 
 #endif  // TUMBLE_HOST_GPU_H_

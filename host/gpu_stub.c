@@ -1,14 +1,28 @@
 // Without CUDA the GPU entry points exist and report that no device is usable.
 #ifndef TUMBLE_HAVE_CUDA
+#include "error.h"
 #include "gpu.h"
 
 int tb_gpuDeviceCount(void) {
   return 0;
 }
 
-int tb_gpuPlatePose(int nscene, const double* prm, double t, double* pos, double* vel) {
-  (void)nscene, (void)prm, (void)t, (void)pos, (void)vel;
-  return -1;
+void tb_gpuDeviceName(char* buf, int len) {
+  snprintf(buf, (size_t)len, "none");
+}
+
+void tb_gpuSetChunk(int nscene) {
+  (void)nscene;
+}
+
+const char* tb_gpuUnsupported(const tbModel* m) {
+  (void)m;
+  return "this build has no CUDA";
+}
+
+int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec) {
+  (void)m, (void)d, (void)s0, (void)s1, (void)nstep, (void)rec;
+  return tb_setError("device gpu: this build has no CUDA");
 }
 #else
 typedef int tb_gpu_stub_unused;  // ISO C forbids an empty translation unit

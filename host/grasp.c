@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tumble/collide_geom.h>
 #include <tumble/collide2d.h>
 #include <tumble/grasp.h>
 #include <tumble/rng.h>
 #include <tumble/tb_math.h>
 
-#include "engine.h"
+#include "error.h"
 
 // the thesis's teeth (§3.5.3.4): centres at radius 20.75 mm, these angles (rad)
 static const double tb_toothAngle[6] = {4.103727, 4.253125, 4.402522, 5.022255, 5.171653, 5.321051};

@@ -30,7 +30,7 @@
 #include <tumble/rng.h>
 #include <tumble/tb_math.h>
 
-#include "engine.h"
+#include "error.h"
 
 // gripper geometry and timeline (not options: they set the scale of the study, not its question)
 static const double kFingerHalf[3] = {0.005, 0.010, 0.020};  // m: 10 mm thick, 20 wide, 40 tall

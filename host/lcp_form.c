@@ -7,9 +7,9 @@
 #include <math.h>
 #include <string.h>
 
+#include <tumble/problem.h>
 #include <tumble/tb_math.h>
 
-#include "engine.h"
 
 static int tb_isFree(const tbProblem* p, int i) {
   return p->lo[i] == -INFINITY && p->hi[i] == INFINITY;

@@ -19,6 +19,7 @@
 #include <tumble/tb_math.h>
 
 #include "engine.h"
+#include "stage_rows.h"
 
 // column index of each velocity DoF of the scene (-1: locked or not dynamic)
 static int tb_velocityIndex(const tbModel* m, int* idx) {
@@ -62,8 +63,8 @@ static double tb_rowKinematic(const tbModel* m, const tbWork* w, const tbRowJ* r
 static void tb_putMass(const tbModel* m, const tbWork* w, const int* vidx, tbMLCP* p) {
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
-    double mass = w->vary[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)], Iw[9], Mb[36] = {0};
-    tbu_inertiaWorld(Iw, w->xquat + 4 * b, w->vary + tb_varyIndex(m, TB_F_BODY_INERTIA, b, 0));
+    double mass = tb_varyOf(m, w->vary, TB_F_BODY_MASS, b)[0], Iw[9], Mb[36] = {0};
+    tbu_inertiaWorld(Iw, w->xquat + 4 * b, tb_varyOf(m, w->vary, TB_F_BODY_INERTIA, b));
     for (int k = 0; k < 3; k++) Mb[7 * k] = mass;
     for (int i = 0; i < 3; i++) {
       for (int j = 0; j < 3; j++) Mb[6 * (3 + i) + 3 + j] = Iw[3 * i + j];

@@ -1,32 +1,11 @@
 // Model building, validation and compilation: definitions in, a const tbModel out.
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <tumble/tb_math.h>
 
 #include "engine.h"
-
-//---- errors ------------------------------------------------------------------------------------
-
-static _Thread_local char tb_error[256];
-
-int tb_setError(const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(tb_error, sizeof(tb_error), fmt, ap);
-  va_end(ap);
-  return TB_ERR_ARG;
-}
-
-void tb_clearError(void) {
-  tb_error[0] = 0;
-}
-
-const char* tb_lastError(void) {
-  return tb_error;
-}
 
 //---- defaults ----------------------------------------------------------------------------------
 
@@ -95,34 +74,9 @@ tbModel* tb_newModel(void) {
 
 void tb_freeModel(tbModel* m) {
   if (!m) return;
-  free(m->body_type);
-  free(m->body_lock);
-  free(m->body_name);
-  free(m->body_driver);
-  free(m->geom_type);
-  free(m->geom_body);
-  free(m->geom_pos);
-  free(m->geom_quat);
-  free(m->geom_nvert);
-  free(m->geom_vertadr);
-  free(m->geom_vert);
-  free(m->geom_vreach);
-  free(m->sup_body);
-  free(m->jnt_type);
-  free(m->jnt_body);
-  free(m->jnt_anchor);
-  free(m->jnt_axis);
-  free(m->jnt_qrel);
-  free(m->jnt_limited);
-  free(m->jnt_servo);
-  free(m->drv_type);
-  free(m->drv_body);
-  free(m->drv_nkey);
-  free(m->drv_key);
-  free(m->pair_geom);
-  free(m->pair_maxcon);
-  free(m->vary0);
-  free(m->param);
+#define TB_X(type, name, count) free(m->name);
+  TB_MODEL_ARRAYS(TB_X)
+#undef TB_X
   free(m->bdef);
   for (int g = 0; g < m->ngeom; g++) free((void*)m->gdef[g].vert);
   free(m->gdef);
@@ -613,6 +567,7 @@ static int tb_compileVary(tbModel* m) {
   int n = 0;
   for (int f = 0; f < TB_NFIELD; f++) {
     m->vary_adr[f] = n;
+    m->vary_width[f] = tb_fieldWidth(f);
     n += tb_fieldCount(m, f) * tb_fieldWidth(f);
   }
   m->nvary = n;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <tumble/collide2d.h>
+#include <tumble/support.h>
 #include <tumble/tb_math.h>
 
 #include "engine.h"
@@ -31,37 +32,22 @@ tbSupportDef tb_defaultSupportDef(void) {
   return d;
 }
 
-// barycentric coordinates of the origin in the triangle p (x, y pairs); 0, or -1 if degenerate
-static int tb_originBarycentric(const double* p, double w[3]) {
-  double det = (p[2] - p[0]) * (p[5] - p[1]) - (p[4] - p[0]) * (p[3] - p[1]);
-  if (!(fabs(det) > 1e-18) || !isfinite(det)) return -1;
-  for (int k = 0; k < 3; k++) {
-    const double* a = p + 2 * ((k + 1) % 3);
-    const double* b = p + 2 * ((k + 2) % 3);
-    w[k] = (a[0] * b[1] - a[1] * b[0]) / det;  // twice the area of (origin, a, b)
-  }
-  return 0;
-}
-
 int tb_supportLoads(const tbModel* m, const double* vary, int s, double lambda[3]) {
   const double* prm = vary + tb_varyIndex(m, TB_F_SUPPORT, s, 0);
-  int b = m->sup_body[s];
-  double mass = vary[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)];
-  double g = -vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_GRAVITY + 2)];
-  if (!(g > 0.0)) {
-    return tb_setError("support %d: gravity z %g must be < 0 to load the tripod", s, -g);
+  double mass = vary[tb_varyIndex(m, TB_F_BODY_MASS, m->sup_body[s], 0)];
+  double gz = vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_GRAVITY + 2)];
+  switch (tbu_supportLoads(prm, mass, gz, lambda)) {
+    case TB_SUPPORT_GRAVITY:
+      return tb_setError("support %d: gravity z %g must be < 0 to load the tripod", s, gz);
+    case TB_SUPPORT_MU:
+      return tb_setError("support %d: mu %g must be finite and >= 0", s, prm[TB_SUP_MU]);
+    case TB_SUPPORT_POINTS:
+      return tb_setError(
+          "support %d: the points (%g, %g), (%g, %g), (%g, %g) must surround the center of mass",
+          s, prm[1], prm[2], prm[3], prm[4], prm[5], prm[6]);
+    default:
+      return 0;
   }
-  if (!(prm[TB_SUP_MU] >= 0.0) || !isfinite(prm[TB_SUP_MU])) {
-    return tb_setError("support %d: mu %g must be finite and >= 0", s, prm[TB_SUP_MU]);
-  }
-  double w[3];
-  if (tb_originBarycentric(prm + TB_SUP_POINT, w) || !(w[0] > 0.0 && w[1] > 0.0 && w[2] > 0.0)) {
-    return tb_setError(
-        "support %d: the points (%g, %g), (%g, %g), (%g, %g) must surround the center of mass", s,
-        prm[1], prm[2], prm[3], prm[4], prm[5], prm[6]);
-  }
-  for (int k = 0; k < 3; k++) lambda[k] = mass * g * w[k];
-  return 0;
 }
 
 int tb_addSupport(tbModel* m, const tbSupportDef* def) {
@@ -83,7 +69,7 @@ int tb_addSupport(tbModel* m, const tbSupportDef* def) {
       return -1;
     }
   }
-  if (tb_originBarycentric(p, w) || !(w[0] > 0.0 && w[1] > 0.0 && w[2] > 0.0)) {
+  if (tbu_originBarycentric(p, w) || !(w[0] > 0.0 && w[1] > 0.0 && w[2] > 0.0)) {
     tb_setError("support %d: the points must surround the center of mass (body origin)", s);
     return -1;
   }
@@ -139,6 +125,7 @@ int tb_compilePlanar(tbModel* m) {
   m->geom_nvert = calloc(m->ngeom > 0 ? m->ngeom : 1, sizeof(int));
   m->geom_vertadr = calloc(m->ngeom > 0 ? m->ngeom : 1, sizeof(int));
   m->geom_vert = calloc(nv > 0 ? 2 * nv : 1, sizeof(double));
+  m->nvert = nv;
   m->geom_vreach = calloc(m->ngeom > 0 ? m->ngeom : 1, sizeof(double));
   m->sup_body = calloc(m->nsupport > 0 ? m->nsupport : 1, sizeof(int));
   if (!m->geom_nvert || !m->geom_vertadr || !m->geom_vert || !m->geom_vreach || !m->sup_body) {

@@ -11,7 +11,7 @@
 
 #include <tumble/reader.h>
 
-#include "engine.h"
+#include "error.h"
 
 // largest n the dense form takes (n x n doubles: 2 GiB)
 #define TB_READER_MAXN 16384

@@ -8,7 +8,7 @@
 #include <tumble/scenes.h>
 #include <tumble/tb_math.h>
 
-#include "engine.h"
+#include "error.h"
 
 static const tbSceneInfo tb_scenes[] = {
     {"falling-particle",

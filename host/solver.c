@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "error.h"
 #include "solver.h"
 
 static const char* const tb_solverNames[TB_NSOLVER] = {
@@ -30,28 +30,6 @@ int tb_findSolver(const char* name) {
     if (tb_solverNames[s] && !strcmp(tb_solverNames[s], name)) return s;
   }
   return -1;
-}
-
-tbSolverOpt tb_defaultSolverOpt(void) {
-  tbSolverOpt o;
-  memset(&o, 0, sizeof(o));
-  o.max_iter = 1000;
-  o.tol = 1e-8;
-  o.sor = 1.0;
-  o.prox_rule = TB_PROXR_BLOCK;
-  o.prox_r = 1.0;
-  o.prox_adaptive = 1;
-  o.cfm = 0.0;
-  // Mylapilli & Jain's RLM (after Bazaraa et al.) and PLM (after Kanzow & Petra)
-  o.lm_lambda = 1e-3;
-  o.lm_step = 20.0;
-  o.lm_rmin = 0.3;
-  o.lm_rmax = 0.8;
-  o.lm_lambda_min = 1e-25;
-  o.plm_lambda = 1e-16;
-  o.plm_memory = 10;
-  o.plm_watchdog = 20;
-  return o;
 }
 
 static int tb_hasContacts(const tbProblem* p) {
@@ -136,10 +114,14 @@ size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
   }
 }
 
-tbSolverWork* tb_newSolverWork(int solver, int n, int ncontact, int facets) {
-  size_t ni;
+void tb_solverWorkSize(int solver, int n, int ncontact, int facets, size_t* nd, size_t* ni) {
   int m = n + ncontact * (facets > 2 ? facets : 2);
-  size_t nd = tb_solverNeed(solver, n, m, &ni);
+  *nd = tb_solverNeed(solver, n, m, ni);
+}
+
+tbSolverWork* tb_newSolverWork(int solver, int n, int ncontact, int facets) {
+  size_t nd, ni;
+  tb_solverWorkSize(solver, n, ncontact, facets, &nd, &ni);
   tbSolverWork* w = (tbSolverWork*)calloc(1, sizeof(tbSolverWork));
   if (!w) return NULL;
   w->d = (double*)calloc(nd ? nd : 1, sizeof(double));
@@ -158,18 +140,6 @@ void tb_freeSolverWork(tbSolverWork* w) {
   free(w->d);
   free(w->i);
   free(w);
-}
-
-void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const double* x, double* work,
-                    tbSolveResult* res) {
-  res->residual = tb_residual(p, x, work);
-  res->converged = res->residual <= opt->tol;
-  if (res->converged) {
-    res->reason = TB_STOP_CONVERGED;
-  } else if (res->reason == TB_STOP_CONVERGED) {
-    res->reason = TB_STOP_MAXITER;
-  }
-  if (!isfinite(res->residual)) res->reason = TB_STOP_NONFINITE;
 }
 
 int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,

@@ -5,6 +5,9 @@
 #include <stddef.h>
 
 #include <tumble/problem.h>
+#include <tumble/tumble.h>
+
+#include "stage_pgs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,16 +20,6 @@ size_t tb_solverNeed(int solver, int n, int m, size_t* ints);
 
 // each takes a problem tb_solverApplies accepted and scratch of tb_solverNeed's size, starts
 // from x (warm start), leaves the answer in x, and fills res (seconds are filled by tb_solve)
-void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                 tbSolveResult* res);
-// up to max_sweep PGS sweeps on x with u = A x + b kept current (u must hold it on entry); the
-// running residual is evaluated after every `check`-th sweep and after the last, and the sweeps
-// stop once it reaches tol (or is not finite). Returns the last residual evaluated (INFINITY if
-// none), *sweeps done and *reason (tbtStop). sym: tb_pgsSymmetric(p). tb_solvePGS is check = 1.
-double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, int max_sweep, int check,
-                    double* x, double* u, int* sweeps, int* reason);
-// 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers)
-int tb_pgsSymmetric(const tbProblem* p);
 void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                   tbSolveResult* res, int jacobi);
 // `projected` of the LM solvers: the seed's regular LM, the seed's projected LM (QR
@@ -44,11 +37,6 @@ void tb_solveLemke(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolv
 
 void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                   tbSolveResult* res);
-
-// the final bookkeeping every solver does: residual of the returned x from scratch, converged
-// iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged)
-void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const double* x, double* work,
-                    tbSolveResult* res);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine.h"
 #include "solver.h"
 
 // run one stage from x and remember x if it beats the best so far (x itself goes on from where

@@ -35,7 +35,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "engine.h"
 #include "solver.h"
 
 // relative tolerances: a pivot entry must exceed kPiv times the entering column's scale;

@@ -31,7 +31,6 @@
 
 #include <tumble/dense.h>
 
-#include "engine.h"
 #include "solver.h"
 
 enum { TB_LM_MNCP = 0, TB_LM_FB = 1 };

@@ -21,7 +21,6 @@
 
 #include <tumble/cone.h>
 
-#include "engine.h"
 #include "solver.h"
 
 // extreme eigenvalues of the symmetric 2x2 or 3x3 block of A starting at row i

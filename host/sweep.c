@@ -15,7 +15,7 @@
 #include <tumble/sweep.h>
 #include <tumble/tumble.h>
 
-#include "engine.h"
+#include "error.h"
 
 //---- grid and keys -----------------------------------------------------------------------------
 

@@ -3,7 +3,9 @@
 
 #include <cmath>
 
-#include "engine.h"
+#include <tumble/collide_geom.h>
+#include <tumble/tumble.h>
+
 
 namespace {
 

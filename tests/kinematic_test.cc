@@ -5,7 +5,7 @@
 
 #include <tumble/driver_geom.h>
 
-#include "engine.h"
+#include "stage_kinematic.h"
 #include "test_util.h"
 
 namespace {

@@ -9,7 +9,6 @@
 #include <random>
 #include <vector>
 
-#include "engine.h"
 #include "solver.h"
 
 namespace {

@@ -11,7 +11,6 @@
 
 #include <tumble/dense.h>
 
-#include "engine.h"
 #include "solver.h"
 
 // test hooks of host/solver_lm.c (not part of the library's interface)

@@ -8,7 +8,6 @@
 
 #include <tumble/cone.h>
 
-#include "engine.h"
 #include "solver.h"
 
 namespace {

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "engine.h"
 #include "solver.h"
 
 namespace {

@@ -12,7 +12,6 @@
 #include <tumble/dense.h>
 #include <tumble/reader.h>
 
-#include "engine.h"
 #include "solver.h"
 
 namespace {

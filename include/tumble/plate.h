@@ -134,6 +134,8 @@ typedef struct tbPlateObj tbPlateObj;
 tbPlateObj* tb_newPlateObj(const tbPlateObjOpt* o);
 void tb_freePlateObj(tbPlateObj* ob);
 const tbPlateObjOpt* tb_plateObjOpt(const tbPlateObj* ob);
+// the plate-particle model's names of the 12 plate parameters, in the order of p12 below
+extern const char* const tb_pname[12];
 // the 12 plate parameters (A1..A6, C1..C6) of candidate x (dim)
 void tb_plateObjParams(const tbPlateObj* ob, const double* x, double* p12);
 // a tbObjective (ctx: the tbPlateObj): one batch of n x K plate-particle scenes; f[i] (m units)
@@ -146,7 +148,7 @@ int tb_plateObjective(void* ob, int n, const double* x, double* f);
 // `tumble plate field`'s writers: PREFIX.csv and PREFIX.png of a field; 0 or 2 after an error line
 int tb_plateWriteField(const char* prefix, const tbPlateMotion* mo, int modified,
                        const tbFieldOpt* o, const tbFieldResult* r);
-// `tumble plate optimize ...` (host/plate_optimize.c); returns the process exit status
+// `tumble plate optimize ...` (host/cli_plate_optimize.c); returns the process exit status
 int tb_plateOptimizeMain(int argc, char** argv);
 
 // `tumble plate ...` (host/cli_plate.c); returns the process exit status

@@ -94,7 +94,6 @@ typedef struct tbSolverOpt {
   int plm_memory;        // PLM non-monotone line-search memory (10)
   int plm_watchdog;      // PLM watchdog length (20)
 } tbSolverOpt;
-tbSolverOpt tb_defaultSolverOpt(void);
 
 // scratch for the solvers: sized once for the largest problem, never grown inside a solve
 typedef struct tbSolverWork {
@@ -105,6 +104,8 @@ typedef struct tbSolverWork {
 } tbSolverWork;
 // scratch for `solver` on problems of at most n rows, ncontact contacts and `facets` facets
 tbSolverWork* tb_newSolverWork(int solver, int n, int ncontact, int facets);
+// its size: doubles nd and ints ni
+void tb_solverWorkSize(int solver, int n, int ncontact, int facets, size_t* nd, size_t* ni);
 void tb_freeSolverWork(tbSolverWork* w);
 
 const char* tb_solverName(int solver);
@@ -116,14 +117,8 @@ int tb_solverApplies(int solver, const tbProblem* p);
 int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
              tbSolveResult* res);
 
-// u = A x + b
-void tb_problemVelocity(const tbProblem* p, const double* x, double* u);
-// natural-map residual of x, relative to max(||b||, 1e-16); work has n entries. Exact-cone
-// contacts: ||r - P_K(r - (u + g(u)))|| with the De Saxce term g = (mu |u_t|, 0, 0) (Acary,
-// Bremond & Huber 2018); pyramid contacts: the normal and polygon parts separately; box rows:
-// x - clamp(x - u, lo, hi)
-double tb_residual(const tbProblem* p, const double* x, double* work);
-double tb_residualFromVelocity(const tbProblem* p, const double* x, const double* u);
+// the residual (tb_residual, tb_residualFromVelocity, tb_problemVelocity) and tb_finishSolve are
+// TB_HD functions in residual.h, included below
 
 //---- the pyramid problem as a mixed LCP --------------------------------------------------------
 //
@@ -154,5 +149,7 @@ double tb_lcpResidual(int n, int nfree, const double* M, const double* q, const 
 #ifdef __cplusplus
 }
 #endif
+
+#include "residual.h"
 
 #endif  // TUMBLE_PROBLEM_H_

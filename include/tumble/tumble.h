@@ -230,10 +230,56 @@ typedef struct tbParam {
   double scale[TB_MAXTARGET];  // each target is set to scale * value (mass -> inertia, ...)
 } tbParam;
 
+typedef char tbName[TB_NAMELEN];
+
+// The compiled model's arrays, declared once: (type, name, count) with the counts in the model's
+// own sizes. The table gives the struct its fields and drives freeing and the device upload (one
+// buffer). Shapes:
+//   body_type, body_lock, body_name, body_driver (driver index or -1)   (nbody)
+//   geom_type, geom_body (ngeom); geom_pos (ngeom x 3), geom_quat (ngeom x 4) in the body frame;
+//   geom_nvert, geom_vertadr (ngeom): prism core vertices in geom_vert (nvert x 2, geom frame);
+//   geom_vreach (ngeom): distance of a prism's farthest core vertex from its origin
+//   jnt_type, jnt_limited, jnt_servo (njnt); jnt_body (njnt x 2: a, b, -1 world); jnt_anchor,
+//   jnt_axis (njnt x 2 x 3) in each body's frame (world for -1); jnt_qrel (njnt x 4) the initial
+//   relative orientation conj(qb) qa
+//   drv_type, drv_body, drv_nkey (ndriver); drv_key (ndriver x TB_MAXKEY x 8): t, pos[3], quat[4]
+//   sup_body (nsupport); pair_geom (npair x 2), pair_maxcon (npair)
+//   vary0 (nvary) default values of the per-scene vector; param (nparam)
+#define TB_MODEL_ARRAYS(X)                                   \
+  X(int, body_type, m->nbody)                                \
+  X(int, body_lock, m->nbody)                                \
+  X(tbName, body_name, m->nbody)                             \
+  X(int, body_driver, m->nbody)                              \
+  X(int, geom_type, m->ngeom)                                \
+  X(int, geom_body, m->ngeom)                                \
+  X(double, geom_pos, m->ngeom * 3)                          \
+  X(double, geom_quat, m->ngeom * 4)                         \
+  X(int, geom_nvert, m->ngeom)                               \
+  X(int, geom_vertadr, m->ngeom)                             \
+  X(double, geom_vert, m->nvert * 2)                         \
+  X(double, geom_vreach, m->ngeom)                           \
+  X(int, jnt_type, m->njnt)                                  \
+  X(int, jnt_body, m->njnt * 2)                              \
+  X(double, jnt_anchor, m->njnt * 6)                         \
+  X(double, jnt_axis, m->njnt * 6)                           \
+  X(double, jnt_qrel, m->njnt * 4)                           \
+  X(int, jnt_limited, m->njnt)                               \
+  X(int, jnt_servo, m->njnt)                                 \
+  X(int, drv_type, m->ndriver)                               \
+  X(int, drv_body, m->ndriver)                               \
+  X(int, drv_nkey, m->ndriver)                               \
+  X(double, drv_key, m->ndriver * TB_MAXKEY * 8)             \
+  X(int, sup_body, m->nsupport)                              \
+  X(int, pair_geom, m->npair * 2)                            \
+  X(int, pair_maxcon, m->npair)                              \
+  X(double, vary0, m->nvary)                                 \
+  X(tbParam, param, m->nparam)
+
 typedef struct tbModel {
   // sizes
   int nbody, ngeom, njnt, ndriver, nparam;
   int nsupport;  // support tripods
+  int nvert;     // prism core vertices of all shapes
   int nvary;     // per-scene parameterizable values
   int npair;     // candidate shape pairs
   int maxcon;    // contact capacity per scene
@@ -242,51 +288,15 @@ typedef struct tbModel {
 
   tbOption opt;
 
-  // bodies
-  int* body_type;                 // (nbody)
-  int* body_lock;                 // (nbody)
-  char (*body_name)[TB_NAMELEN];  // (nbody)
-  int* body_driver;               // (nbody) driver index or -1
+#define TB_X(type, name, count) type* name;
+  TB_MODEL_ARRAYS(TB_X)
+#undef TB_X
 
-  // geoms
-  int* geom_type;       // (ngeom)
-  int* geom_body;       // (ngeom)
-  double* geom_pos;     // (ngeom x 3) in the body frame
-  double* geom_quat;    // (ngeom x 4)
-  int* geom_nvert;      // (ngeom) prism core vertices (0 for other shapes)
-  int* geom_vertadr;    // (ngeom) first vertex in geom_vert
-  double* geom_vert;    // (sum geom_nvert x 2) prism core vertices in the geom frame
-  double* geom_vreach;  // (ngeom) prisms: distance of the farthest core vertex from the origin
+  // where each field starts in the vary vector, and its values per object
+  int vary_adr[TB_NFIELD];
+  int vary_width[TB_NFIELD];
 
-  // joints
-  int* jnt_type;       // (njnt)
-  int* jnt_body;       // (njnt x 2) a, b (-1 world)
-  double* jnt_anchor;  // (njnt x 2 x 3) anchor in each body's frame (world frame for -1)
-  double* jnt_axis;    // (njnt x 2 x 3) axis in each body's frame
-  double* jnt_qrel;    // (njnt x 4) initial relative orientation conj(qb) qa
-  int* jnt_limited;    // (njnt)
-  int* jnt_servo;      // (njnt)
-
-  // drivers
-  int* drv_type;    // (ndriver)
-  int* drv_body;    // (ndriver)
-  int* drv_nkey;    // (ndriver)
-  double* drv_key;  // (ndriver x TB_MAXKEY x 8) t, pos[3], quat[4]
-
-  // support tripods
-  int* sup_body;  // (nsupport)
-
-  // candidate pairs
-  int* pair_geom;    // (npair x 2)
-  int* pair_maxcon;  // (npair)
-
-  // per-scene parameterizable values and their defaults
-  int vary_adr[TB_NFIELD];  // offset of each field in the vary vector
-  double* vary0;            // (nvary)
-
-  tbParam* param;  // (nparam)
-
-  // builder bookkeeping (capacities of the arrays above)
+  // builder bookkeeping (capacities of the definitions below)
   int cap_body, cap_geom, cap_jnt, cap_driver, cap_param, cap_support;
   tbBodyDef* bdef;
   tbGeomDef* gdef;
@@ -329,26 +339,42 @@ enum {
   TB_SCENE_FAILMASK = 1 | 2 | 8,
 };
 
+// The batch's per-scene arrays, declared once: (type, name, count per scene), scene the outer
+// index of each. The table gives tbData its fields and drives allocation, freeing, scene copies
+// and the device transfers.
+//   param (nparam) parameter values; time (s); nstep steps taken
+//   body_pos (nbody x 3) center of mass, world; body_quat (nbody x 4); body_vel (nbody x 6) [v; w]
+//   warm, warm_key (maxrow) the previous step's impulses and their row keys; nwarm their count
+//   status TB_SCENE_* bits; ncon contacts in the last step; iter_last, iter_max, iter_sum solver
+//   iterations in the last step, the most in any step and over all steps; resid_last,
+//   resid_max the solver's residual in the last step and the largest over all steps;
+//   fail_step the index (0-based) of the step that failed, -1 if none
+#define TB_DATA_ARRAYS(X)                \
+  X(double, param, d->nparam)            \
+  X(double, time, 1)                     \
+  X(int64_t, nstep, 1)                   \
+  X(double, body_pos, d->nbody * 3)      \
+  X(double, body_quat, d->nbody * 4)     \
+  X(double, body_vel, d->nbody * 6)      \
+  X(double, warm, d->maxrow)             \
+  X(int, warm_key, d->maxrow)            \
+  X(int, nwarm, 1)                       \
+  X(int, status, 1)                      \
+  X(int, ncon, 1)                        \
+  X(int, iter_last, 1)                   \
+  X(int, iter_max, 1)                    \
+  X(int64_t, iter_sum, 1)                \
+  X(double, resid_last, 1)               \
+  X(double, resid_max, 1)                \
+  X(int, fail_step, 1)
+
 typedef struct tbData {
   int nscene;
   int nbody, nparam, maxrow;
-  double* param;       // (nscene x nparam) parameter values
-  double* time;        // (nscene) s
-  int64_t* nstep;      // (nscene) steps taken
-  double* body_pos;    // (nscene x nbody x 3) center of mass, world
-  double* body_quat;   // (nscene x nbody x 4)
-  double* body_vel;    // (nscene x nbody x 6) [v; w], world
-  double* warm;        // (nscene x maxrow) impulses of the previous step, by row key
-  int* warm_key;       // (nscene x maxrow) row keys of the previous step
-  int* nwarm;          // (nscene)
-  int* status;         // (nscene) TB_SCENE_* bits
-  int* ncon;           // (nscene) contacts in the last step
-  int* iter_last;      // (nscene) solver iterations in the last step
-  int* iter_max;       // (nscene) most solver iterations in any step
-  int64_t* iter_sum;   // (nscene) solver iterations over all steps
-  double* resid_last;  // (nscene) solver residual in the last step
-  double* resid_max;   // (nscene) largest final residual over all steps
-  int* fail_step;      // (nscene) index (0-based) of the step that failed, -1 if none
+#define TB_X(type, name, count) type* name;
+  TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+  struct tbScratch* scratch;  // the step scratch of the CPU path, a slot per thread (rollout)
 } tbData;
 
 tbData* tb_newData(const tbModel* m, int nscene);
@@ -389,8 +415,25 @@ typedef struct tbRecord {
 } tbRecord;
 int tb_recordCount(int nstep, int every);
 
-// advance scenes [s0, s1) by nstep steps with OpenMP over scenes; rec may be NULL
+// advance scenes [s0, s1) by nstep steps on the selected device (tb_setDevice): OpenMP over
+// scenes on the CPU, the fused kernel on the GPU; rec may be NULL. The results are bitwise the
+// same for any thread count, batch split and chunking.
 int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec);
+
+//---- device ------------------------------------------------------------------------------------
+
+typedef enum tbtDevice {
+  TB_DEVICE_CPU = 0,   // OpenMP over scenes (the default)
+  TB_DEVICE_GPU = 1,   // the CUDA path; a model it cannot take is an error
+  TB_DEVICE_AUTO = 2,  // the GPU when one is usable and takes the model, else the CPU
+} tbtDevice;
+
+// where tb_rollout runs batches, process-wide like OpenMP's thread count. TB_OK, or TB_ERR_ARG
+// when TB_DEVICE_GPU has no usable device (built without CUDA, or none seen)
+int tb_setDevice(int device);
+int tb_getDevice(void);
+// the device a rollout of model m takes now: TB_DEVICE_CPU or TB_DEVICE_GPU
+int tb_rolloutDevice(const tbModel* m);
 
 #ifdef __cplusplus
 }

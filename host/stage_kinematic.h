@@ -1,27 +1,30 @@
-// Kinematic bodies: poses prescribed by drivers, advanced from t to t + h each step.
+// Stage: kinematic bodies, their poses prescribed by drivers, advanced from t to t + h each step.
+#ifndef TUMBLE_HOST_STAGE_KINEMATIC_H_
+#define TUMBLE_HOST_STAGE_KINEMATIC_H_
+
 #include <string.h>
 
 #include <tumble/driver_geom.h>
 
 #include "engine.h"
 
-static const double* tb_driverPrm(const tbModel* m, const double* vary, int k) {
-  return vary + tb_varyIndex(m, TB_F_DRIVER, k, 0);
+TB_HD const double* tb_driverPrm(const tbModel* m, const double* vary, int k) {
+  return tb_varyOf(m, vary, TB_F_DRIVER, k);
 }
 
-static void tb_plateState(const double* prm, const double p0[3], double t, double pos[3],
+TB_HD void tb_plateState(const double* prm, const double p0[3], double t, double pos[3],
                           double vel[6]) {
   tbu_plateLinear(prm + TB_DRV_AMP, prm + TB_DRV_PHASE, prm[TB_DRV_OMEGA], t, p0, pos, vel);
   tbu_plateAngVel(prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t, vel + 3);
 }
 
-void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3], double quat[4],
+TB_HD void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3], double quat[4],
                       double vel[6]) {
   int k = m->body_driver[b];
   const double* prm = tb_driverPrm(m, vary, k);
-  const double* p0 = vary + tb_varyIndex(m, TB_F_BODY_POS, b, 0);
+  const double* p0 = tb_varyOf(m, vary, TB_F_BODY_POS, b);
   double q0[4];
-  memcpy(q0, vary + tb_varyIndex(m, TB_F_BODY_QUAT, b, 0), sizeof(q0));
+  memcpy(q0, tb_varyOf(m, vary, TB_F_BODY_QUAT, b), sizeof(q0));
   tbu_quatNormalize(q0);
   switch (m->drv_type[k]) {
     case TB_DRIVER_PLATE: {
@@ -46,11 +49,11 @@ void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3]
   }
 }
 
-void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, double h,
+TB_HD void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, double h,
                          double pos[3], double quat[4], double vel[6]) {
   int k = m->body_driver[b];
   const double* prm = tb_driverPrm(m, vary, k);
-  const double* p0 = vary + tb_varyIndex(m, TB_F_BODY_POS, b, 0);
+  const double* p0 = tb_varyOf(m, vary, TB_F_BODY_POS, b);
   switch (m->drv_type[k]) {
     case TB_DRIVER_PLATE:
       tbu_plateQuatStep(quat, prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t,
@@ -59,7 +62,7 @@ void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, 
       break;
     case TB_DRIVER_ROCKING: {
       double q0[4];
-      memcpy(q0, vary + tb_varyIndex(m, TB_F_BODY_QUAT, b, 0), sizeof(q0));
+      memcpy(q0, tb_varyOf(m, vary, TB_F_BODY_QUAT, b), sizeof(q0));
       tbu_quatNormalize(q0);
       tbu_rockingPose(prm[TB_DRV_AMP + TB_DRV_ROCK_ALPHA], prm[TB_DRV_AMP + TB_DRV_ROCK_T],
                       prm[TB_DRV_AMP + TB_DRV_ROCK_D], t + h, p0, q0, pos, quat, vel);
@@ -76,3 +79,5 @@ void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, 
       break;
   }
 }
+
+#endif  // TUMBLE_HOST_STAGE_KINEMATIC_H_

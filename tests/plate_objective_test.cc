@@ -1,6 +1,7 @@
-// Plate-motion design (host/plate_optimize.c): the trajectory objective (exact value for a plate at
-// rest, determinism across batch positions, table targets), short optimizer runs that never
-// report worse than the start, and `tumble plate optimize` on good and bad command lines.
+// Plate-motion design (host/plate_objective.c, host/cli_plate_optimize.c): the trajectory
+// objective (exact value for a plate at rest, determinism across batch positions, table targets),
+// short optimizer runs that never report worse than the start, and `tumble plate optimize` on good
+// and bad command lines.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -36,7 +37,7 @@ struct ObjHolder {
   ~ObjHolder() { tb_freePlateObj(ob); }
 };
 
-TEST(PlateOptimizeTest, DefaultsFollowTheThesis) {
+TEST(PlateObjectiveTest, DefaultsFollowTheThesis) {
   double x0[12];
   tbPlateObjOpt c = tb_defaultPlateObjOpt(TB_PLATE_TARGET_CIRCLE, x0);
   ASSERT_EQ(c.dim, 3);
@@ -61,7 +62,7 @@ TEST(PlateOptimizeTest, DefaultsFollowTheThesis) {
   }
 }
 
-TEST(PlateOptimizeTest, StartsCoverTheStatedRegions) {
+TEST(PlateObjectiveTest, StartsCoverTheStatedRegions) {
   double x0[12];
   tbPlateObjOpt c = tb_defaultPlateObjOpt(TB_PLATE_TARGET_CIRCLE, x0);
   c.nstart = 5;
@@ -88,7 +89,7 @@ TEST(PlateOptimizeTest, StartsCoverTheStatedRegions) {
 
 // with every amplitude zero the plate is still and the particle rests at its start: p(t) = p0,
 // v = 0, so the objective is sum |p0 - p*(t)| + |v*(p0)| exactly
-TEST(PlateOptimizeTest, PlateAtRestGivesTheAnalyticValue) {
+TEST(PlateObjectiveTest, PlateAtRestGivesTheAnalyticValue) {
   for (int target : {TB_PLATE_TARGET_CIRCLE, TB_PLATE_TARGET_SADDLE}) {
     tbPlateObjOpt o = ShortOpt(target, nullptr, 3, 1.0);
     o.dim = 12;
@@ -122,7 +123,7 @@ TEST(PlateOptimizeTest, PlateAtRestGivesTheAnalyticValue) {
   }
 }
 
-TEST(PlateOptimizeTest, SameCandidateSameValueAtEveryBatchPosition) {
+TEST(PlateObjectiveTest, SameCandidateSameValueAtEveryBatchPosition) {
   double x0[12];
   tbPlateObjOpt o = ShortOpt(TB_PLATE_TARGET_CIRCLE, x0, 2, 0.5);
   ObjHolder h(o);
@@ -147,7 +148,7 @@ TEST(PlateOptimizeTest, SameCandidateSameValueAtEveryBatchPosition) {
 
 // a table holding the saddle field on a grid over [-5, 5]^2 cm (the same starts as the saddle
 // target) gives nearly the saddle's objective
-TEST(PlateOptimizeTest, TableTargetMatchesTheAnalyticField) {
+TEST(PlateObjectiveTest, TableTargetMatchesTheAnalyticField) {
   double x0[12];
   tbPlateObjOpt s = ShortOpt(TB_PLATE_TARGET_SADDLE, x0, 3, 0.5);
   std::vector<double> pts;
@@ -172,7 +173,7 @@ TEST(PlateOptimizeTest, TableTargetMatchesTheAnalyticField) {
   EXPECT_NEAR(ft, fs, 0.01 * fs);
 }
 
-TEST(PlateOptimizeTest, ShortRunsNeverEndAboveTheStart) {
+TEST(PlateObjectiveTest, ShortRunsNeverEndAboveTheStart) {
   for (int cma = 0; cma < 2; cma++) {
     double x0[12];
     tbPlateObjOpt o = ShortOpt(TB_PLATE_TARGET_CIRCLE, x0, 2, 0.5);

@@ -1,4 +1,5 @@
-// Projected Gauss-Seidel over the blocks of a tbProblem (both friction cones).
+// Projected Gauss-Seidel over the blocks of a tbProblem (both friction cones): the step solver
+// of both backends.
 //
 // Each sweep visits the blocks in order and keeps u = A x + b current (a column update per
 // changed impulse), so a sweep costs O(n^2) and the residual O(n):
@@ -9,18 +10,19 @@
 // A fixed point of the tangent update satisfies x_t = P(x_t - rho u_t) for a scalar rho, which
 // is maximal dissipation (thesis Eq. 2.47) also when A_tt is anisotropic; solving the 2x2 block
 // exactly and then projecting radially would not be.
+#ifndef TUMBLE_HOST_STAGE_PGS_H_
+#define TUMBLE_HOST_STAGE_PGS_H_
+
 #include <math.h>
 
 #include <tumble/cone.h>
-
-#include "engine.h"
-#include "solver.h"
+#include <tumble/problem.h>
 
 // u += A[:, j] dx (A need not be symmetric: LCPs from files are not, nor are the Rover FC3D
 // files). Where A is exactly symmetric its row j holds the same numbers, added in the same
 // order, read contiguously instead of with a stride of n doubles: on Box_Stacks (246 rows) PGS
 // took 0.64 ms instead of 1.0 ms for the same 39 sweeps
-static void tb_addColumn(const tbProblem* p, int sym, int j, double dx, double* u) {
+TB_HD void tb_addColumn(const tbProblem* p, int sym, int j, double dx, double* u) {
   if (dx == 0.0) return;
   int n = p->n;
   if (sym) {
@@ -32,7 +34,8 @@ static void tb_addColumn(const tbProblem* p, int sym, int j, double dx, double* 
   for (int i = 0; i < n; i++) u[i] += a[(size_t)i * n] * dx;
 }
 
-int tb_pgsSymmetric(const tbProblem* p) {
+// 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers)
+TB_HD int tb_pgsSymmetric(const tbProblem* p) {
   int n = p->n;
   for (int i = 0; i < n; i++) {
     for (int j = i + 1; j < n; j++) {
@@ -42,7 +45,7 @@ int tb_pgsSymmetric(const tbProblem* p) {
   return 1;
 }
 
-static void tb_sweepBox(const tbProblem* p, int sym, int i, double sor, double* x, double* u) {
+TB_HD void tb_sweepBox(const tbProblem* p, int sym, int i, double sor, double* x, double* u) {
   double aii = p->A[(size_t)i * p->n + i];
   if (!(aii > 0.0)) return;
   double v = x[i] - sor * u[i] / aii;
@@ -53,7 +56,7 @@ static void tb_sweepBox(const tbProblem* p, int sym, int i, double sor, double* 
 }
 
 // step size for the tangent rows of the contact whose normal row is i
-static double tb_tangentStep(const tbProblem* p, int i, int ntan) {
+TB_HD double tb_tangentStep(const tbProblem* p, int i, int ntan) {
   const double* A = p->A;
   int n = p->n;
   double a = A[(size_t)(i + 1) * n + i + 1];
@@ -64,7 +67,7 @@ static double tb_tangentStep(const tbProblem* p, int i, int ntan) {
   return lmax > 0.0 ? 2.0 / (lmin + lmax) : 0.0;
 }
 
-static void tb_sweepContact(const tbProblem* p, int sym, int k, double sor, double* x, double* u) {
+TB_HD void tb_sweepContact(const tbProblem* p, int sym, int k, double sor, double* x, double* u) {
   int i = p->blk_adr[k], ntan = p->blk_dim[k] - 1;
   double ann = p->A[(size_t)i * p->n + i];
   if (ann > 0.0) {
@@ -85,7 +88,11 @@ static void tb_sweepContact(const tbProblem* p, int sym, int k, double sor, doub
   }
 }
 
-double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, int max_sweep, int check,
+// up to max_sweep PGS sweeps on x with u = A x + b kept current (u must hold it on entry); the
+// running residual is evaluated after every `check`-th sweep and after the last, and the sweeps
+// stop once it reaches tol (or is not finite). Returns the last residual evaluated (INFINITY if
+// none), *sweeps done and *reason (tbtStop). sym: tb_pgsSymmetric(p). tb_solvePGS is check = 1.
+TB_HD double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, int max_sweep, int check,
                     double* x, double* u, int* sweeps, int* reason) {
   double r = INFINITY;
   *sweeps = 0;
@@ -113,7 +120,8 @@ double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, int max
   return r;
 }
 
-void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+// the pgs solver (scratch: 2n doubles)
+TB_HD void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                  tbSolveResult* res) {
   double* u = w->d;
   res->iterations = 0;
@@ -130,3 +138,5 @@ void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolver
   // the reported residual is recomputed from scratch, never the running estimate
   tb_finishSolve(p, opt, x, w->d + p->n, res);
 }
+
+#endif  // TUMBLE_HOST_STAGE_PGS_H_

@@ -1,4 +1,4 @@
-// Constraint rows of one step and the Delassus problem they form.
+// Stage: the constraint rows of one step and the Delassus problem they form.
 //
 // Stewart-Trinkle step in impulse form (thesis Eq. 2.77/2.78, Anitescu-Potra): with
 //   v_free = v + h M^-1 (f_app + m g - w x I w)          (gyroscopic term at l, thesis Eq. 2.35)
@@ -13,9 +13,13 @@
 //                     impulse x = h [kp (q* - q - h qdot+) + kd (qdot* - qdot+)].
 // Locked DoFs have zero inverse mass; for the angular ones the unlocked block of the world
 // inertia is inverted (infinite inertia on locked axes), so a planar body's yaw sees I_zz.
+#ifndef TUMBLE_HOST_STAGE_ROWS_H_
+#define TUMBLE_HOST_STAGE_ROWS_H_
+
 #include <math.h>
 #include <string.h>
 
+#include <tumble/support.h>
 #include <tumble/tb_math.h>
 
 #include "engine.h"
@@ -23,7 +27,7 @@
 //---- mass --------------------------------------------------------------------------------------
 
 // inverse of the unlocked principal submatrix of the symmetric 3x3 I, embedded in zeros
-static void tb_invUnlocked(const double I[9], int lock, double out[9]) {
+TB_HD void tb_invUnlocked(const double I[9], int lock, double out[9]) {
   int idx[3], n = 0;
   for (int k = 0; k < 3; k++) {
     if (!(lock & (TB_LOCK_RX << k))) idx[n++] = k;
@@ -53,22 +57,23 @@ static void tb_invUnlocked(const double I[9], int lock, double out[9]) {
   }
 }
 
-void tb_massInverse(const tbModel* m, tbWork* w) {
+// inverse mass and world inverse inertia of every dynamic body at the work pose
+TB_HD void tb_massInverse(const tbModel* m, tbWork* w) {
   for (int b = 0; b < m->nbody; b++) {
     double* mi = w->minv + 12 * b;
     memset(mi, 0, sizeof(double) * 12);
     if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
-    double mass = w->vary[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)];
+    double mass = tb_varyOf(m, w->vary, TB_F_BODY_MASS, b)[0];
     int lock = m->body_lock[b];
     for (int k = 0; k < 3; k++) mi[k] = (lock & (TB_LOCK_X << k)) ? 0.0 : 1.0 / mass;
     double Iw[9];
-    tbu_inertiaWorld(Iw, w->xquat + 4 * b, w->vary + tb_varyIndex(m, TB_F_BODY_INERTIA, b, 0));
+    tbu_inertiaWorld(Iw, w->xquat + 4 * b, tb_varyOf(m, w->vary, TB_F_BODY_INERTIA, b));
     tb_invUnlocked(Iw, lock, mi + 3);
   }
 }
 
 // out = M^-1 f for body b (6-vectors)
-static void tb_mulMinv(const tbWork* w, int b, const double f[6], double out[6]) {
+TB_HD void tb_mulMinv(const tbWork* w, int b, const double f[6], double out[6]) {
   const double* mi = w->minv + 12 * b;
   for (int k = 0; k < 3; k++) out[k] = mi[k] * f[k];
   tbu_mulMatVec3(out + 3, mi + 3, f + 3);
@@ -84,7 +89,7 @@ typedef struct tbJointFrame {
   double qa[4], qb[4];  // orientations (world: identity)
 } tbJointFrame;
 
-static void tb_jointFrame(const tbModel* m, const tbWork* w, int j, tbJointFrame* f) {
+TB_HD void tb_jointFrame(const tbModel* m, const tbWork* w, int j, tbJointFrame* f) {
   f->a = m->jnt_body[2 * j];
   f->b = m->jnt_body[2 * j + 1];
   for (int side = 0; side < 2; side++) {
@@ -111,7 +116,7 @@ static void tb_jointFrame(const tbModel* m, const tbWork* w, int j, tbJointFrame
 }
 
 // relative rotation of a since the initial pose, in a's frame: qa = qb qrel0 qd
-static void tb_jointRelQuat(const tbModel* m, int j, const tbJointFrame* f, double qd[4]) {
+TB_HD void tb_jointRelQuat(const tbModel* m, int j, const tbJointFrame* f, double qd[4]) {
   double qref[4], qrefc[4];
   tbu_quatMul(qref, f->qb, m->jnt_qrel + 4 * j);
   tbu_quatConj(qrefc, qref);
@@ -122,7 +127,7 @@ static void tb_jointRelQuat(const tbModel* m, int j, const tbJointFrame* f, doub
 }
 
 // joint coordinate: revolute angle about the axis, or prismatic displacement along it
-static double tb_jointCoord(const tbModel* m, int j, const tbJointFrame* f) {
+TB_HD double tb_jointCoord(const tbModel* m, int j, const tbJointFrame* f) {
   if (m->jnt_type[j] == TB_JOINT_PRISMATIC) {
     double d[3];
     tbu_sub3(d, f->pa, f->pb);
@@ -136,7 +141,7 @@ static double tb_jointCoord(const tbModel* m, int j, const tbJointFrame* f) {
 //---- rows --------------------------------------------------------------------------------------
 
 // row for the relative velocity of two points along dir: J_a = [d, ra x d], J_b = -[d, rb x d]
-static void tb_rowLinear(tbRowJ* row, int a, const double ra[3], int b, const double rb[3],
+TB_HD void tb_rowLinear(tbRowJ* row, int a, const double ra[3], int b, const double rb[3],
                          const double dir[3]) {
   memset(row, 0, sizeof(*row));
   row->body[0] = a;
@@ -149,7 +154,7 @@ static void tb_rowLinear(tbRowJ* row, int a, const double ra[3], int b, const do
 }
 
 // row for the relative angular velocity along dir
-static void tb_rowAngular(tbRowJ* row, int a, int b, const double dir[3]) {
+TB_HD void tb_rowAngular(tbRowJ* row, int a, int b, const double dir[3]) {
   memset(row, 0, sizeof(*row));
   row->body[0] = a;
   row->body[1] = b;
@@ -158,7 +163,7 @@ static void tb_rowAngular(tbRowJ* row, int a, int b, const double dir[3]) {
 }
 
 // whether a row can change any velocity: some unlocked DoF of a dynamic body in it
-static int tb_rowActive(const tbModel* m, const tbRowJ* row) {
+TB_HD int tb_rowActive(const tbModel* m, const tbRowJ* row) {
   double s = 0.0;
   for (int side = 0; side < 2; side++) {
     int b = row->body[side];
@@ -171,7 +176,7 @@ static int tb_rowActive(const tbModel* m, const tbRowJ* row) {
 }
 
 // J v over the row's bodies: dynamic ones with vel, kinematic ones with their velocity at t+h
-static double tb_rowVelocity(const tbModel* m, const tbRowJ* row, const double* vel,
+TB_HD double tb_rowVelocity(const tbModel* m, const tbRowJ* row, const double* vel,
                              const double* kinvel) {
   double u = 0.0;
   for (int side = 0; side < 2; side++) {
@@ -192,7 +197,7 @@ typedef struct tbRowSink {
 } tbRowSink;
 
 // append a scalar box row; returns 0, or -1 when the row has no effect and was skipped
-static int tb_pushBox(tbRowSink* k, const tbRowJ* row, double lo, double hi, int key) {
+TB_HD int tb_pushBox(tbRowSink* k, const tbRowJ* row, double lo, double hi, int key) {
   tbWork* w = k->w;
   if (!tb_rowActive(k->m, row)) return -1;
   int i = w->nrow++;
@@ -209,11 +214,11 @@ static int tb_pushBox(tbRowSink* k, const tbRowJ* row, double lo, double hi, int
   return 0;
 }
 
-static void tb_jointRows(tbRowSink* k, int j) {
+TB_HD void tb_jointRows(tbRowSink* k, int j) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
-  double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
-  const double* prm = w->vary + tb_varyIndex(m, TB_F_JOINT, j, 0);
+  double h = w->h;
+  const double* prm = tb_varyOf(m, w->vary, TB_F_JOINT, j);
   int type = m->jnt_type[j], nr = 0;
   tbJointFrame f;
   tb_jointFrame(m, w, j, &f);
@@ -285,7 +290,7 @@ static void tb_jointRows(tbRowSink* k, int j) {
 
 // tangent frame of a contact: the shape's preferred tangent or a canonical one, then turned by
 // the frame angle about the normal
-static void tb_contactFrame(const tbContactPoint* c, double angle, double t[3], double o[3]) {
+TB_HD void tb_contactFrame(const tbContactPoint* c, double angle, double t[3], double o[3]) {
   double t0[3], o0[3];
   if (tbu_dot3(c->tangent, c->tangent) > 0.5) {
     tbu_copy3(t0, c->tangent);
@@ -300,16 +305,16 @@ static void tb_contactFrame(const tbContactPoint* c, double angle, double t[3], 
   }
 }
 
-static double tb_maxd(double a, double b) {
+TB_HD double tb_maxd(double a, double b) {
   return a > b ? a : b;
 }
 
 // append a contact block: the normal row, then ntan friction rows (velocity kind)
-static void tb_pushContact(tbRowSink* k, const double* vel, const tbRowJ* nrow, tbRowJ trow[2],
+TB_HD void tb_pushContact(tbRowSink* k, const double* vel, const tbRowJ* nrow, tbRowJ trow[2],
                            int ntan, double mu, int key) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
-  double angle = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_FACET_ANGLE)];
+  double angle = w->facet_angle;
   if (ntan == 2 && m->opt.facet_align) {
     // one facet against the tangential velocity (Mylapilli & Jain's remedy)
     double vt = tb_rowVelocity(m, &trow[0], vel, w->xvel);
@@ -332,18 +337,18 @@ static void tb_pushContact(tbRowSink* k, const double* vel, const tbRowJ* nrow, 
   w->blk_angle[bk] = angle;
 }
 
-static void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
+TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
   const tbContactPoint* c = &w->con[ci];
   int pair = w->con_pair[ci];
   int g0 = m->pair_geom[2 * pair], g1 = m->pair_geom[2 * pair + 1];
   int a = m->geom_body[g0], b = m->geom_body[g1];
-  double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
-  double mu = tb_maxd(w->vary[tb_varyIndex(m, TB_F_GEOM_MU, g0, 0)],
-                      w->vary[tb_varyIndex(m, TB_F_GEOM_MU, g1, 0)]);
-  double rest = tb_maxd(w->vary[tb_varyIndex(m, TB_F_GEOM_REST, g0, 0)],
-                        w->vary[tb_varyIndex(m, TB_F_GEOM_REST, g1, 0)]);
+  double h = w->h;
+  double mu = tb_maxd(tb_varyOf(m, w->vary, TB_F_GEOM_MU, g0)[0],
+                      tb_varyOf(m, w->vary, TB_F_GEOM_MU, g1)[0]);
+  double rest = tb_maxd(tb_varyOf(m, w->vary, TB_F_GEOM_REST, g0)[0],
+                        tb_varyOf(m, w->vary, TB_F_GEOM_REST, g1)[0]);
   double ra[3], rb[3], t[3], o[3];
   tbu_sub3(ra, c->pos, w->xpos + 3 * a);
   tbu_sub3(rb, c->pos, w->xpos + 3 * b);
@@ -363,7 +368,7 @@ static void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
       nrow.bias = nrow.bias < target ? nrow.bias : target;
     }
   }
-  tb_contactFrame(c, w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_FRAME_ANGLE)], t, o);
+  tb_contactFrame(c, w->frame_angle, t, o);
   int ntan = 0;
   if (mu > 0.0) {
     // a tangent that only locked DoFs could use is dropped (planar scenes: 1 tangent)
@@ -377,18 +382,19 @@ static void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
 
 // the three contacts of support tripod s (see planar.c): a virtual normal row fixing the normal
 // impulse at h lambda_k, and friction along the world x and y axes at the support point
-static void tb_supportRows(tbRowSink* k, const tbData* d, int s, int sup) {
+TB_HD void tb_supportRows(tbRowSink* k, const tbData* d, int s, int sup) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
-  double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
-  const double* prm = w->vary + tb_varyIndex(m, TB_F_SUPPORT, sup, 0);
+  double h = w->h;
+  const double* prm = tb_varyOf(m, w->vary, TB_F_SUPPORT, sup);
   int b = m->sup_body[sup];
+  double mass = tb_varyOf(m, w->vary, TB_F_BODY_MASS, b)[0];
   double lambda[3] = {0.0, 0.0, 0.0};
-  tb_supportLoads(m, w->vary, sup, lambda);  // valid: tb_resetData checked every scene's tripod
-  double c = 1.0 / w->vary[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)];
+  tbu_supportLoads(prm, mass, w->gravity[2], lambda);  // valid: tb_resetData checked every tripod
+  double c = 1.0 / mass;
   tbContactPoint frame = {{0, 0, 0}, {0, 0, 1}, 0.0, {1, 0, 0}, 0};
   double t[3], o[3];
-  tb_contactFrame(&frame, w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_FRAME_ANGLE)], t, o);
+  tb_contactFrame(&frame, w->frame_angle, t, o);
   const double* vel = d->body_vel + (size_t)s * m->nbody * 6;
   for (int i = 0; i < 3; i++) {
     double local[3] = {prm[TB_SUP_POINT + 2 * i], prm[TB_SUP_POINT + 2 * i + 1], 0.0}, r[3];
@@ -407,7 +413,8 @@ static void tb_supportRows(tbRowSink* k, const tbData* d, int s, int sup) {
   }
 }
 
-int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w) {
+// the step's rows: joints, then contacts, then support tripods; returns 0
+TB_HD int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w) {
   tbRowSink k = {m, w};
   w->nrow = 0;
   w->nblock = 0;
@@ -420,9 +427,9 @@ int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w) {
 //---- forces ------------------------------------------------------------------------------------
 
 // constant-force prismatic drives: +F along the axis on a at its anchor, -F on b
-static void tb_driveForces(const tbModel* m, const tbWork* w, double* f) {
+TB_HD void tb_driveForces(const tbModel* m, const tbWork* w, double* f) {
   for (int j = 0; j < m->njnt; j++) {
-    double F = w->vary[tb_varyIndex(m, TB_F_JOINT, j, TB_JNT_DRIVE)];
+    double F = tb_varyOf(m, w->vary, TB_F_JOINT, j)[TB_JNT_DRIVE];
     if (F == 0.0) continue;
     tbJointFrame fr;
     tb_jointFrame(m, w, j, &fr);
@@ -438,20 +445,21 @@ static void tb_driveForces(const tbModel* m, const tbWork* w, double* f) {
   }
 }
 
-void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w) {
-  double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
-  const double* g = w->vary + tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_GRAVITY);
+// v_free = v + h M^-1 (f_app + m g - w x I w + drives)
+TB_HD void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w) {
+  double h = w->h;
+  const double* g = w->gravity;
   const double* vel = d->body_vel + (size_t)s * m->nbody * 6;
   double* f = w->vfree;  // forces first, then overwritten by velocities
   for (int b = 0; b < m->nbody; b++) {
     double* fb = f + 6 * b;
     memset(fb, 0, sizeof(double) * 6);
     if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
-    double mass = w->vary[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)];
-    const double* fa = w->vary + tb_varyIndex(m, TB_F_BODY_FORCE, b, 0);
+    double mass = tb_varyOf(m, w->vary, TB_F_BODY_MASS, b)[0];
+    const double* fa = tb_varyOf(m, w->vary, TB_F_BODY_FORCE, b);
     const double* om = vel + 6 * b + 3;
     double Iw[9], L[3], gyro[3];
-    tbu_inertiaWorld(Iw, w->xquat + 4 * b, w->vary + tb_varyIndex(m, TB_F_BODY_INERTIA, b, 0));
+    tbu_inertiaWorld(Iw, w->xquat + 4 * b, tb_varyOf(m, w->vary, TB_F_BODY_INERTIA, b));
     tbu_mulMatVec3(L, Iw, om);
     tbu_cross3(gyro, om, L);
     for (int k = 0; k < 3; k++) {
@@ -471,7 +479,8 @@ void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w) {
 
 //---- assembly ----------------------------------------------------------------------------------
 
-void tb_assemble(const tbModel* m, tbWork* w) {
+// A = J M^-1 J^T + cfm, b = J v_free + bias
+TB_HD void tb_assemble(const tbModel* m, tbWork* w) {
   int n = w->nrow;
   for (int i = 0; i < n; i++) {
     const tbRowJ* ri = &w->row[i];
@@ -505,7 +514,8 @@ void tb_assemble(const tbModel* m, tbWork* w) {
   }
 }
 
-tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
+// the Delassus problem of the assembled rows, as the solvers take it
+TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   tbProblem p;
   p.n = w->nrow;
   p.nblock = w->nblock;
@@ -523,7 +533,8 @@ tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   return p;
 }
 
-void tb_applyImpulse(const tbModel* m, tbWork* w) {
+// post-step velocity: vfree <- vfree + M^-1 J^T x
+TB_HD void tb_applyImpulse(const tbModel* m, tbWork* w) {
   double* vel = w->vfree;
   for (int i = 0; i < w->nrow; i++) {
     double x = w->x[i];
@@ -536,3 +547,5 @@ void tb_applyImpulse(const tbModel* m, tbWork* w) {
     }
   }
 }
+
+#endif  // TUMBLE_HOST_STAGE_ROWS_H_

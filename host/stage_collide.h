@@ -1,4 +1,7 @@
-// Contacts of one scene: every candidate shape pair through the shared pair geometry.
+// Stage: every contact of one scene through the shared pair geometry (collide_geom.h).
+#ifndef TUMBLE_HOST_STAGE_COLLIDE_H_
+#define TUMBLE_HOST_STAGE_COLLIDE_H_
+
 #include <math.h>
 #include <string.h>
 
@@ -7,10 +10,10 @@
 #include "engine.h"
 
 // world pose and size of geom g at the work pose of its body
-static void tb_geomPose(const tbModel* m, const tbWork* w, int g, tbGeomPose* gp) {
+TB_HD void tb_geomPose(const tbModel* m, const tbWork* w, int g, tbGeomPose* gp) {
   int b = m->geom_body[g];
   gp->type = m->geom_type[g];
-  memcpy(gp->size, w->vary + tb_varyIndex(m, TB_F_GEOM_SIZE, g, 0), sizeof(gp->size));
+  memcpy(gp->size, tb_varyOf(m, w->vary, TB_F_GEOM_SIZE, g), sizeof(gp->size));
   double off[3];
   tbu_rotVec(off, w->xquat + 4 * b, m->geom_pos + 3 * g);
   tbu_add3(gp->pos, w->xpos + 3 * b, off);
@@ -20,7 +23,7 @@ static void tb_geomPose(const tbModel* m, const tbWork* w, int g, tbGeomPose* gp
 }
 
 // distance from a shape's frame origin to its farthest surface point (planes: unused)
-static double tb_geomReach(const tbModel* m, int g, const double* sz) {
+TB_HD double tb_geomReach(const tbModel* m, int g, const double* sz) {
   if (m->geom_type[g] == TB_GEOM_SPHERE) return sz[0];
   if (m->geom_type[g] == TB_GEOM_CAPSULE) return sz[0] + sz[1];
   if (m->geom_type[g] == TB_GEOM_BOX) return tbu_norm3(sz);
@@ -28,7 +31,7 @@ static double tb_geomReach(const tbModel* m, int g, const double* sz) {
 }
 
 // every shape's world pose and reach at the work pose
-static void tb_posedGeoms(const tbModel* m, tbWork* w) {
+TB_HD void tb_posedGeoms(const tbModel* m, tbWork* w) {
   for (int g = 0; g < m->ngeom; g++) {
     tb_geomPose(m, w, g, &w->gpose[g]);
     w->greach[g] =
@@ -37,7 +40,7 @@ static void tb_posedGeoms(const tbModel* m, tbWork* w) {
 }
 
 // fastest speed of any point of any moving body: |v| + |w| r over the body's shapes
-static double tb_maxPointSpeed(const tbModel* m, const tbWork* w) {
+TB_HD double tb_maxPointSpeed(const tbModel* m, const tbWork* w) {
   double vmax = 0.0;
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_body[g];
@@ -49,12 +52,13 @@ static double tb_maxPointSpeed(const tbModel* m, const tbWork* w) {
   return vmax;
 }
 
-int tb_collide(const tbModel* m, tbWork* w) {
+// every contact of the scene at the work pose; 0, or -1 when they overflow the capacity (none
+// is dropped: the caller stops the scene)
+TB_HD int tb_collide(const tbModel* m, tbWork* w) {
   tb_posedGeoms(m, w);
   // the active set holds every pair that could touch within the step (thesis §4.2.1): the
   // margin plus the distance two bodies at the fastest point speed could close in one step
-  double h = w->vary[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_DT)];
-  double margin = m->opt.margin + 2.0 * h * tb_maxPointSpeed(m, w);
+  double margin = m->opt.margin + 2.0 * w->h * tb_maxPointSpeed(m, w);
   tbContactPoint buf[TB_MAXCON_PAIR];
   w->ncon = 0;
   for (int p = 0; p < m->npair; p++) {
@@ -76,3 +80,5 @@ int tb_collide(const tbModel* m, tbWork* w) {
   }
   return 0;
 }
+
+#endif  // TUMBLE_HOST_STAGE_COLLIDE_H_

@@ -1,0 +1,203 @@
+// One Stewart-Trinkle step of one scene, composed of the stages, and a scene's whole rollout:
+// the code the CPU path runs on each thread's slot and the kernels run on each scene's.
+//
+// The step reads like the algorithm (thesis §2.4, §5.1.2):
+//   kinematic bodies to t+h -> mass and free velocity -> contacts -> rows and Delassus problem
+//   -> solve -> v+ = v_free + M^-1 J^T x -> q+ = q + h G(q) v+.
+// A stage reports only through the scene's status bits: no allocation, I/O or error text here.
+#ifndef TUMBLE_HOST_STAGE_STEP_H_
+#define TUMBLE_HOST_STAGE_STEP_H_
+
+#include <math.h>
+#include <string.h>
+
+#include <tumble/residual.h>
+#include <tumble/tb_math.h>
+
+#include "engine.h"
+#include "stage_collide.h"
+#include "stage_kinematic.h"
+#include "stage_pgs.h"
+#include "stage_rows.h"
+
+// out = the model's defaults overridden by the scene's parameter row
+TB_HD void tb_varyScene(const tbModel* m, const double* row, double* out) {
+  memcpy(out, m->vary0, sizeof(double) * m->nvary);
+  for (int p = 0; p < m->nparam; p++) {
+    const tbParam* prm = &m->param[p];
+    for (int t = 0; t < prm->ntarget; t++) out[prm->target[t]] = prm->scale[t] * row[p];
+  }
+}
+
+// the scene's values and what stays fixed within the step (h, gravity, frame angles)
+TB_HD void tb_stepValues(const tbModel* m, const tbData* d, int s, tbWork* w) {
+  tb_varyScene(m, d->param + (size_t)s * m->nparam, w->vary);
+  const double* opt = tb_varyOf(m, w->vary, TB_F_OPT, 0);
+  w->h = opt[TB_OPT_DT];
+  for (int k = 0; k < 3; k++) w->gravity[k] = opt[TB_OPT_GRAVITY + k];
+  w->frame_angle = opt[TB_OPT_FRAME_ANGLE];
+  w->facet_angle = opt[TB_OPT_FACET_ANGLE];
+}
+
+// the pose the step's geometry uses: kinematic bodies advanced to t+h, the others at t
+TB_HD void tb_workPose(const tbModel* m, const tbData* d, int s, tbWork* w) {
+  size_t base = (size_t)s * m->nbody;
+  memcpy(w->xpos, d->body_pos + base * 3, sizeof(double) * 3 * m->nbody);
+  memcpy(w->xquat, d->body_quat + base * 4, sizeof(double) * 4 * m->nbody);
+  memcpy(w->xvel, d->body_vel + base * 6, sizeof(double) * 6 * m->nbody);
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body_type[b] != TB_BODY_KINEMATIC) continue;
+    tb_kinematicAdvance(m, w->vary, b, d->time[s], w->h, w->xpos + 3 * b, w->xquat + 4 * b,
+                        w->xvel + 6 * b);
+  }
+}
+
+// warm start: the previous step's impulse of the row with the same key, else 0
+TB_HD void tb_warmStart(const tbModel* m, const tbData* d, int s, tbWork* w) {
+  const int* key = d->warm_key + (size_t)s * d->maxrow;
+  const double* val = d->warm + (size_t)s * d->maxrow;
+  int nw = d->nwarm[s], hint = 0;
+  for (int i = 0; i < w->nrow; i++) {
+    w->x[i] = 0.0;
+    if (!m->opt.warmstart) continue;
+    for (int probe = 0; probe < nw; probe++) {
+      int j = (hint + probe) % nw;
+      if (key[j] == w->row_key[i]) {
+        w->x[i] = val[j];
+        hint = j + 1;
+        break;
+      }
+    }
+  }
+}
+
+TB_HD void tb_saveWarm(tbData* d, int s, const tbWork* w) {
+  memcpy(d->warm_key + (size_t)s * d->maxrow, w->row_key, sizeof(int) * w->nrow);
+  memcpy(d->warm + (size_t)s * d->maxrow, w->x, sizeof(double) * w->nrow);
+  d->nwarm[s] = w->nrow;
+}
+
+// fail_step is the index of the step that failed
+TB_HD void tb_failScene(tbData* d, int s, int bit) {
+  d->status[s] |= bit;
+  d->fail_step[s] = (int)d->nstep[s];
+}
+
+// q+ = q + h G(q) v+ (v+ in w->vfree) for dynamic bodies; kinematic bodies take their pose at
+// t+h. Returns 0 when a dynamic body's state is no longer finite.
+TB_HD int tb_integrate(const tbModel* m, tbData* d, int s, const tbWork* w) {
+  size_t base = (size_t)s * m->nbody;
+  int finite = 1;
+  for (int b = 0; b < m->nbody; b++) {
+    double* pos = d->body_pos + (base + b) * 3;
+    double* quat = d->body_quat + (base + b) * 4;
+    double* vel = d->body_vel + (base + b) * 6;
+    if (m->body_type[b] == TB_BODY_KINEMATIC) {
+      memcpy(pos, w->xpos + 3 * b, sizeof(double) * 3);
+      memcpy(quat, w->xquat + 4 * b, sizeof(double) * 4);
+      memcpy(vel, w->xvel + 6 * b, sizeof(double) * 6);
+    } else if (m->body_type[b] == TB_BODY_DYNAMIC) {
+      memcpy(vel, w->vfree + 6 * b, sizeof(double) * 6);
+      for (int k = 0; k < 3; k++) pos[k] += w->h * vel[k];
+      tbu_quatIntegrate(quat, vel + 3, w->h);
+      for (int k = 0; k < 6; k++) finite &= isfinite(vel[k]);
+      for (int k = 0; k < 3; k++) finite &= isfinite(pos[k]);
+    }
+  }
+  return finite;
+}
+
+// everything before the solve: values, pose, free velocity, contacts, the assembled problem and
+// its warm start. Returns 0, or -1 when the scene is (or has just been) stopped.
+TB_HD int tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
+  if (d->status[s] & TB_SCENE_FAILMASK) return -1;
+  tb_stepValues(m, d, s, w);
+  tb_workPose(m, d, s, w);
+  tb_massInverse(m, w);
+  tb_freeVelocity(m, d, s, w);
+  if (tb_collide(m, w) < 0) {
+    tb_failScene(d, s, TB_SCENE_OVERFLOW_FAIL);
+    return -1;
+  }
+  tb_makeRows(m, d, s, w);
+  tb_assemble(m, w);
+  tb_warmStart(m, d, s, w);
+  return 0;
+}
+
+// the model's solver on the step's problem; 0, or -1 when it does not apply. The kernels carry
+// PGS only (the GPU path refuses other solvers before it launches); the CPU path has them all.
+TB_HD int tb_stepSolve(const tbModel* m, tbWork* w, tbSolveResult* res) {
+  tbProblem p = tb_problemOf(m, w);
+  tbSolverOpt so = tb_defaultSolverOpt();
+  so.max_iter = m->opt.max_iter;
+  so.tol = m->opt.tol;
+  so.sor = m->opt.sor;
+#ifdef __CUDACC__
+  memset(res, 0, sizeof(*res));
+  tb_solvePGS(&p, &so, w->x, &w->solver_work, res);
+  return 0;
+#else
+  return tb_solve(m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
+#endif
+}
+
+// everything after the solve: warm start kept, v+ and q+, time and the solver's statistics
+TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tbSolveResult* res) {
+  tb_saveWarm(d, s, w);
+  tb_applyImpulse(m, w);
+  int finite = tb_integrate(m, d, s, w) && res->reason != TB_STOP_NONFINITE;
+  if (!finite) tb_failScene(d, s, TB_SCENE_NAN_FAIL);
+  d->time[s] += w->h;
+  d->nstep[s]++;
+  d->ncon[s] = w->ncon;
+  d->iter_last[s] = res->iterations;
+  d->iter_sum[s] += res->iterations;
+  d->iter_max[s] = res->iterations > d->iter_max[s] ? res->iterations : d->iter_max[s];
+  d->resid_last[s] = res->residual;
+  if (res->residual > d->resid_max[s]) d->resid_max[s] = res->residual;
+  if (!res->converged) d->status[s] |= TB_SCENE_UNCONVERGED;
+}
+
+// advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w
+TB_HD void tb_step(const tbModel* m, tbData* d, int s, tbWork* w) {
+  if (tb_stepPrepare(m, d, s, w)) return;
+  tbSolveResult res;
+  if (tb_stepSolve(m, w, &res)) {
+    tb_failScene(d, s, TB_SCENE_SOLVER_FAIL);
+    return;
+  }
+  tb_stepFinish(m, d, s, w, &res);
+}
+
+//---- a scene's rollout -------------------------------------------------------------------------
+
+TB_HD int tb_isRecordStep(int k, int nstep, int every) {
+  return k == 0 || k == nstep || (every > 0 && k % every == 0);
+}
+
+// record r of scene s: the state of every body
+TB_HD void tb_record(const tbModel* m, const tbData* d, int s, int r, tbRecord* rec) {
+  size_t slot = (size_t)s * rec->nrecord + r;
+  rec->time[slot] = d->time[s];
+  double* out = rec->state + slot * m->nbody * 13;
+  size_t base = (size_t)s * m->nbody;
+  for (int b = 0; b < m->nbody; b++) {
+    memcpy(out + 13 * b, d->body_pos + (base + b) * 3, sizeof(double) * 3);
+    memcpy(out + 13 * b + 3, d->body_quat + (base + b) * 4, sizeof(double) * 4);
+    memcpy(out + 13 * b + 7, d->body_vel + (base + b) * 6, sizeof(double) * 6);
+  }
+}
+
+// nstep steps of scene s in slot view w, recording into rec (may be NULL) as it asks
+TB_HD void tb_rolloutScene(const tbModel* m, tbData* d, int s, int nstep, tbRecord* rec,
+                           tbWork* w) {
+  int r = 0;
+  if (rec) tb_record(m, d, s, r++, rec);
+  for (int k = 1; k <= nstep; k++) {
+    tb_step(m, d, s, w);
+    if (rec && tb_isRecordStep(k, nstep, rec->every)) tb_record(m, d, s, r++, rec);
+  }
+}
+
+#endif  // TUMBLE_HOST_STAGE_STEP_H_

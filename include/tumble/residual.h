@@ -1,0 +1,110 @@
+// The problem's velocity map, its natural-map residual, the solvers' defaults and their final
+// bookkeeping: one implementation for every solver, test, benchmark and kernel (Acary, Bremond & Huber 2018, relative to max(||b||, 1e-16)).
+#ifndef TUMBLE_RESIDUAL_H_
+#define TUMBLE_RESIDUAL_H_
+
+#include <math.h>
+#include <string.h>
+
+#include "cone.h"
+#include "problem.h"
+#include "tb_math.h"
+
+// the solvers' defaults, the seeds' own
+TB_HD tbSolverOpt tb_defaultSolverOpt(void) {
+  tbSolverOpt o;
+  memset(&o, 0, sizeof(o));
+  o.max_iter = 1000;
+  o.tol = 1e-8;
+  o.sor = 1.0;
+  o.prox_rule = TB_PROXR_BLOCK;
+  o.prox_r = 1.0;
+  o.prox_adaptive = 1;
+  o.cfm = 0.0;
+  // Mylapilli & Jain's RLM (after Bazaraa et al.) and PLM (after Kanzow & Petra)
+  o.lm_lambda = 1e-3;
+  o.lm_step = 20.0;
+  o.lm_rmin = 0.3;
+  o.lm_rmax = 0.8;
+  o.lm_lambda_min = 1e-25;
+  o.plm_lambda = 1e-16;
+  o.plm_memory = 10;
+  o.plm_watchdog = 20;
+  return o;
+}
+
+// u = A x + b
+TB_HD void tb_problemVelocity(const tbProblem* p, const double* x, double* u) {
+  for (int i = 0; i < p->n; i++) {
+    const double* a = p->A + (size_t)i * p->n;
+    double s = p->b[i];
+    for (int j = 0; j < p->n; j++) s += a[j] * x[j];
+    u[i] = s;
+  }
+}
+
+// squared natural-map residual of block k given x and u = A x + b
+TB_HD double tb_blockResidual2(const tbProblem* p, int k, const double* x, const double* u) {
+  int i = p->blk_adr[k];
+  if (p->blk_type[k] == TB_BLOCK_BOX) {
+    double r = x[i] - tbu_clamp(x[i] - u[i], p->lo[i], p->hi[i]);
+    return r * r;
+  }
+  int ntan = p->blk_dim[k] - 1;
+  double mu = p->blk_mu[k], y[3] = {0.0, 0.0, 0.0}, s = 0.0;
+  if (ntan == 0) {
+    double rn = x[i] - (x[i] - u[i] > 0.0 ? x[i] - u[i] : 0.0);
+    return rn * rn;
+  }
+  if (p->cone == 0) {
+    // FC3D natural map with the De Saxce term: r - P_K(r - (u + (mu |u_t|, 0, 0)))
+    double ut = sqrt(u[i + 1] * u[i + 1] + (ntan > 1 ? u[i + 2] * u[i + 2] : 0.0));
+    y[0] = x[i] - (u[i] + mu * ut);
+    for (int t = 1; t <= ntan; t++) y[t] = x[i + t] - u[i + t];
+    tbu_projCone(y, ntan, mu);
+    for (int t = 0; t <= ntan; t++) s += (x[i + t] - y[t]) * (x[i + t] - y[t]);
+    return s;
+  }
+  // pyramid: the normal row, then the tangent impulse in the polygon of radius mu x_n
+  double rn = x[i] - (x[i] - u[i] > 0.0 ? x[i] - u[i] : 0.0);
+  y[0] = x[i + 1] - u[i + 1];
+  y[1] = ntan > 1 ? x[i + 2] - u[i + 2] : 0.0;
+  tbu_projFriction(y, ntan, mu * (x[i] > 0.0 ? x[i] : 0.0), 1, p->facets, p->blk_angle[k]);
+  s = rn * rn;
+  for (int t = 0; t < ntan; t++) s += (x[i + 1 + t] - y[t]) * (x[i + 1 + t] - y[t]);
+  return s;
+}
+
+// natural-map residual of x given u = A x + b, relative to max(||b||, 1e-16). Exact-cone
+// contacts: ||r - P_K(r - (u + g(u)))|| with the De Saxce term g = (mu |u_t|, 0, 0) (Acary,
+// Bremond & Huber 2018); pyramid contacts: the normal and polygon parts separately; box rows:
+// x - clamp(x - u, lo, hi)
+TB_HD double tb_residualFromVelocity(const tbProblem* p, const double* x, const double* u) {
+  double s = 0.0, bn = 0.0;
+  for (int k = 0; k < p->nblock; k++) s += tb_blockResidual2(p, k, x, u);
+  for (int i = 0; i < p->n; i++) bn += p->b[i] * p->b[i];
+  bn = sqrt(bn);
+  return sqrt(s) / (bn > 1e-16 ? bn : 1e-16);
+}
+
+// the same from x alone; work has n entries
+TB_HD double tb_residual(const tbProblem* p, const double* x, double* work) {
+  tb_problemVelocity(p, x, work);
+  return tb_residualFromVelocity(p, x, work);
+}
+
+// the final bookkeeping every solver does: residual of the returned x from scratch, converged
+// iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged)
+TB_HD void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const double* x, double* work,
+                    tbSolveResult* res) {
+  res->residual = tb_residual(p, x, work);
+  res->converged = res->residual <= opt->tol;
+  if (res->converged) {
+    res->reason = TB_STOP_CONVERGED;
+  } else if (res->reason == TB_STOP_CONVERGED) {
+    res->reason = TB_STOP_MAXITER;
+  }
+  if (!isfinite(res->residual)) res->reason = TB_STOP_NONFINITE;
+}
+
+#endif  // TUMBLE_RESIDUAL_H_

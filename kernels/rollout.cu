@@ -1,0 +1,254 @@
+// The GPU launcher of the step: the model in one device buffer, the batch's arrays and a scratch
+// slot per scene in device memory, and the fused rollout kernel, in which one thread runs a
+// scene's whole rollout through tb_rolloutScene: the function the CPU path runs on each of its
+// threads (host/stage_step.h). Only launch configuration, memory and transfers live here.
+//
+// Scenes are independent, so a batch larger than device memory runs in chunks of scenes whose
+// results are bitwise those of one launch over all of them.
+#include <cuda_runtime.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "gpu.h"
+#include "stage_step.h"
+
+// report a CUDA error with file, line and message in tb_lastError, set rc and jump to label
+#define TB_CUDA_CHECK(expr, rc, label)                                                          \
+  do {                                                                                          \
+    cudaError_t tb_e_ = (expr);                                                                 \
+    if (tb_e_ != cudaSuccess) {                                                                 \
+      rc = tb_setError("CUDA error %s:%d: %s", __FILE__, __LINE__, cudaGetErrorString(tb_e_)); \
+      goto label;                                                                               \
+    }                                                                                           \
+  } while (0)
+
+// threads per block: scenes are independent, so the block only sets the occupancy granularity
+enum { TB_GPU_BLOCK = 128 };
+
+// device copies are laid out at this alignment inside their buffer
+static size_t tb_align(size_t bytes) {
+  return (bytes + 255) & ~(size_t)255;
+}
+
+static int tb_chunkCap = 0;  // tests: at most this many scenes per chunk (0: as memory allows)
+
+extern "C" int tb_gpuDeviceCount(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+}
+
+extern "C" void tb_gpuDeviceName(char* buf, int len) {
+  cudaDeviceProp prop;
+  if (tb_gpuDeviceCount() == 0 || cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    snprintf(buf, (size_t)len, "none");
+    return;
+  }
+  snprintf(buf, (size_t)len, "%s", prop.name);
+}
+
+extern "C" const char* tb_gpuUnsupported(const tbModel* m) {
+  if (m->opt.solver != TB_SOLVER_PGS) return "the GPU path steps with the pgs solver only";
+  return NULL;
+}
+
+extern "C" void tb_gpuSetChunk(int nscene) {
+  tb_chunkCap = nscene > 0 ? nscene : 0;
+}
+
+//---- the model: one buffer, uploaded once per rollout --------------------------------------------
+
+// dm: a copy of m whose arrays point into *buf on the device
+static int tb_uploadModel(const tbModel* m, tbModel* dm, char** buf) {
+  size_t total = 0;
+#define TB_X(type, name, count) total += tb_align(sizeof(type) * (size_t)(count));
+  TB_MODEL_ARRAYS(TB_X)
+#undef TB_X
+  int rc = TB_OK;
+  char* host = (char*)malloc(total + 1);
+  if (!host) return tb_setError("gpu: out of host memory for the model (%zu bytes)", total);
+  *dm = *m;
+  dm->bdef = NULL;
+  dm->gdef = NULL;
+  dm->jdef = NULL;
+  dm->ddef = NULL;
+  dm->sdef = NULL;
+  TB_CUDA_CHECK(cudaMalloc((void**)buf, total + 1), rc, done);
+  {
+    size_t off = 0;
+#define TB_X(type, name, count)                                            \
+  memcpy(host + off, m->name, sizeof(type) * (size_t)(count));              \
+  dm->name = (type*)(*buf + off);                                           \
+  off += tb_align(sizeof(type) * (size_t)(count));
+    TB_MODEL_ARRAYS(TB_X)
+#undef TB_X
+  }
+  TB_CUDA_CHECK(cudaMemcpy(*buf, host, total, cudaMemcpyHostToDevice), rc, done);
+done:
+  free(host);
+  return rc;
+}
+
+//---- a chunk of scenes: batch arrays, scratch slots and records ---------------------------------
+
+typedef struct tbGpuChunk {
+  tbData d;      // nscene scenes, arrays on the device
+  tbScratch sc;  // one slot per scene, arrays on the device
+  tbRecord rec;  // state and time of the chunk's scenes on the device (rec.step unused)
+  char* buf;     // every array above
+} tbGpuChunk;
+
+// device bytes per scene of a chunk (data, scratch and records)
+static size_t tb_sceneBytes(const tbModel* m, const tbData* d, const tbScratch* sc,
+                            const tbRecord* rec) {
+  size_t bytes = 0;
+#define TB_X(type, name, count) bytes += sizeof(type) * (size_t)(count);
+  TB_DATA_ARRAYS(TB_X)
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+  if (rec) bytes += sizeof(double) * (size_t)rec->nrecord * (1 + 13 * (size_t)m->nbody);
+  return bytes;
+}
+
+// device arrays for n scenes shaped like d (one buffer)
+static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, int n,
+                       tbGpuChunk* c) {
+  memset(c, 0, sizeof(*c));
+  c->d.nscene = n;
+  c->d.nbody = d->nbody;
+  c->d.nparam = d->nparam;
+  c->d.maxrow = d->maxrow;
+  c->sc.nslot = n;
+  tb_solverScratchSize(m, &c->sc.nsolver_d, &c->sc.nsolver_i);
+  const tbScratch* sc = &c->sc;
+  size_t nrec = rec ? (size_t)n * rec->nrecord : 0, total = 0;
+#define TB_X(type, name, count) total += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
+  TB_DATA_ARRAYS(TB_X)
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+  total += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody) + tb_align(sizeof(double) * nrec);
+  int rc = TB_OK;
+  TB_CUDA_CHECK(cudaMalloc((void**)&c->buf, total + 1), rc, done);
+  {
+    size_t off = 0;
+#define TB_X(type, name, count)                                         \
+  c->d.name = (type*)(c->buf + off);                                    \
+  off += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
+    TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+#define TB_X(type, name, count)                                         \
+  c->sc.name = (type*)(c->buf + off);                                   \
+  off += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
+    TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+    if (rec) {
+      c->rec.every = rec->every;
+      c->rec.nrecord = rec->nrecord;
+      c->rec.state = (double*)(c->buf + off);
+      off += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody);
+      c->rec.time = (double*)(c->buf + off);
+    }
+  }
+done:
+  return rc;
+}
+
+// scenes [s, s + c->d.nscene) of d to the device, or back when up is 0
+static int tb_copyChunk(tbGpuChunk* c, tbData* d, int s, int up) {
+  int rc = TB_OK;
+  size_t n = (size_t)c->d.nscene;
+#define TB_X(type, name, count)                                                                \
+  {                                                                                            \
+    size_t per = (size_t)(count), bytes = sizeof(type) * n * per;                              \
+    type* host = d->name + (size_t)s * per;                                                    \
+    TB_CUDA_CHECK(up ? cudaMemcpy(c->d.name, host, bytes, cudaMemcpyHostToDevice)             \
+                     : cudaMemcpy(host, c->d.name, bytes, cudaMemcpyDeviceToHost),             \
+                  rc, done);                                                                   \
+  }
+  TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+done:
+  return rc;
+}
+
+static int tb_copyRecords(const tbModel* m, const tbGpuChunk* c, tbRecord* rec, int s) {
+  int rc = TB_OK;
+  size_t nrec = (size_t)c->d.nscene * rec->nrecord, at = (size_t)s * rec->nrecord;
+  size_t width = 13 * (size_t)m->nbody;
+  TB_CUDA_CHECK(cudaMemcpy(rec->state + at * width, c->rec.state, sizeof(double) * nrec * width,
+                           cudaMemcpyDeviceToHost),
+                rc, done);
+  TB_CUDA_CHECK(cudaMemcpy(rec->time + at, c->rec.time, sizeof(double) * nrec,
+                           cudaMemcpyDeviceToHost),
+                rc, done);
+done:
+  return rc;
+}
+
+//---- the fused rollout kernel ------------------------------------------------------------------
+
+// one thread per scene: nstep steps with the scene's state and scratch in its own slot
+__global__ void tb_rolloutKernel(const tbModel m, tbData d, tbScratch sc, int nstep, tbRecord rec,
+                                 int record) {
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= d.nscene) return;
+  tbWork w;
+  tb_workSlot(&m, &sc, s, &w);
+  tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, &w);
+}
+
+// scenes per chunk: what half the free device memory holds, at most the batch (and the test cap)
+static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec, int nscene,
+                          int* chunk) {
+  size_t free_bytes = 0, total_bytes = 0;
+  int rc = TB_OK;
+  TB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), rc, done);
+  {
+    tbScratch probe;
+    memset(&probe, 0, sizeof(probe));
+    tb_solverScratchSize(m, &probe.nsolver_d, &probe.nsolver_i);
+    size_t per = tb_sceneBytes(m, d, &probe, rec) + 64 * 256;  // + alignment slack
+    size_t fit = free_bytes / 2 / per;
+    if (fit < 1) {
+      return tb_setError("gpu: one scene needs %zu bytes, %zu are free on the device", per,
+                         free_bytes);
+    }
+    *chunk = fit < (size_t)nscene ? (int)fit : nscene;
+    if (tb_chunkCap > 0 && *chunk > tb_chunkCap) *chunk = tb_chunkCap;
+  }
+done:
+  return rc;
+}
+
+extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep,
+                             tbRecord* rec) {
+  const char* why = tb_gpuUnsupported(m);
+  if (why) return tb_setError("device gpu: %s (model solver '%s')", why, tb_solverName(m->opt.solver));
+  if (s1 <= s0) return TB_OK;
+  tbModel dm;
+  char* model_buf = NULL;
+  tbGpuChunk c;
+  memset(&c, 0, sizeof(c));
+  int chunk = 0, rc = tb_uploadModel(m, &dm, &model_buf);
+  if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, s1 - s0, &chunk);
+  for (int s = s0; rc == TB_OK && s < s1; s += chunk) {
+    int n = s1 - s < chunk ? s1 - s : chunk;
+    if (!c.buf || c.d.nscene != n) {
+      cudaFree(c.buf);
+      if ((rc = tb_newChunk(m, d, rec, n, &c)) != TB_OK) break;
+    }
+    if ((rc = tb_copyChunk(&c, d, s, 1)) != TB_OK) break;
+    tb_rolloutKernel<<<(n + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK, TB_GPU_BLOCK>>>(dm, c.d, c.sc, nstep,
+                                                                             c.rec, rec != NULL);
+    TB_CUDA_CHECK(cudaGetLastError(), rc, done);
+    TB_CUDA_CHECK(cudaDeviceSynchronize(), rc, done);
+    if ((rc = tb_copyChunk(&c, d, s, 0)) != TB_OK) break;
+    if (rec && (rc = tb_copyRecords(m, &c, rec, s)) != TB_OK) break;
+  }
+done:
+  cudaFree(c.buf);
+  cudaFree(model_buf);
+  return rc;
+}
