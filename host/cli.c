@@ -123,14 +123,27 @@ int tb_parseLengths(const char* what, const char* s, double bare_unit, double* o
 }
 
 int tb_parseDevice(const char* command, const char* val) {
-  if (strcmp(val, "cpu") && strcmp(val, "auto") && strcmp(val, "gpu")) {
-    return tb_cliError("--device %s: expected auto, cpu or gpu", val);
-  }
-  if (!strcmp(val, "gpu")) {
-    return tb_cliError("--device gpu: %s has no GPU path yet (%d device(s) seen)", command,
-                       tb_gpuDeviceCount());
-  }
+  int dev = !strcmp(val, "cpu")    ? TB_DEVICE_CPU
+            : !strcmp(val, "gpu")  ? TB_DEVICE_GPU
+            : !strcmp(val, "auto") ? TB_DEVICE_AUTO
+                                   : -1;
+  if (dev < 0) return tb_cliError("--device %s: expected auto, cpu or gpu", val);
+  if (tb_setDevice(dev) != TB_OK) return tb_cliError("%s: %s", command, tb_lastError());
   return 0;
+}
+
+// the device a command's summary names: where a rollout of model m goes
+const char* tb_deviceName(const tbModel* m) {
+  return tb_rolloutDevice(m) == TB_DEVICE_GPU ? "gpu" : "cpu";
+}
+
+// the command line's default is auto, said once when it finds a GPU
+static void tb_defaultDevice(void) {
+  tb_setDevice(TB_DEVICE_AUTO);
+  if (tb_gpuDeviceCount() == 0) return;
+  char name[256];
+  tb_gpuDeviceName(name, sizeof(name));
+  fprintf(stderr, "tumble: device auto: the GPU path on %s (--device cpu for the CPU path)\n", name);
 }
 
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out) {
@@ -344,7 +357,8 @@ static int tb_writeCSV(const char* path, const tbModel* m, const tbRecord* rec, 
   return 0;
 }
 
-static void tb_printSummary(const tbData* d, const tbSimArgs* a, double seconds) {
+static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* a,
+                            double seconds) {
   int failed = 0, unconverged = 0;
   double rmax = 0.0, iters = 0.0;
   for (int s = 0; s < d->nscene; s++) {
@@ -358,9 +372,9 @@ static void tb_printSummary(const tbData* d, const tbSimArgs* a, double seconds)
       "{\"scene\": \"%s\", \"scenes\": %d, \"steps\": %ld, \"seconds\": %.6f, "
       "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
       "\"max_residual\": %.3g, \"mean_iterations\": %.3g, \"threads\": %d, "
-      "\"device\": \"cpu\"}\n",
+      "\"device\": \"%s\"}\n",
       tb_sceneInfo(a->scene)->name, d->nscene, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0,
-      failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads());
+      failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(m));
 }
 
 static int tb_simulate(int argc, char** argv) {
@@ -406,7 +420,7 @@ static int tb_simulate(int argc, char** argv) {
   }
   double seconds = omp_get_wtime() - t0;
   if (a.out && (rc = tb_writeCSV(a.out, m, &rec, d->nscene))) goto done;
-  tb_printSummary(d, &a, seconds);
+  tb_printSummary(m, d, &a, seconds);
 done:
   free(rec.state);
   free(rec.time);
@@ -423,7 +437,7 @@ static void tb_usage(FILE* f) {
           "  tumble simulate --list      built-in scenes with their parameters\n"
           "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
           "         [--cone exact|pyramid] [--facets N] [--align] [--every K] [--seed S]\n"
-          "         [--threads T] [--device auto|cpu] [--out FILE.csv]\n"
+          "         [--threads T] [--device auto|cpu|gpu] [--out FILE.csv]\n"
           "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
           "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K]\n"
           "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
@@ -446,6 +460,7 @@ static void tb_usage(FILE* f) {
 }
 
 int tb_cliMain(int argc, char** argv) {
+  tb_defaultDevice();
   if (argc < 2) {
     // the default main job: the Brost-Christiansen grasp study on its defaults
     fprintf(stderr,

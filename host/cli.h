@@ -2,6 +2,8 @@
 #ifndef TUMBLE_HOST_CLI_H_
 #define TUMBLE_HOST_CLI_H_
 
+#include <tumble/tumble.h>
+
 // print "tumble: error: ..." on stderr; returns the exit status for bad input (2)
 int tb_cliError(const char* fmt, ...);
 // parse a whole string as a number / a whole number in [lo, hi]; 0, or 2 after an error message
@@ -15,8 +17,11 @@ int tb_parseLength(const char* what, const char* s, double bare_unit, double* ou
 // lengths separated by 'x' (30x50x30mm: a length without a unit takes the next one's unit), each
 // as tb_parseLength; returns the count (at most max), or -1 after an error message
 int tb_parseLengths(const char* what, const char* s, double bare_unit, double* out, int max);
-// --device auto|cpu|gpu: 0 for the CPU path; gpu is refused (no GPU path yet), naming command
+// --device auto|cpu|gpu, applied to tb_rollout at once (tb_setDevice); 0, or 2 after an error
+// naming command (gpu without a usable device)
 int tb_parseDevice(const char* command, const char* val);
+// "gpu" or "cpu": where a rollout of model m goes, for the commands' JSON summaries
+const char* tb_deviceName(const tbModel* m);
 // the options every batch command takes: --device, --threads and --out PATH (stored in *out);
 // -1 when arg is none of them, else 0, or 2 after an error message
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out);

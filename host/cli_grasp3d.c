@@ -18,7 +18,7 @@ static void tb_grasp3dUsage(FILE* f) {
           "usage: tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
           "         [--mu M|LO:HI] [--pos-noise L] [--yaw-noise DEG] [--force N] [--speed V]\n"
           "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--max-iter K]\n"
-          "         [--tol T] [--seed S] [--threads T] [--device auto|cpu] [--out PREFIX]\n"
+          "         [--tol T] [--seed S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
           "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
           "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
           "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"

@@ -22,11 +22,11 @@ static void tb_plateUsage(FILE* f) {
   fprintf(f,
           "usage: tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
           "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
-          "         [--transient S] [--threads T] [--device auto|cpu] [--out PREFIX]\n"
+          "         [--transient S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
           "       tumble plate optimize --target circle|saddle|FILE\n"
           "         [--optimizer nelder-mead|cmaes|both] [--starts K] [--budget SECONDS]\n"
           "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T]\n"
-          "         [--device auto|cpu] [--out PREFIX]\n"
+          "         [--device auto|cpu|gpu] [--out PREFIX]\n"
           "       tumble plate motions\n");
 }
 

@@ -13,6 +13,7 @@
 #include <tumble/tb_math.h>
 
 #include "engine.h"
+#include "stage_probe.h"
 
 //---- observable coordinates --------------------------------------------------------------------
 
@@ -55,19 +56,6 @@ int tb_obsCoords(const tbModel* m, tbObsCoord* out, int cap) {
     }
   }
   return n;
-}
-
-double tb_obsValue(const tbModel* m, const tbData* d, int s, const tbObsCoord* c) {
-  size_t base = (size_t)s * m->nbody + c->body;
-  if (c->comp == TB_OBS_YAW) {
-    // the turn about z of a planar body, in (-pi, pi]
-    const double* q = d->body_quat + base * 4;
-    double sg = q[0] >= 0.0 ? 1.0 : -1.0;  // q and -q: the same turn
-    return 2.0 * atan2(sg * q[3], sg * q[0]);
-  }
-  if (c->comp < 3) return d->body_pos[base * 3 + c->comp];
-  if (c->comp < 7) return d->body_quat[base * 4 + c->comp - 3];
-  return d->body_vel[base * 6 + c->comp - 7];
 }
 
 //---- observation file --------------------------------------------------------------------------
@@ -350,37 +338,21 @@ int tb_synthObs(const tbModel* m, tbData* d, int nstep, int every, tbNoise noise
 
 //---- rollout through the observation times -----------------------------------------------------
 
-// Each scene runs through every observation time inside one parallel loop over scenes (the
-// step of tb_rollout, one scene at a time). Tried one tb_rollout call per observation interval:
+// Each scene runs through every observation time in one rollout whose probe takes the observed
+// coordinates at the observation steps. Tried one tb_rollout call per observation interval:
 // with ~100 rows that is ~100 parallel regions per batch, and on a loaded 2-core machine their
 // barriers cost seconds for a 21-scene Jacobian batch that steps in milliseconds.
 int tb_obsRollout(const tbModel* m, tbData* d, const tbObs* obs, double* pred) {
   if (tb_resetData(m, d) != TB_OK) return TB_ERR_ARG;
-  int rc = TB_OK;
-#pragma omp parallel
-  {
-    tbWork* w = tb_newWork(m);
-    if (!w) {
-#pragma omp atomic write
-      rc = TB_ERR_MEMORY;
-    }
-#pragma omp for schedule(dynamic, 1)
-    for (int s = 0; s < d->nscene; s++) {
-      if (!w) continue;
-      int at = 0;
-      for (int r = 0; r < obs->nrow; r++) {
-        for (; at < obs->step[r]; at++) tb_stepScene(m, d, s, w);
-        double* out = pred + ((size_t)s * obs->nrow + r) * obs->ncol;
-        int failed = (d->status[s] & TB_SCENE_FAILMASK) != 0;
-        for (int c = 0; c < obs->ncol; c++) {
-          out[c] = failed ? NAN : tb_obsValue(m, d, s, &obs->coord[c]);
-        }
-      }
-    }
-    tb_freeWork(w);
-  }
-  if (rc != TB_OK) tb_setError("rollout: out of memory for solver scratch");
-  return rc;
+  tbProbe probe;
+  memset(&probe, 0, sizeof(probe));
+  probe.kind = TB_PROBE_OBS;
+  probe.nrow = obs->nrow;
+  probe.ncol = obs->ncol;
+  probe.step = obs->step;
+  probe.coord = obs->coord;
+  probe.obs = pred;
+  return tb_rolloutProbe(m, d, 0, d->nscene, obs->step[obs->nrow - 1], NULL, &probe);
 }
 
 //---- priors and free coordinates ---------------------------------------------------------------

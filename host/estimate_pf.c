@@ -47,6 +47,7 @@
 #include <tumble/tb_math.h>
 
 #include "error.h"
+#include "stage_probe.h"
 
 tbPFOpt tb_defaultPFOpt(void) {
   tbPFOpt o;
@@ -165,7 +166,7 @@ static void tb_pfMeasure(tbPF* f, int r) {
     int failed = (f->d->status[i] & TB_SCENE_FAILMASK) != 0;
     double dmax = 0.0, q = 0.0;
     for (int c = 0; c < obs->ncol && !failed; c++) {
-      double e = (y[c] - tb_obsValue(f->m, f->d, i, &obs->coord[c])) / sc;
+      double e = (y[c] - tb_obsCoordValue(f->m, f->d, i, &obs->coord[c])) / sc;
       if (!isfinite(e)) failed = 1;
       dmax = fabs(e) > dmax ? fabs(e) : dmax;
       q += e * e;

@@ -7,6 +7,8 @@
 
 #include <tumble/tumble.h>
 
+#include "stage_probe.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -15,10 +17,11 @@ extern "C" {
 int tb_gpuDeviceCount(void);
 // the name of device 0 into buf ("none" without one)
 void tb_gpuDeviceName(char* buf, int len);
-// tb_rollout on the GPU: scenes [s0, s1) of d advance nstep steps in the fused kernel, in chunks
+// tb_rolloutProbe on the GPU: scenes [s0, s1) of d advance nstep steps in the fused kernel, in chunks
 // that fit device memory, with the results of an unchunked CPU rollout's layout. TB_OK, or an
 // error naming why (model outside the GPU path, CUDA error with file and line) in tb_lastError.
-int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec);
+int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
+                  const tbProbe* probe);
 // at most nscene scenes per chunk (0: as many as half the free device memory holds); for tests
 // of chunked against unchunked rollouts
 void tb_gpuSetChunk(int nscene);

@@ -20,8 +20,9 @@ const char* tb_gpuUnsupported(const tbModel* m) {
   return "this build has no CUDA";
 }
 
-int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec) {
-  (void)m, (void)d, (void)s0, (void)s1, (void)nstep, (void)rec;
+int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
+                  const tbProbe* probe) {
+  (void)m, (void)d, (void)s0, (void)s1, (void)nstep, (void)rec, (void)probe;
   return tb_setError("device gpu: this build has no CUDA");
 }
 #else

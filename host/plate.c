@@ -10,6 +10,7 @@
 #include <tumble/tb_math.h>
 
 #include "engine.h"
+#include "stage_probe.h"
 
 #define TB_W66 (66.0 * TB_PI)
 
@@ -146,12 +147,6 @@ static int tb_fieldParams(const tbModel* m, tbData* d, const tbPlateMotion* mo, 
   return tb_checkParams(m, d);
 }
 
-// world normal of the plate (its body z axis)
-static void tb_plateNormal(const double q[4], double n[3]) {
-  const double ez[3] = {0, 0, 1};
-  tbu_rotVec(n, q, ez);
-}
-
 void tb_placeOnPlate(const tbModel* m, tbData* d, int s, int plate, int part, double half_z) {
   const double* ppos = d->body_pos + ((size_t)s * m->nbody + plate) * 3;
   const double* pquat = d->body_quat + ((size_t)s * m->nbody + plate) * 4;
@@ -168,53 +163,6 @@ void tb_placeOnPlate(const tbModel* m, tbData* d, int s, int plate, int part, do
     memcpy(quat, pquat, sizeof(double) * 4);
     memcpy(vel + 3, pvel + 3, sizeof(double) * 3);
   }
-}
-
-//---- per-step observation ----------------------------------------------------------------------
-
-// gap of the part above the plate after the step, and the slip speed at its lowest point
-static void tb_observe(const tbModel* m, const tbData* d, int s, int plate, int part,
-                       const double half[3], double* gap, double* slip) {
-  const double* ppos = d->body_pos + ((size_t)s * m->nbody + plate) * 3;
-  const double* pquat = d->body_quat + ((size_t)s * m->nbody + plate) * 4;
-  const double* pvel = d->body_vel + ((size_t)s * m->nbody + plate) * 6;
-  const double* pos = d->body_pos + ((size_t)s * m->nbody + part) * 3;
-  const double* quat = d->body_quat + ((size_t)s * m->nbody + part) * 4;
-  const double* vel = d->body_vel + ((size_t)s * m->nbody + part) * 6;
-  double n[3], low[3], r[3];
-  tb_plateNormal(pquat, n);
-  tbu_copy3(low, pos);
-  double g = INFINITY;
-  if (half[0] > 0.0 || half[1] > 0.0 || half[2] > 0.0) {
-    for (int c = 0; c < 8; c++) {
-      double loc[3] = {(c & 1 ? 1 : -1) * half[0], (c & 2 ? 1 : -1) * half[1],
-                       (c & 4 ? 1 : -1) * half[2]};
-      double wc[3], p[3];
-      tbu_rotVec(wc, quat, loc);
-      tbu_add3(p, pos, wc);
-      tbu_sub3(r, p, ppos);
-      double gc = tbu_dot3(n, r);
-      if (gc < g) g = gc;
-    }
-    // the slip is measured under the centre of the block's lowest face
-    double down[3];
-    tbu_scl3(down, n, -half[2]);
-    tbu_add3(low, pos, down);
-  } else {
-    tbu_sub3(r, pos, ppos);
-    g = tbu_dot3(n, r);
-  }
-  double vp[3], vpart[3], rel[3], wr[3];
-  tbu_pointVel(vp, pvel, ppos, low);
-  tbu_sub3(r, low, pos);
-  tbu_cross3(wr, vel + 3, r);
-  tbu_add3(vpart, vel, wr);
-  tbu_sub3(rel, vpart, vp);
-  double vn = tbu_dot3(rel, n);
-  double vt[3];
-  tbu_addscl3(vt, rel, n, -vn);
-  *gap = g;
-  *slip = sqrt(tbu_dot3(vt, vt));
 }
 
 //---- the field ---------------------------------------------------------------------------------
@@ -301,85 +249,35 @@ int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r
   r->nstep = nstep;
   r->periods = periods;
   r->window = (k1 - k0) * o->dt;
-  int done_count = 0, work_fail = 0, tty = isatty(fileno(stderr));
+  tbProbe probe;
+  memset(&probe, 0, sizeof(probe));
+  probe.kind = TB_PROBE_FIELD;
+  probe.plate = plate;
+  probe.part = part;
+  probe.geom = geom;
+  probe.box = o->box;
+  probe.k0 = (int)k0;
+  probe.k1 = (int)k1;
+  probe.span = (k1 - k0) * o->dt;
+  probe.field = r->pt;
+  for (int s = 0; s < n; s++) {
+    r->pt[s].x0 = start[2 * s];
+    r->pt[s].y0 = start[2 * s + 1];
+  }
+  // tenths of the batch, for the progress line
+  int tty = isatty(fileno(stderr)), chunk = n >= 10 ? n / 10 : 1;
   double t0 = omp_get_wtime();
-#pragma omp parallel
-  {
-    tbWork* w = tb_newWork(m);
-    if (!w) {
-#pragma omp atomic write
-      work_fail = 1;
+  for (int s0 = 0; s0 < n && rc == TB_OK; s0 += chunk) {
+    int s1 = s0 + chunk < n ? s0 + chunk : n;
+    rc = tb_rolloutProbe(m, d, s0, s1, (int)nstep, NULL, &probe);
+    if (rc == TB_OK && o->progress && (tty || s1 == n)) {
+      fprintf(stderr, "%stumble: plate field: %d/%d starts, %.1f s%s", tty ? "\r" : "", s1, n,
+              omp_get_wtime() - t0, s1 == n ? "\n" : "");
+      fflush(stderr);
     }
-#pragma omp for schedule(dynamic, 1)
-    for (int s = 0; s < n; s++) {
-      if (!w) continue;
-      double half[3] = {0, 0, 0};
-      const double* pos = d->body_pos + ((size_t)s * m->nbody + part) * 3;
-      double sx = 0, sy = 0, x0 = 0, y0 = 0;
-      long nstick = 0, nsep = 0, run = 0;
-      for (long k = 1; k <= nstep; k++) {
-        if (k == k0 + 1) {
-          x0 = pos[0];
-          y0 = pos[1];
-        }
-        tb_stepScene(m, d, s, w);
-        if (d->status[s] & TB_SCENE_FAILMASK) break;
-        if (k <= k0 || k > k1) continue;
-        if (o->box) memcpy(half, w->vary + tb_varyIndex(m, TB_F_GEOM_SIZE, geom, 0), sizeof(half));
-        double gap, slip;
-        tb_observe(m, d, s, plate, part, half, &gap, &slip);
-        sx += pos[0];
-        sy += pos[1];
-        if (gap > TB_FIELD_GAP_TOL) {
-          nsep++;
-          run = 0;
-        } else if (slip < TB_FIELD_STICK_SPEED) {
-          // a run of one step is a slip reversal inside the step; two or more stick
-          run++;
-          nstick += run == 2 ? 2 : run > 2;
-        } else {
-          run = 0;
-        }
-        if (k == k1) {
-          double span = (k1 - k0) * o->dt;
-          r->pt[s].vx = (pos[0] - x0) / span;
-          r->pt[s].vy = (pos[1] - y0) / span;
-        }
-      }
-      tbFieldPoint* pt = &r->pt[s];
-      pt->x0 = start[2 * s];
-      pt->y0 = start[2 * s + 1];
-      pt->status = d->status[s];
-      if (d->status[s] & TB_SCENE_FAILMASK) {
-        pt->mean_x = pt->mean_y = pt->vx = pt->vy = pt->speed = pt->stick = pt->separated = NAN;
-      } else {
-        double cnt = (double)(k1 - k0);
-        pt->mean_x = sx / cnt;
-        pt->mean_y = sy / cnt;
-        pt->speed = sqrt(pt->vx * pt->vx + pt->vy * pt->vy);
-        pt->stick = nstick / cnt;
-        pt->separated = nsep / cnt;
-      }
-#pragma omp critical(tb_plate_progress)
-      {
-        done_count++;
-        if (o->progress &&
-            (done_count == n || (tty && done_count * 10 / n != (done_count - 1) * 10 / n))) {
-          fprintf(stderr, "%stumble: plate field: %d/%d starts, %.1f s", tty ? "\r" : "",
-                  done_count, n, omp_get_wtime() - t0);
-          if (done_count == n) fputc('\n', stderr);
-          fflush(stderr);
-        }
-      }
-    }
-    tb_freeWork(w);
   }
   r->wall = omp_get_wtime() - t0;
-  if (work_fail) {
-    tb_setError("out of memory for the step scratch");
-    rc = TB_ERR_MEMORY;
-    goto done;
-  }
+  if (rc != TB_OK) goto done;
   for (int s = 0; s < n; s++) r->failed += (r->pt[s].status & TB_SCENE_FAILMASK) != 0;
 done:
   if (rc != TB_OK) tb_freeFieldResult(r);

@@ -9,6 +9,7 @@
 #include <tumble/tb_math.h>
 
 #include "engine.h"
+#include "stage_probe.h"
 
 const char* const tb_pname[12] = {"A1", "A2", "A3", "A4", "A5", "A6",
                                   "C1", "C2", "C3", "C4", "C5", "C6"};
@@ -114,29 +115,7 @@ const tbPlateObjOpt* tb_plateObjOpt(const tbPlateObj* ob) {
 }
 
 static void tb_targetVel(const tbPlateObj* ob, double x, double y, double v[2]) {
-  switch (ob->o.target) {
-    case TB_PLATE_TARGET_CIRCLE:
-      v[0] = -0.15 * y;
-      v[1] = 0.15 * x;
-      return;
-    case TB_PLATE_TARGET_SADDLE:
-      v[0] = -0.2 * x;
-      v[1] = 0.2 * y;
-      return;
-    default: {
-      int best = 0;
-      double bd = INFINITY;
-      for (int i = 0; i < ob->o.npoint; i++) {
-        double dx = ob->point[4 * i] - x, dy = ob->point[4 * i + 1] - y, d2 = dx * dx + dy * dy;
-        if (d2 < bd) {
-          bd = d2;
-          best = i;
-        }
-      }
-      v[0] = ob->point[4 * best + 2];
-      v[1] = ob->point[4 * best + 3];
-    }
-  }
+  tb_plateTargetVel(ob->o.target, ob->o.npoint, ob->point, x, y, v);
 }
 
 // p*(t) from p(0) = (x, y): exact for the circle and the saddle, RK4 (h <= 0.01 s) for a table
@@ -273,7 +252,7 @@ int tb_plateObjective(void* ctx, int n, const double* x, double* f) {
   if (n <= 0) return 0;
   tbData* d = tb_newData(m, ns);
   double* cost = (double*)malloc(sizeof(double) * (size_t)ns);
-  int rc = 0, work_fail = 0;
+  int rc = 0;
   if (!d || !cost) {
     tb_setError("out of memory for %d scenes", ns);
     rc = 1;
@@ -298,50 +277,21 @@ int tb_plateObjective(void* ctx, int n, const double* x, double* f) {
     goto done;
   }
   for (int s = 0; s < ns; s++) tb_placeOnPlate(m, d, s, ob->plate, ob->part, 0.0);
-#pragma omp parallel
-  {
-    tbWork* w = tb_newWork(m);
-    if (!w) {
-#pragma omp atomic write
-      work_fail = 1;
-    }
-#pragma omp for schedule(dynamic, 1)
-    for (int s = 0; s < ns; s++) {
-      if (!w) continue;
-      const double* pos = d->body_pos + ((size_t)s * m->nbody + ob->part) * 3;
-      const double* want = ob->want + 2 * (size_t)(s % K) * J;
-      double c = 0.0, ax = 0.0, ay = 0.0;
-      int j = 1;
-      if (W == S) {
-        ax = pos[0];
-        ay = pos[1];
-      }
-      for (long k = 1; j <= J; k++) {
-        tb_stepScene(m, d, s, w);
-        if (d->status[s] & TB_SCENE_FAILMASK) {
-          c = INFINITY;
-          break;
-        }
-        if (k == (long)j * S) {
-          double v[2], vs[2];
-          v[0] = (pos[0] - ax) / win;
-          v[1] = (pos[1] - ay) / win;
-          tb_targetVel(ob, pos[0], pos[1], vs);
-          c += hypot(pos[0] - want[2 * (j - 1)], pos[1] - want[2 * (j - 1) + 1]) +
-               hypot(v[0] - vs[0], v[1] - vs[1]);
-          j++;
-        }
-        if (j <= J && k == (long)j * S - W) {
-          ax = pos[0];
-          ay = pos[1];
-        }
-      }
-      cost[s] = isfinite(c) ? c : INFINITY;
-    }
-    tb_freeWork(w);
-  }
-  if (work_fail) {
-    tb_setError("out of memory for the step scratch");
+  tbProbe probe;
+  memset(&probe, 0, sizeof(probe));
+  probe.kind = TB_PROBE_COST;
+  probe.part = ob->part;
+  probe.nstart = K;
+  probe.nwin = J;
+  probe.S = (int)S;
+  probe.W = (int)W;
+  probe.win = win;
+  probe.want = ob->want;
+  probe.target = ob->o.target;
+  probe.npoint = ob->o.npoint;
+  probe.point = ob->point;
+  probe.cost = cost;
+  if (tb_rolloutProbe(m, d, 0, ns, J * (int)S, NULL, &probe) != TB_OK) {
     rc = 1;
     goto done;
   }

@@ -23,7 +23,7 @@
 // sweeps says nothing about pivots. res->iterations counts pivots, the z0 pivot included.
 //
 // After termination with a solution the basic values are polished once: the basis matrix B
-// is formed from the original columns, factored by LU with partial pivoting, and B v = q
+// is formed from the original columns, factored by LU with partial pivoting (tbu_lu) and B v = q
 // solved again; the polished point is kept only when its LCP residual is not larger. On ray
 // termination or at the cap the last almost-complementary point (z0 dropped) is returned; the
 // closing tb_finishSolve judges the returned x from scratch, so it is never reported as
@@ -34,6 +34,8 @@
 //            for tb_finishSolve; ints: map_row (2m), basis (m), LU pivots (m), start (n).
 #include <math.h>
 #include <string.h>
+
+#include <tumble/dense.h>
 
 #include "solver.h"
 
@@ -156,8 +158,8 @@ static int tb_lemkeRatio(const tbLemke* L, double colscale) {
   return best;
 }
 
-// B v = rhs for the basis of L by LU with partial pivoting in lu (m x m) and piv (m); returns
-// 0 when a pivot is zero or non-finite (v untouched in that case beyond scratch use)
+// B v = q for the basis of L, factored by tbu_lu in lu (m x m) and piv (m); returns 0 when
+// tbu_lu refuses a pivot (zero, not finite, above 1e300) or v is not finite (v is then scratch)
 static int tb_lemkeBasisSolve(const tbLemke* L, double* lu, int* piv, double* v) {
   int m = L->m;
   // columns of B: e_i for w_i, -M e_j for z_j, -e for z0
@@ -175,47 +177,9 @@ static int tb_lemkeBasisSolve(const tbLemke* L, double* lu, int* piv, double* v)
       lu[(size_t)i * m + c] = a;
     }
   }
-  for (int k = 0; k < m; k++) {
-    int p = k;
-    double best = fabs(lu[(size_t)k * m + k]);
-    for (int i = k + 1; i < m; i++) {
-      double a = fabs(lu[(size_t)i * m + k]);
-      if (a > best) {
-        best = a;
-        p = i;
-      }
-    }
-    if (!(best > 0.0) || !isfinite(best)) return 0;
-    piv[k] = p;
-    if (p != k) {
-      for (int c = 0; c < m; c++) {
-        double t = lu[(size_t)k * m + c];
-        lu[(size_t)k * m + c] = lu[(size_t)p * m + c];
-        lu[(size_t)p * m + c] = t;
-      }
-    }
-    double inv = 1.0 / lu[(size_t)k * m + k];
-    for (int i = k + 1; i < m; i++) {
-      double f = lu[(size_t)i * m + k] * inv;
-      lu[(size_t)i * m + k] = f;
-      if (f == 0.0) continue;
-      for (int c = k + 1; c < m; c++) lu[(size_t)i * m + c] -= f * lu[(size_t)k * m + c];
-    }
-  }
+  if (tbu_lu(m, lu, piv)) return 0;
   for (int i = 0; i < m; i++) v[i] = L->q[i];
-  for (int k = 0; k < m; k++) {
-    if (piv[k] != k) {
-      double t = v[k];
-      v[k] = v[piv[k]];
-      v[piv[k]] = t;
-    }
-    for (int i = k + 1; i < m; i++) v[i] -= lu[(size_t)i * m + k] * v[k];
-  }
-  for (int k = m - 1; k >= 0; k--) {
-    double s = v[k];
-    for (int c = k + 1; c < m; c++) s -= lu[(size_t)k * m + c] * v[c];
-    v[k] = s / lu[(size_t)k * m + k];
-  }
+  tbu_luSolve(m, lu, piv, v);
   for (int i = 0; i < m; i++) {
     if (!isfinite(v[i])) return 0;
   }

@@ -18,6 +18,7 @@
 #include "stage_collide.h"
 #include "stage_kinematic.h"
 #include "stage_pgs.h"
+#include "stage_probe.h"
 #include "stage_rows.h"
 
 // out = the model's defaults overridden by the scene's parameter row
@@ -189,15 +190,23 @@ TB_HD void tb_record(const tbModel* m, const tbData* d, int s, int r, tbRecord* 
   }
 }
 
-// nstep steps of scene s in slot view w, recording into rec (may be NULL) as it asks
+// nstep steps of scene s in slot view w, recording into rec as it asks and reducing into probe
+// (either may be NULL)
 TB_HD void tb_rolloutScene(const tbModel* m, tbData* d, int s, int nstep, tbRecord* rec,
-                           tbWork* w) {
+                           const tbProbe* probe, tbWork* w) {
+  tbProbeState ps;
+  if (probe) {
+    tb_probeBegin(probe, &ps);
+    tb_probeStep(probe, m, d, s, 0, w, &ps);
+  }
   int r = 0;
   if (rec) tb_record(m, d, s, r++, rec);
   for (int k = 1; k <= nstep; k++) {
     tb_step(m, d, s, w);
     if (rec && tb_isRecordStep(k, nstep, rec->every)) tb_record(m, d, s, r++, rec);
+    if (probe) tb_probeStep(probe, m, d, s, k, w, &ps);
   }
+  if (probe) tb_probeEnd(probe, d, s, &ps);
 }
 
 #endif  // TUMBLE_HOST_STAGE_STEP_H_

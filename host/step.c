@@ -115,8 +115,15 @@ static int tb_batchScratch(const tbModel* m, tbData* d, int nslot) {
 }
 
 int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec) {
+  return tb_rolloutProbe(m, d, s0, s1, nstep, rec, NULL);
+}
+
+int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
+                    const tbProbe* probe) {
   if (rec) tb_recordSteps(nstep, rec);
-  if (tb_rolloutDevice(m) == TB_DEVICE_GPU) return tb_gpuRollout(m, d, s0, s1, nstep, rec);
+  if (tb_rolloutDevice(m) == TB_DEVICE_GPU) {
+    return tb_gpuRollout(m, d, s0, s1, nstep, rec, probe);
+  }
   int rc = tb_batchScratch(m, d, omp_get_max_threads());
   if (rc != TB_OK) return rc;
   const tbScratch* sc = d->scratch;
@@ -127,7 +134,7 @@ int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord*
     // scenes differ in cost (contacts come and go), hence dynamic scheduling; the result of a
     // scene does not depend on which thread (slot) runs it
 #pragma omp for schedule(dynamic, 8)
-    for (int s = s0; s < s1; s++) tb_rolloutScene(m, d, s, nstep, rec, &w);
+    for (int s = s0; s < s1; s++) tb_rolloutScene(m, d, s, nstep, rec, probe, &w);
   }
   return TB_OK;
 }

@@ -91,19 +91,78 @@ done:
   return rc;
 }
 
+//---- the probe: its inputs in one buffer, its outputs per chunk --------------------------------
+
+// a probe's inputs: (pointer field, the probe kind that reads it, bytes)
+#define TB_PROBE_INPUTS(X)                                                  \
+  X(step, TB_PROBE_OBS, sizeof(int) * (size_t)p->nrow)                      \
+  X(coord, TB_PROBE_OBS, sizeof(tbObsCoord) * (size_t)p->ncol)              \
+  X(want, TB_PROBE_COST, sizeof(double) * 2 * (size_t)p->nstart * p->nwin) \
+  X(point, TB_PROBE_COST, sizeof(double) * 4 * (size_t)p->npoint)
+
+// bytes of the probe's output per scene
+static size_t tb_probeSceneBytes(const tbProbe* p) {
+  if (!p) return 0;
+  if (p->kind == TB_PROBE_OBS) return sizeof(double) * (size_t)p->nrow * p->ncol;
+  if (p->kind == TB_PROBE_FIELD) return sizeof(tbFieldPoint);
+  return sizeof(double);
+}
+
+// the probe's output array, as bytes
+static char* tb_probeOut(const tbProbe* p) {
+  if (p->kind == TB_PROBE_OBS) return (char*)p->obs;
+  if (p->kind == TB_PROBE_FIELD) return (char*)p->field;
+  return (char*)p->cost;
+}
+
+static void tb_setProbeOut(tbProbe* p, char* out) {
+  if (p->kind == TB_PROBE_OBS) p->obs = (double*)out;
+  if (p->kind == TB_PROBE_FIELD) p->field = (tbFieldPoint*)out;
+  if (p->kind == TB_PROBE_COST) p->cost = (double*)out;
+}
+
+// dp: a copy of p whose inputs point into *buf on the device
+static int tb_uploadProbe(const tbProbe* p, tbProbe* dp, char** buf) {
+  *dp = *p;
+  size_t total = 0;
+#define TB_X(field, reader, size) total += tb_align(p->kind == reader ? (size) : 0);
+  TB_PROBE_INPUTS(TB_X)
+#undef TB_X
+  int rc = TB_OK;
+  TB_CUDA_CHECK(cudaMalloc((void**)buf, total + 1), rc, done);
+  {
+    size_t off = 0;
+#define TB_X(field, reader, size)                                                        \
+  {                                                                                      \
+    size_t bytes = p->kind == reader ? (size) : 0;                                       \
+    if (bytes > 0) {                                                                     \
+      TB_CUDA_CHECK(cudaMemcpy(*buf + off, p->field, bytes, cudaMemcpyHostToDevice), rc, \
+                    done);                                                               \
+    }                                                                                    \
+    dp->field = (decltype(dp->field))(*buf + off);                                       \
+    off += tb_align(bytes);                                                              \
+  }
+    TB_PROBE_INPUTS(TB_X)
+#undef TB_X
+  }
+done:
+  return rc;
+}
+
 //---- a chunk of scenes: batch arrays, scratch slots and records ---------------------------------
 
 typedef struct tbGpuChunk {
   tbData d;      // nscene scenes, arrays on the device
   tbScratch sc;  // one slot per scene, arrays on the device
   tbRecord rec;  // state and time of the chunk's scenes on the device (rec.step unused)
+  char* out;     // the probe's output of the chunk's scenes
   char* buf;     // every array above
 } tbGpuChunk;
 
 // device bytes per scene of a chunk (data, scratch and records)
 static size_t tb_sceneBytes(const tbModel* m, const tbData* d, const tbScratch* sc,
-                            const tbRecord* rec) {
-  size_t bytes = 0;
+                            const tbRecord* rec, const tbProbe* probe) {
+  size_t bytes = tb_probeSceneBytes(probe);
 #define TB_X(type, name, count) bytes += sizeof(type) * (size_t)(count);
   TB_DATA_ARRAYS(TB_X)
   TB_WORK_ARRAYS(TB_X)
@@ -113,8 +172,8 @@ static size_t tb_sceneBytes(const tbModel* m, const tbData* d, const tbScratch* 
 }
 
 // device arrays for n scenes shaped like d (one buffer)
-static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, int n,
-                       tbGpuChunk* c) {
+static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec,
+                       const tbProbe* probe, int n, tbGpuChunk* c) {
   memset(c, 0, sizeof(*c));
   c->d.nscene = n;
   c->d.nbody = d->nbody;
@@ -129,6 +188,7 @@ static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, i
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   total += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody) + tb_align(sizeof(double) * nrec);
+  total += tb_align(tb_probeSceneBytes(probe) * (size_t)n);
   int rc = TB_OK;
   TB_CUDA_CHECK(cudaMalloc((void**)&c->buf, total + 1), rc, done);
   {
@@ -150,6 +210,8 @@ static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, i
       off += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody);
       c->rec.time = (double*)(c->buf + off);
     }
+    off += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody) + tb_align(sizeof(double) * nrec);
+    c->out = c->buf + off;
   }
 done:
   return rc;
@@ -173,6 +235,19 @@ done:
   return rc;
 }
 
+// the probe's output of the chunk starting at scene s, to the device or back when up is 0 (up:
+// a field's start positions ride along)
+static int tb_copyProbe(const tbProbe* probe, const tbGpuChunk* c, int s, int up) {
+  int rc = TB_OK;
+  size_t per = tb_probeSceneBytes(probe), bytes = per * (size_t)c->d.nscene;
+  char* host = tb_probeOut(probe) + per * (size_t)s;
+  TB_CUDA_CHECK(up ? cudaMemcpy(c->out, host, bytes, cudaMemcpyHostToDevice)
+                   : cudaMemcpy(host, c->out, bytes, cudaMemcpyDeviceToHost),
+                rc, done);
+done:
+  return rc;
+}
+
 static int tb_copyRecords(const tbModel* m, const tbGpuChunk* c, tbRecord* rec, int s) {
   int rc = TB_OK;
   size_t nrec = (size_t)c->d.nscene * rec->nrecord, at = (size_t)s * rec->nrecord;
@@ -191,25 +266,25 @@ done:
 
 // one thread per scene: nstep steps with the scene's state and scratch in its own slot
 __global__ void tb_rolloutKernel(const tbModel m, tbData d, tbScratch sc, int nstep, tbRecord rec,
-                                 int record) {
+                                 int record, tbProbe probe, int reduce) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= d.nscene) return;
   tbWork w;
   tb_workSlot(&m, &sc, s, &w);
-  tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, &w);
+  tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
 }
 
 // scenes per chunk: what half the free device memory holds, at most the batch (and the test cap)
-static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec, int nscene,
-                          int* chunk) {
+static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec,
+                          const tbProbe* probe, int nscene, int* chunk) {
   size_t free_bytes = 0, total_bytes = 0;
   int rc = TB_OK;
   TB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), rc, done);
   {
-    tbScratch probe;
-    memset(&probe, 0, sizeof(probe));
-    tb_solverScratchSize(m, &probe.nsolver_d, &probe.nsolver_i);
-    size_t per = tb_sceneBytes(m, d, &probe, rec) + 64 * 256;  // + alignment slack
+    tbScratch probe_sc;  // only its solver sizes: the counts of TB_WORK_ARRAYS
+    memset(&probe_sc, 0, sizeof(probe_sc));
+    tb_solverScratchSize(m, &probe_sc.nsolver_d, &probe_sc.nsolver_i);
+    size_t per = tb_sceneBytes(m, d, &probe_sc, rec, probe) + 64 * 256;  // + alignment slack
     size_t fit = free_bytes / 2 / per;
     if (fit < 1) {
       return tb_setError("gpu: one scene needs %zu bytes, %zu are free on the device", per,
@@ -222,33 +297,45 @@ done:
   return rc;
 }
 
-extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep,
-                             tbRecord* rec) {
+extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
+                             const tbProbe* probe) {
   const char* why = tb_gpuUnsupported(m);
-  if (why) return tb_setError("device gpu: %s (model solver '%s')", why, tb_solverName(m->opt.solver));
+  if (why) {
+    return tb_setError("device gpu: %s (model solver '%s')", why, tb_solverName(m->opt.solver));
+  }
   if (s1 <= s0) return TB_OK;
   tbModel dm;
-  char* model_buf = NULL;
+  tbProbe dp;
+  memset(&dp, 0, sizeof(dp));
+  char *model_buf = NULL, *probe_buf = NULL;
   tbGpuChunk c;
   memset(&c, 0, sizeof(c));
   int chunk = 0, rc = tb_uploadModel(m, &dm, &model_buf);
-  if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, s1 - s0, &chunk);
+  if (rc == TB_OK && probe) rc = tb_uploadProbe(probe, &dp, &probe_buf);
+  if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, s1 - s0, &chunk);
   for (int s = s0; rc == TB_OK && s < s1; s += chunk) {
     int n = s1 - s < chunk ? s1 - s : chunk;
     if (!c.buf || c.d.nscene != n) {
       cudaFree(c.buf);
-      if ((rc = tb_newChunk(m, d, rec, n, &c)) != TB_OK) break;
+      if ((rc = tb_newChunk(m, d, rec, probe, n, &c)) != TB_OK) break;
     }
     if ((rc = tb_copyChunk(&c, d, s, 1)) != TB_OK) break;
-    tb_rolloutKernel<<<(n + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK, TB_GPU_BLOCK>>>(dm, c.d, c.sc, nstep,
-                                                                             c.rec, rec != NULL);
+    if (probe) {
+      if ((rc = tb_copyProbe(probe, &c, s, 1)) != TB_OK) break;
+      dp.scene0 = probe->scene0 + s;
+      tb_setProbeOut(&dp, c.out);
+    }
+    tb_rolloutKernel<<<(n + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK, TB_GPU_BLOCK>>>(
+        dm, c.d, c.sc, nstep, c.rec, rec != NULL, dp, probe != NULL);
     TB_CUDA_CHECK(cudaGetLastError(), rc, done);
     TB_CUDA_CHECK(cudaDeviceSynchronize(), rc, done);
     if ((rc = tb_copyChunk(&c, d, s, 0)) != TB_OK) break;
     if (rec && (rc = tb_copyRecords(m, &c, rec, s)) != TB_OK) break;
+    if (probe && (rc = tb_copyProbe(probe, &c, s, 0)) != TB_OK) break;
   }
 done:
   cudaFree(c.buf);
+  cudaFree(probe_buf);
   cudaFree(model_buf);
   return rc;
 }

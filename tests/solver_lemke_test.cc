@@ -158,6 +158,22 @@ TEST(SolverLemkeTest, LexicographicRuleAvoidsCycling) {
   for (int i = 0; i < 6; i++) EXPECT_NEAR(z[i], expect[i], 1e-15) << i;
 }
 
+// the polish on a basis whose LU is exact: every z ends basic (z = (2, 1, 1), w = 0), so B's
+// columns are -M e_j in the order (z_3, z_1, z_2); its LU exchanges rows at the first two
+// steps and every pivot is -2, so each operation of the solve is exact and so is z. The pivot
+// path alone leaves z_2 and z_3 one and two ulps high; a forward substitution that applies
+// the row exchanges one at a time against the finished multipliers gets v wrong here, the
+// polish is refused and those ulps stay
+TEST(SolverLemkeTest, PolishIsExactWhereTheBasisSolveIs) {
+  Lcp l(3, {2, 1, 0, 1, 3, -1, 0, -1, 2}, {-5, -4, -1});
+  std::vector<double> z(3, 0.0);
+  tbSolveResult res = Solve(TB_SOLVER_LEMKE, l.p, z, 0, 4, 1000, 1e-12);
+  EXPECT_TRUE(res.converged) << res.reason;
+  EXPECT_EQ(res.iterations, 4);
+  EXPECT_EQ(z, std::vector<double>({2.0, 1.0, 1.0}));
+  EXPECT_EQ(res.residual, 0.0);
+}
+
 // lcp_CPS_2 (CPS Example 4.4.7) and lcp_CPS_3 (bimatrix game, CPS Example 4.4.23): either a
 // correct solution or an honest failure; both outcomes are printed
 TEST(SolverLemkeTest, Cps2AndCps3HonestOutcome) {

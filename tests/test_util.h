@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,5 +66,35 @@ struct Scene {
   }
   const double* vel(int b, int s = 0) const { return d->body_vel + ((size_t)s * m->nbody + b) * 6; }
 };
+
+// every scene's parameters moved by up to +-2% of their defaults (zero defaults stay), each scene
+// its own draw, so that a batch's scenes differ; a value outside its range keeps the default
+inline void jitterParams(Scene& sc, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-0.02, 0.02);
+  for (int s = 0; s < sc.d->nscene; s++) {
+    for (int p = 0; p < sc.m->nparam; p++) {
+      double v0 = sc.m->param[p].value, v = v0 * (1.0 + u(rng));
+      const tbParam* prm = &sc.m->param[p];
+      bool ok = prm->lo_open ? v > prm->lo : v >= prm->lo;
+      sc.d->param[(size_t)s * sc.m->nparam + p] = ok && v <= prm->hi ? v : v0;
+    }
+  }
+  // a jitter that breaks a cross-parameter check (a support tripod) falls back to the defaults
+  if (tb_checkParams(sc.m, sc.d) != TB_OK) tb_defaultParams(sc.m, sc.d);
+  sc.reset();
+}
+
+// the first per-scene array (TB_DATA_ARRAYS) in which a and b differ in any bit, or "" if none
+inline std::string firstDifference(const tbData* a, const tbData* b) {
+  const tbData* d = a;
+#define TB_X(type, name, count)                                                            \
+  if (std::memcmp(a->name, b->name, sizeof(type) * (size_t)a->nscene * (size_t)(count))) { \
+    return #name;                                                                          \
+  }
+  TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+  return "";
+}
 
 #endif  // TUMBLE_TESTS_TEST_UTIL_H_

@@ -35,8 +35,6 @@ typedef struct tbObsCoord {
 // the coordinates a model can be observed in, in their canonical order; returns the count
 // (at most cap are written)
 int tb_obsCoords(const tbModel* m, tbObsCoord* out, int cap);
-// the value of coordinate c in scene s's current state
-double tb_obsValue(const tbModel* m, const tbData* d, int s, const tbObsCoord* c);
 
 typedef struct tbObs {
   int nrow, ncol;

@@ -1,0 +1,195 @@
+// The GPU path's layout on the CPU (host/stage_step.h, host/stage_probe.h): every built-in scene
+// rolled out with one scratch slot per scene, in chunks of scenes copied into batches of their
+// own as the GPU path runs them, is bitwise the CPU path's slot-per-thread rollout. This checks
+// on machines without a GPU everything of the GPU path but the kernel launch and the transfers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <tumble/estimate.h>
+
+#include "engine.h"
+#include "stage_step.h"
+#include "test_util.h"
+
+namespace {
+
+const int kScenes = 24, kSteps = 150, kChunk = 7;
+
+// the probe's output of one scene, as bytes
+size_t probeBytes(const tbProbe* p) {
+  if (!p) return 0;
+  if (p->kind == TB_PROBE_OBS) return sizeof(double) * p->nrow * p->ncol;
+  if (p->kind == TB_PROBE_FIELD) return sizeof(tbFieldPoint);
+  return sizeof(double);
+}
+
+char* probeOut(const tbProbe* p) {
+  if (p->kind == TB_PROBE_OBS) return reinterpret_cast<char*>(p->obs);
+  if (p->kind == TB_PROBE_FIELD) return reinterpret_cast<char*>(p->field);
+  return reinterpret_cast<char*>(p->cost);
+}
+
+void setProbeOut(tbProbe* p, char* out) {
+  if (p->kind == TB_PROBE_OBS) p->obs = reinterpret_cast<double*>(out);
+  if (p->kind == TB_PROBE_FIELD) p->field = reinterpret_cast<tbFieldPoint*>(out);
+  if (p->kind == TB_PROBE_COST) p->cost = reinterpret_cast<double*>(out);
+}
+
+// the GPU path's loop, on the CPU: chunks of scenes copied into a batch of their own, one
+// scratch slot per scene, records and probe outputs chunk-relative, copied back
+void deviceLayoutRollout(const tbModel* m, tbData* d, int nstep, tbRecord* rec,
+                         const tbProbe* probe) {
+  for (int s0 = 0; s0 < d->nscene; s0 += kChunk) {
+    int n = std::min(kChunk, d->nscene - s0);
+    tbData* c = tb_newData(m, n);
+    ASSERT_NE(c, nullptr);
+    for (int i = 0; i < n; i++) tb_copyScene(m, d, s0 + i, c, i);
+    tbScratch* sc = tb_newScratch(m, n);
+    ASSERT_NE(sc, nullptr);
+    std::vector<double> state, time;
+    tbRecord crec = {};
+    if (rec) {
+      crec = *rec;
+      state.resize((size_t)n * rec->nrecord * m->nbody * 13);
+      time.resize((size_t)n * rec->nrecord);
+      crec.state = state.data();
+      crec.time = time.data();
+    }
+    size_t per = probeBytes(probe);
+    std::vector<char> out(per * n + 1);
+    tbProbe cp = {};
+    if (probe) {
+      cp = *probe;
+      cp.scene0 = probe->scene0 + s0;
+      std::memcpy(out.data(), probeOut(probe) + per * s0, per * n);
+      setProbeOut(&cp, out.data());
+    }
+    for (int i = n - 1; i >= 0; i--) {  // any order: the scenes are independent
+      tbWork w;
+      tb_workSlot(m, sc, i, &w);
+      tb_rolloutScene(m, c, i, nstep, rec ? &crec : nullptr, probe ? &cp : nullptr, &w);
+    }
+    for (int i = 0; i < n; i++) tb_copyScene(m, c, i, d, s0 + i);
+    if (rec) {
+      size_t width = 13 * (size_t)m->nbody, at = (size_t)s0 * rec->nrecord;
+      std::memcpy(rec->state + at * width, state.data(), sizeof(double) * state.size());
+      std::memcpy(rec->time + at, time.data(), sizeof(double) * time.size());
+    }
+    if (probe) std::memcpy(probeOut(probe) + per * s0, out.data(), per * n);
+    tb_freeScratch(sc);
+    tb_freeData(c);
+  }
+}
+
+// a recording of every 10th step of n scenes of model m
+struct Recording {
+  tbRecord rec = {};
+  std::vector<double> state, time;
+  std::vector<int> step;
+  Recording(const tbModel* m, int n, int nstep) {
+    rec.every = 10;
+    rec.nrecord = tb_recordCount(nstep, rec.every);
+    state.resize((size_t)n * rec.nrecord * m->nbody * 13);
+    time.resize((size_t)n * rec.nrecord);
+    step.resize(rec.nrecord);
+    rec.state = state.data();
+    rec.time = time.data();
+    rec.step = step.data();
+  }
+};
+
+bool sameBits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && !std::memcmp(a.data(), b.data(), sizeof(double) * a.size());
+}
+
+class DeviceLayoutTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(DeviceLayoutTest, EveryBuiltInSceneIsBitwiseTheCpuLayout) {
+  const char* name = tb_sceneInfo(GetParam())->name;
+  Scene a(name, kScenes), b(name, kScenes);
+  jitterParams(a, 7);
+  jitterParams(b, 7);
+  Recording ra(a.m, kScenes, kSteps), rb(b.m, kScenes, kSteps);
+  // the observed coordinates of every body, at a few steps, through the probe
+  tbObsCoord coord[TB_MAXOBSCOORD];
+  int ncol = tb_obsCoords(a.m, coord, TB_MAXOBSCOORD);
+  std::vector<int> steps = {0, 1, 37, kSteps};
+  std::vector<double> oa((size_t)kScenes * steps.size() * ncol), ob(oa.size());
+  tbProbe probe = {};
+  probe.kind = TB_PROBE_OBS;
+  probe.nrow = (int)steps.size();
+  probe.ncol = ncol;
+  probe.step = steps.data();
+  probe.coord = coord;
+  probe.obs = oa.data();
+  ASSERT_EQ(tb_rolloutProbe(a.m, a.d, 0, kScenes, kSteps, &ra.rec, &probe), TB_OK);
+  probe.obs = ob.data();
+  deviceLayoutRollout(b.m, b.d, kSteps, &rb.rec, &probe);
+  EXPECT_EQ(firstDifference(a.d, b.d), "") << name;
+  EXPECT_TRUE(sameBits(ra.state, rb.state)) << name;
+  EXPECT_TRUE(sameBits(ra.time, rb.time)) << name;
+  EXPECT_TRUE(sameBits(oa, ob)) << name;
+  int moved = 0;  // the check must see scenes that did something
+  for (int s = 0; s < kScenes; s++) moved += a.d->iter_sum[s] > 0;
+  EXPECT_GT(moved, 0) << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, DeviceLayoutTest, ::testing::Range(0, tb_sceneCount()),
+                         [](const ::testing::TestParamInfo<int>& i) {
+                           std::string n = tb_sceneInfo(i.param)->name;
+                           for (char& ch : n) ch = ch == '-' ? '_' : ch;
+                           return n;
+                         });
+
+// the plate probes (field statistics, the ch. 6 objective's terms) in both layouts
+TEST(PlateProbeLayoutTest, BitwiseTheCpuLayout) {
+  const int n = 20, nstep = 400;
+  for (int kind : {TB_PROBE_FIELD, TB_PROBE_COST}) {
+    Scene a("plate-particle", n), b("plate-particle", n);
+    jitterParams(a, 11);
+    jitterParams(b, 11);
+    int plate = a.body("plate"), part = a.body("particle");
+    for (int s = 0; s < n; s++) {
+      tb_placeOnPlate(a.m, a.d, s, plate, part, 0.0);
+      tb_placeOnPlate(b.m, b.d, s, plate, part, 0.0);
+    }
+    std::vector<tbFieldPoint> fa(n), fb(n);
+    std::vector<double> ca(n), cb(n), want(2 * 4 * 5, 0.01);
+    tbProbe p = {};
+    p.kind = kind;
+    p.plate = plate;
+    p.part = part;
+    p.geom = 1;
+    p.k0 = 100;
+    p.k1 = 360;
+    p.span = (p.k1 - p.k0) * 1e-3;
+    p.nstart = 4;
+    p.nwin = 5;
+    p.S = nstep / p.nwin;
+    p.W = p.S / 2;
+    p.win = p.W * 1e-3;
+    p.want = want.data();
+    p.target = TB_PLATE_TARGET_CIRCLE;
+    p.field = fa.data();
+    p.cost = ca.data();
+    ASSERT_EQ(tb_rolloutProbe(a.m, a.d, 0, n, nstep, nullptr, &p), TB_OK);
+    p.field = fb.data();
+    p.cost = cb.data();
+    deviceLayoutRollout(b.m, b.d, nstep, nullptr, &p);
+    EXPECT_EQ(firstDifference(a.d, b.d), "");
+    EXPECT_EQ(std::memcmp(fa.data(), fb.data(), sizeof(tbFieldPoint) * n), 0);
+    EXPECT_TRUE(sameBits(ca, cb));
+    if (kind == TB_PROBE_COST) {
+      for (int s = 0; s < n; s++) EXPECT_TRUE(std::isfinite(ca[s]) && ca[s] > 0.0) << s;
+    } else {
+      for (int s = 0; s < n; s++) EXPECT_TRUE(std::isfinite(fa[s].mean_x)) << s;
+    }
+  }
+}
+
+}  // namespace
