@@ -256,6 +256,27 @@ TB_HD void tb_probeEnd(const tbProbe* p, const tbData* d, int s, const tbProbeSt
   if (p->kind == TB_PROBE_COST) p->cost[s] = isfinite(ps->c) ? ps->c : INFINITY;
 }
 
+// bytes of the probe's output per scene, the output array and its replacement (the GPU path's
+// chunks write into arrays of their own)
+static inline size_t tb_probeSceneBytes(const tbProbe* p) {
+  if (!p) return 0;
+  if (p->kind == TB_PROBE_OBS) return sizeof(double) * (size_t)p->nrow * p->ncol;
+  if (p->kind == TB_PROBE_FIELD) return sizeof(tbFieldPoint);
+  return sizeof(double);
+}
+
+static inline char* tb_probeOut(const tbProbe* p) {
+  if (p->kind == TB_PROBE_OBS) return (char*)p->obs;
+  if (p->kind == TB_PROBE_FIELD) return (char*)p->field;
+  return (char*)p->cost;
+}
+
+static inline void tb_setProbeOut(tbProbe* p, char* out) {
+  if (p->kind == TB_PROBE_OBS) p->obs = (double*)out;
+  if (p->kind == TB_PROBE_FIELD) p->field = (tbFieldPoint*)out;
+  if (p->kind == TB_PROBE_COST) p->cost = (double*)out;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif

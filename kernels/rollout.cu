@@ -100,27 +100,6 @@ done:
   X(want, TB_PROBE_COST, sizeof(double) * 2 * (size_t)p->nstart * p->nwin) \
   X(point, TB_PROBE_COST, sizeof(double) * 4 * (size_t)p->npoint)
 
-// bytes of the probe's output per scene
-static size_t tb_probeSceneBytes(const tbProbe* p) {
-  if (!p) return 0;
-  if (p->kind == TB_PROBE_OBS) return sizeof(double) * (size_t)p->nrow * p->ncol;
-  if (p->kind == TB_PROBE_FIELD) return sizeof(tbFieldPoint);
-  return sizeof(double);
-}
-
-// the probe's output array, as bytes
-static char* tb_probeOut(const tbProbe* p) {
-  if (p->kind == TB_PROBE_OBS) return (char*)p->obs;
-  if (p->kind == TB_PROBE_FIELD) return (char*)p->field;
-  return (char*)p->cost;
-}
-
-static void tb_setProbeOut(tbProbe* p, char* out) {
-  if (p->kind == TB_PROBE_OBS) p->obs = (double*)out;
-  if (p->kind == TB_PROBE_FIELD) p->field = (tbFieldPoint*)out;
-  if (p->kind == TB_PROBE_COST) p->cost = (double*)out;
-}
-
 // dp: a copy of p whose inputs point into *buf on the device
 static int tb_uploadProbe(const tbProbe* p, tbProbe* dp, char** buf) {
   *dp = *p;

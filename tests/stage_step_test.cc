@@ -20,26 +20,6 @@ namespace {
 
 const int kScenes = 24, kSteps = 150, kChunk = 7;
 
-// the probe's output of one scene, as bytes
-size_t probeBytes(const tbProbe* p) {
-  if (!p) return 0;
-  if (p->kind == TB_PROBE_OBS) return sizeof(double) * p->nrow * p->ncol;
-  if (p->kind == TB_PROBE_FIELD) return sizeof(tbFieldPoint);
-  return sizeof(double);
-}
-
-char* probeOut(const tbProbe* p) {
-  if (p->kind == TB_PROBE_OBS) return reinterpret_cast<char*>(p->obs);
-  if (p->kind == TB_PROBE_FIELD) return reinterpret_cast<char*>(p->field);
-  return reinterpret_cast<char*>(p->cost);
-}
-
-void setProbeOut(tbProbe* p, char* out) {
-  if (p->kind == TB_PROBE_OBS) p->obs = reinterpret_cast<double*>(out);
-  if (p->kind == TB_PROBE_FIELD) p->field = reinterpret_cast<tbFieldPoint*>(out);
-  if (p->kind == TB_PROBE_COST) p->cost = reinterpret_cast<double*>(out);
-}
-
 // the GPU path's loop, on the CPU: chunks of scenes copied into a batch of their own, one
 // scratch slot per scene, records and probe outputs chunk-relative, copied back
 void deviceLayoutRollout(const tbModel* m, tbData* d, int nstep, tbRecord* rec,
@@ -60,14 +40,14 @@ void deviceLayoutRollout(const tbModel* m, tbData* d, int nstep, tbRecord* rec,
       crec.state = state.data();
       crec.time = time.data();
     }
-    size_t per = probeBytes(probe);
+    size_t per = tb_probeSceneBytes(probe);
     std::vector<char> out(per * n + 1);
     tbProbe cp = {};
     if (probe) {
       cp = *probe;
       cp.scene0 = probe->scene0 + s0;
-      std::memcpy(out.data(), probeOut(probe) + per * s0, per * n);
-      setProbeOut(&cp, out.data());
+      std::memcpy(out.data(), tb_probeOut(probe) + per * s0, per * n);
+      tb_setProbeOut(&cp, out.data());
     }
     for (int i = n - 1; i >= 0; i--) {  // any order: the scenes are independent
       tbWork w;
@@ -80,7 +60,7 @@ void deviceLayoutRollout(const tbModel* m, tbData* d, int nstep, tbRecord* rec,
       std::memcpy(rec->state + at * width, state.data(), sizeof(double) * state.size());
       std::memcpy(rec->time + at, time.data(), sizeof(double) * time.size());
     }
-    if (probe) std::memcpy(probeOut(probe) + per * s0, out.data(), per * n);
+    if (probe) std::memcpy(tb_probeOut(probe) + per * s0, out.data(), per * n);
     tb_freeScratch(sc);
     tb_freeData(c);
   }
@@ -109,9 +89,9 @@ bool sameBits(const std::vector<double>& a, const std::vector<double>& b) {
 
 class DeviceLayoutTest : public ::testing::TestWithParam<int> {};
 
-TEST_P(DeviceLayoutTest, EveryBuiltInSceneIsBitwiseTheCpuLayout) {
-  const char* name = tb_sceneInfo(GetParam())->name;
-  Scene a(name, kScenes), b(name, kScenes);
+TEST_P(DeviceLayoutTest, EveryModelIsBitwiseTheCpuLayout) {
+  std::string name = studyName(GetParam());
+  Scene a(studyModel(GetParam()), kScenes), b(studyModel(GetParam()), kScenes);
   jitterParams(a, 7);
   jitterParams(b, 7);
   Recording ra(a.m, kScenes, kSteps), rb(b.m, kScenes, kSteps);
@@ -139,12 +119,8 @@ TEST_P(DeviceLayoutTest, EveryBuiltInSceneIsBitwiseTheCpuLayout) {
   EXPECT_GT(moved, 0) << name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, DeviceLayoutTest, ::testing::Range(0, tb_sceneCount()),
-                         [](const ::testing::TestParamInfo<int>& i) {
-                           std::string n = tb_sceneInfo(i.param)->name;
-                           for (char& ch : n) ch = ch == '-' ? '_' : ch;
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, DeviceLayoutTest, ::testing::Range(0, studyCount()),
+                         [](const ::testing::TestParamInfo<int>& i) { return studyName(i.param); });
 
 // the plate probes (field statistics, the ch. 6 objective's terms) in both layouts
 TEST(PlateProbeLayoutTest, BitwiseTheCpuLayout) {

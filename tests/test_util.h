@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <tumble/grasp.h>
+#include <tumble/grasp3d.h>
 #include <tumble/scenes.h>
 #include <tumble/tumble.h>
 
@@ -42,6 +44,11 @@ struct Scene {
     EXPECT_NE(m, nullptr) << tb_lastError();
     if (m) d = tb_newData(m, nscene);
   }
+  // a batch of nscene scenes of model m (taken over)
+  Scene(tbModel* model, int nscene) : m(model) {
+    EXPECT_NE(m, nullptr) << tb_lastError();
+    if (m) d = tb_newData(m, nscene);
+  }
   ~Scene() {
     tb_freeData(d);
     tb_freeModel(m);
@@ -66,6 +73,33 @@ struct Scene {
   }
   const double* vel(int b, int s = 0) const { return d->body_vel + ((size_t)s * m->nbody + b) * 6; }
 };
+
+// the models every backend test runs: the built-in scenes, then the studies' (the planar grasp
+// of the gear, the 3D grasp)
+inline int studyCount() { return tb_sceneCount() + 2; }
+
+inline tbModel* studyModel(int i) {
+  if (i < tb_sceneCount()) {
+    tbBuild b = tb_defaultBuild(i);
+    return tb_buildScene(i, &b);
+  }
+  if (i == tb_sceneCount()) {
+    tbGraspDef g = tb_defaultGraspDef();
+    return tb_buildGraspModel(&g);
+  }
+  tbGrasp3dDef g = tb_defaultGrasp3dDef();
+  tbGrasp3dInfo info;
+  return tb_buildGrasp3d(&g, &info);
+}
+
+// its name as a test name
+inline std::string studyName(int i) {
+  std::string n = i < tb_sceneCount() ? tb_sceneInfo(i)->name
+                  : i == tb_sceneCount() ? "grasp"
+                                         : "grasp3d";
+  for (char& ch : n) ch = ch == '-' ? '_' : ch;
+  return n;
+}
 
 // every scene's parameters moved by up to +-2% of their defaults (zero defaults stay), each scene
 // its own draw, so that a batch's scenes differ; a value outside its range keeps the default

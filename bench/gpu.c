@@ -1,0 +1,150 @@
+// bench_gpu: the GPU path against the CPU path on the same machine, scene-steps per second.
+//
+// Scenes (tumble's built-ins, default parameters each moved by up to 2% per scene so that the
+// scenes of a batch differ): plate-particle, sliding-sphere, plate-block, box-stack, pendulum, at
+// N = 10^3 .. 10^7 scenes as device memory and the time budget allow.
+//
+// Before timing a scene the GPU result of 1000 scenes x 100 steps is checked against the CPU
+// path's (|gpu - cpu| <= 1e-7 (1 + |cpu|) over positions, orientations and velocities; the
+// tolerance is derived in tests/rollout_test.cc); a scene that fails the check is not timed.
+//
+// Timing: per (scene, N) one warm-up rollout of a tenth of the steps, then one timed rollout
+// from the initial state, with omp_get_wtime around tb_rollout: the GPU time includes the model
+// upload, the batch's transfers both ways and the launch, as a user's call sees it. The CPU path
+// runs OpenMP over all of the machine's cores; its time is measured at the smaller N only (it is
+// linear in N) and the ratio is taken at equal N.
+//
+// Without a CUDA device it says so and exits 0 (nothing to compare).
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tumble/scenes.h>
+#include <tumble/tumble.h>
+
+#include "bench_machine.h"
+#include "gpu.h"
+
+#ifndef TUMBLE_SOURCE_DIR
+#define TUMBLE_SOURCE_DIR "."
+#endif
+
+static const char* kScenes[] = {"plate-particle", "sliding-sphere", "plate-block", "box-stack",
+                                "pendulum"};
+
+// a batch of n scenes of m, parameters jittered by a counter-based draw of (scene, parameter)
+static tbData* tbb_batch(const tbModel* m, int n) {
+  tbData* d = tb_newData(m, n);
+  if (!d) return NULL;
+  for (int s = 0; s < n; s++) {
+    for (int p = 0; p < m->nparam; p++) {
+      const tbParam* prm = &m->param[p];
+      uint64_t h = (uint64_t)s * 0x9E3779B97F4A7C15ull ^ (uint64_t)(p + 1) * 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 31;
+      double u = (double)(h >> 11) / 9007199254740992.0 - 0.5;  // [-0.5, 0.5)
+      double v = prm->value * (1.0 + 0.04 * u);
+      int ok = (prm->lo_open ? v > prm->lo : v >= prm->lo) && v <= prm->hi;
+      d->param[(size_t)s * m->nparam + p] = ok ? v : prm->value;
+    }
+  }
+  if (tb_checkParams(m, d) != TB_OK) tb_defaultParams(m, d);
+  if (tb_resetData(m, d) != TB_OK) {
+    tb_freeData(d);
+    return NULL;
+  }
+  return d;
+}
+
+static tbModel* tbb_model(const char* name) {
+  int i = tb_findScene(name);
+  tbBuild b = tb_defaultBuild(i);
+  return tb_buildScene(i, &b);
+}
+
+// seconds of a rollout of n scenes, nstep steps, on device dev (-1 on error)
+static double tbb_time(const tbModel* m, int n, int nstep, int dev) {
+  tbData* d = tbb_batch(m, n);
+  if (!d) return -1.0;
+  tb_setDevice(dev);
+  double t = -1.0;
+  if (tb_rollout(m, d, 0, n, nstep / 10 > 0 ? nstep / 10 : 1, NULL) == TB_OK) {
+    tb_resetData(m, d);
+    double t0 = omp_get_wtime();
+    if (tb_rollout(m, d, 0, n, nstep, NULL) == TB_OK) t = omp_get_wtime() - t0;
+  }
+  if (t < 0.0) fprintf(stderr, "bench_gpu: %s\n", tb_lastError());
+  tb_setDevice(TB_DEVICE_CPU);
+  tb_freeData(d);
+  return t;
+}
+
+// largest |gpu - cpu| / (1 + |cpu|) over the state of 1000 scenes after 100 steps
+static double tbb_parity(const tbModel* m) {
+  const int n = 1000, nstep = 100;
+  tbData* c = tbb_batch(m, n);
+  tbData* g = tbb_batch(m, n);
+  double worst = INFINITY;
+  if (c && g && tb_rollout(m, c, 0, n, nstep, NULL) == TB_OK && tb_setDevice(TB_DEVICE_GPU) == 0 &&
+      tb_rollout(m, g, 0, n, nstep, NULL) == TB_OK) {
+    worst = 0.0;
+    size_t nb = (size_t)n * m->nbody;
+    const double* a[3] = {c->body_pos, c->body_quat, c->body_vel};
+    const double* b[3] = {g->body_pos, g->body_quat, g->body_vel};
+    const size_t w[3] = {3, 4, 6};
+    for (int f = 0; f < 3; f++) {
+      for (size_t i = 0; i < nb * w[f]; i++) {
+        double r = fabs(a[f][i] - b[f][i]) / (1.0 + fabs(a[f][i]));
+        if (!(r <= worst)) worst = r;
+      }
+    }
+  }
+  tb_setDevice(TB_DEVICE_CPU);
+  tb_freeData(c);
+  tb_freeData(g);
+  return worst;
+}
+
+int main(int argc, char** argv) {
+  long nmax = argc > 1 ? atol(argv[1]) : 10000000L;
+  int nstep = argc > 2 ? atoi(argv[2]) : 1000;
+  tbbMachine mach;
+  tbb_machine(&mach);
+  char gpu[256];
+  tb_gpuDeviceName(gpu, sizeof(gpu));
+  printf("# bench_gpu: GPU path against CPU path, scene-steps/s\n\n");
+  printf("- date: %s\n- cpu: %s (%s threads)\n- gpu: %s\n- commit: %s\n- load: %s\n\n", mach.date,
+         mach.cpu, mach.nproc, gpu, mach.commit, mach.load);
+  if (tb_gpuDeviceCount() == 0) {
+    printf("no CUDA device: nothing to compare\n");
+    return 0;
+  }
+  printf("| scene | N | steps | parity (max rel diff) | GPU s | GPU scene-steps/s | CPU scene-steps/s "
+         "| GPU / CPU |\n|---|---|---|---|---|---|---|---|\n");
+  for (size_t k = 0; k < sizeof(kScenes) / sizeof(kScenes[0]); k++) {
+    tbModel* m = tbb_model(kScenes[k]);
+    if (!m) continue;
+    double par = tbb_parity(m);
+    if (!(par <= 1e-7)) {
+      printf("| %s | - | - | %.3g: FAILED, not timed | | | | |\n", kScenes[k], par);
+      tb_freeModel(m);
+      continue;
+    }
+    // the CPU path's rate from a batch that takes it about a second
+    int ncpu = 1000;
+    double tc = tbb_time(m, ncpu, nstep, TB_DEVICE_CPU);
+    double cpu_rate = tc > 0.0 ? (double)ncpu * nstep / tc : NAN;
+    for (long n = 1000; n <= nmax; n *= 10) {
+      double tg = tbb_time(m, (int)n, nstep, TB_DEVICE_GPU);
+      if (tg < 0.0) break;
+      double rate = (double)n * nstep / tg;
+      printf("| %s | %ld | %d | %.2g | %.3f | %.3g | %.3g | %.1f |\n", kScenes[k], n, nstep, par,
+             tg, rate, cpu_rate, rate / cpu_rate);
+      fflush(stdout);
+      if (tg > 60.0) break;  // the next N would take ten times as long
+    }
+    tb_freeModel(m);
+  }
+  return 0;
+}
