@@ -15,7 +15,7 @@
 // descends. The carrier's keyframes give each phase its own time, and the servo bound still
 // makes the grip force-limited. Joints to kinematic bodies work in this engine: the bilateral
 // rows see the carrier's pose at t+h through Phi/h and the servo row its velocity at t+h
-// (constraint.c), tested in tests/grasp3d_test.cc.
+// (stage_rows.h), tested in tests/grasp3d_test.cc.
 //
 // The gripper stays at the origin; the cell's offset (x, y) of the gripper from the object is
 // realised by placing the object at (-x, -y) (the table is uniform, so only the relative pose

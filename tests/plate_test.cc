@@ -1,5 +1,5 @@
 // Vibrating-plate fields (host/plate.c, host/cli_plate.c) and the rocking driver of thesis
-// Eq. 5.9 (include/tumble/driver_geom.h, host/kinematic.c).
+// Eq. 5.9 (include/tumble/driver_geom.h, host/stage_kinematic.h).
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>

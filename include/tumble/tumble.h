@@ -397,7 +397,7 @@ void tb_sceneVary(const tbModel* m, const tbData* d, int scene, double* out);
 
 //---- stepping ----------------------------------------------------------------------------------
 
-typedef struct tbWork tbWork;  // per-thread scratch for one scene's step
+typedef struct tbWork tbWork;  // one scratch slot for a scene's step (host/engine.h)
 tbWork* tb_newWork(const tbModel* m);
 void tb_freeWork(tbWork* w);
 

@@ -1,4 +1,4 @@
-// Kinematic drivers (host/kinematic.c, include/tumble/driver_geom.h).
+// Kinematic drivers (host/stage_kinematic.h, include/tumble/driver_geom.h).
 #include <gtest/gtest.h>
 
 #include <cmath>

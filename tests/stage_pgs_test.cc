@@ -1,5 +1,5 @@
 // Friction-set projections (include/tumble/cone.h) and projected Gauss-Seidel
-// (host/solver_pgs.c) on small problems with known answers.
+// (host/stage_pgs.h) on small problems with known answers.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Joints, limits, servos, drives, restitution and the gyroscopic term (host/constraint.c).
+// Joints, limits, servos, drives, restitution and the gyroscopic term (host/stage_rows.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
