@@ -142,19 +142,14 @@ void tb_freeSolverWork(tbSolverWork* w) {
   free(w);
 }
 
-int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-             tbSolveResult* res) {
+// the solve itself: no error text, no timer (the step's stage on the CPU path calls this)
+int tb_solveQuiet(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                  tbSolverWork* w, tbSolveResult* res) {
   memset(res, 0, sizeof(*res));
-  if (solver < 0 || solver >= TB_NSOLVER || !tb_solverApplies(solver, p)) {
-    return tb_setError("solver '%s' does not apply to this problem", tb_solverName(solver));
-  }
+  if (solver < 0 || solver >= TB_NSOLVER || !tb_solverApplies(solver, p)) return TB_ERR_ARG;
   int nfree, m = tb_lcpSize(p, &nfree);
   size_t ni, nd = tb_solverNeed(solver, p->n, m, &ni);
-  if (w->nd < nd || w->ni < ni) {
-    return tb_setError("solver '%s': scratch of %zu doubles, needs %zu", tb_solverName(solver),
-                       w->nd, nd);
-  }
-  double t0 = omp_get_wtime();
+  if (w->nd < nd || w->ni < ni) return TB_ERR_MEMORY;
   switch (solver) {
     case TB_SOLVER_PGS:
       tb_solvePGS(p, opt, x, w, res);
@@ -180,6 +175,22 @@ int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, 
     default:
       tb_solveAuto(p, opt, x, w, res);
       break;
+  }
+  return TB_OK;
+}
+
+int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+             tbSolveResult* res) {
+  double t0 = omp_get_wtime();
+  int rc = tb_solveQuiet(solver, p, opt, x, w, res);
+  if (rc == TB_ERR_ARG) {
+    return tb_setError("solver '%s' does not apply to this problem", tb_solverName(solver));
+  }
+  if (rc != TB_OK) {
+    int nfree;
+    size_t ni, nd = tb_solverNeed(solver, p->n, tb_lcpSize(p, &nfree), &ni);
+    return tb_setError("solver '%s': scratch of %zu doubles, needs %zu", tb_solverName(solver),
+                       w->nd, nd);
   }
   res->seconds = omp_get_wtime() - t0;
   return TB_OK;

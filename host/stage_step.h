@@ -139,7 +139,7 @@ TB_HD int tb_stepSolve(const tbModel* m, tbWork* w, tbSolveResult* res) {
   tb_solvePGS(&p, &so, w->x, &w->solver_work, res);
   return 0;
 #else
-  return tb_solve(m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
+  return tb_solveQuiet(m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
 #endif
 }
 

@@ -116,6 +116,10 @@ int tb_solverApplies(int solver, const tbProblem* p);
 // TB_ERR_ARG (message in tb_lastError) when the solver does not apply or w is too small.
 int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
              tbSolveResult* res);
+// the same without the error message and the timer (res->seconds stays 0): TB_OK, TB_ERR_ARG
+// when the solver does not apply, TB_ERR_MEMORY when w is too small
+int tb_solveQuiet(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                  tbSolverWork* w, tbSolveResult* res);
 
 // the residual (tb_residual, tb_residualFromVelocity, tb_problemVelocity) and tb_finishSolve are
 // TB_HD functions in residual.h, included below
