@@ -132,9 +132,8 @@ int tb_parseDevice(const char* command, const char* val) {
   return 0;
 }
 
-// the device a command's summary names: where a rollout of model m goes
-const char* tb_deviceName(const tbModel* m) {
-  return tb_rolloutDevice(m) == TB_DEVICE_GPU ? "gpu" : "cpu";
+const char* tb_deviceName(void) {
+  return tb_rolloutDevice() == TB_DEVICE_GPU ? "gpu" : "cpu";
 }
 
 // the command line's default is auto, said once when it finds a GPU
@@ -357,8 +356,7 @@ static int tb_writeCSV(const char* path, const tbModel* m, const tbRecord* rec, 
   return 0;
 }
 
-static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* a,
-                            double seconds) {
+static void tb_printSummary(const tbData* d, const tbSimArgs* a, double seconds) {
   int failed = 0, unconverged = 0;
   double rmax = 0.0, iters = 0.0;
   for (int s = 0; s < d->nscene; s++) {
@@ -374,7 +372,7 @@ static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* 
       "\"max_residual\": %.3g, \"mean_iterations\": %.3g, \"threads\": %d, "
       "\"device\": \"%s\"}\n",
       tb_sceneInfo(a->scene)->name, d->nscene, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0,
-      failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(m));
+      failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName());
 }
 
 static int tb_simulate(int argc, char** argv) {
@@ -420,7 +418,7 @@ static int tb_simulate(int argc, char** argv) {
   }
   double seconds = omp_get_wtime() - t0;
   if (a.out && (rc = tb_writeCSV(a.out, m, &rec, d->nscene))) goto done;
-  tb_printSummary(m, d, &a, seconds);
+  tb_printSummary(d, &a, seconds);
 done:
   free(rec.state);
   free(rec.time);

@@ -20,8 +20,8 @@ int tb_parseLengths(const char* what, const char* s, double bare_unit, double* o
 // --device auto|cpu|gpu, applied to tb_rollout at once (tb_setDevice); 0, or 2 after an error
 // naming command (gpu without a usable device)
 int tb_parseDevice(const char* command, const char* val);
-// "gpu" or "cpu": where a rollout of model m goes, for the commands' JSON summaries
-const char* tb_deviceName(const tbModel* m);
+// "gpu" or "cpu": where rollouts go now, for the commands' JSON summaries
+const char* tb_deviceName(void);
 // the options every batch command takes: --device, --threads and --out PATH (stored in *out);
 // -1 when arg is none of them, else 0, or 2 after an error message
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out);

@@ -25,8 +25,6 @@ int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbReco
 // at most nscene scenes per chunk (0: as many as half the free device memory holds); for tests
 // of chunked against unchunked rollouts
 void tb_gpuSetChunk(int nscene);
-// why model m cannot run on the GPU path, or NULL when it can
-const char* tb_gpuUnsupported(const tbModel* m);
 
 #ifdef __cplusplus
 }

@@ -15,11 +15,6 @@ void tb_gpuSetChunk(int nscene) {
   (void)nscene;
 }
 
-const char* tb_gpuUnsupported(const tbModel* m) {
-  (void)m;
-  return "this build has no CUDA";
-}
-
 int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                   const tbProbe* probe) {
   (void)m, (void)d, (void)s0, (void)s1, (void)nstep, (void)rec, (void)probe;

@@ -1,45 +1,51 @@
-// Internal interface of the per-problem solvers (one file each) and their scratch needs.
+// The solvers (one header each, TB_HD: the same source on both backends) and their dispatch.
 #ifndef TUMBLE_HOST_SOLVER_H_
 #define TUMBLE_HOST_SOLVER_H_
 
 #include <stddef.h>
+#include <string.h>
 
 #include <tumble/problem.h>
 #include <tumble/tumble.h>
 
-#include "stage_pgs.h"
+#include "solver_auto.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-// doubles (return) and ints (*ints) of scratch `solver` needs for a problem of n rows whose LCP
-// form has m unknowns (m = 0 when it has none); tb_solve checks this before calling a solver,
-// and a solver never uses more
-size_t tb_solverNeed(int solver, int n, int m, size_t* ints);
-
-// each takes a problem tb_solverApplies accepted and scratch of tb_solverNeed's size, starts
-// from x (warm start), leaves the answer in x, and fills res (seconds are filled by tb_solve)
-void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                  tbSolveResult* res, int jacobi);
-// `projected` of the LM solvers: the seed's regular LM, the seed's projected LM (QR
-// directions), or the projected LM with the Newton direction by LU where J is well conditioned
-// (auto's Newton stage; same line search and watchdog)
-enum { TB_LM_REGULAR = 0, TB_LM_PROJECTED = 1, TB_LM_PROJECTED_LU = 2 };
-void tb_solveMNCP(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                  tbSolveResult* res, int projected);
-void tb_solveNCPDogleg(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                       tbSolveResult* res);
-void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                    tbSolveResult* res, int projected);
-void tb_solveLemke(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                   tbSolveResult* res);
-
-void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                  tbSolveResult* res);
-
-#ifdef __cplusplus
+// the solve itself, without error text or timer (the step's stage on both backends): TB_OK,
+// TB_ERR_ARG when the solver does not apply, TB_ERR_MEMORY when w is too small
+TB_HDN int tb_solveQuiet(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                         tbSolverWork* w, tbSolveResult* res) {
+  memset(res, 0, sizeof(*res));
+  if (solver < 0 || solver >= TB_NSOLVER || !tb_solverApplies(solver, p)) return TB_ERR_ARG;
+  int nfree, m = tb_lcpSize(p, &nfree);
+  size_t ni, nd = tb_solverNeed(solver, p->n, m, &ni);
+  if (w->nd < nd || w->ni < ni) return TB_ERR_MEMORY;
+  switch (solver) {
+    case TB_SOLVER_PGS:
+      tb_solvePGS(p, opt, x, w, res);
+      break;
+    case TB_SOLVER_PROX_GS:
+    case TB_SOLVER_PROX_JACOBI:
+      tb_solveProx(p, opt, x, w, res, solver == TB_SOLVER_PROX_JACOBI);
+      break;
+    case TB_SOLVER_MNCP_RLM:
+    case TB_SOLVER_MNCP_PLM:
+      tb_solveMNCP(p, opt, x, w, res, solver == TB_SOLVER_MNCP_PLM);
+      break;
+    case TB_SOLVER_NCP_DOGLEG:
+      tb_solveNCPDogleg(p, opt, x, w, res);
+      break;
+    case TB_SOLVER_MLCP_FB_RLM:
+    case TB_SOLVER_MLCP_FB_PLM:
+      tb_solveMLCPFB(p, opt, x, w, res, solver == TB_SOLVER_MLCP_FB_PLM);
+      break;
+    case TB_SOLVER_LEMKE:
+      tb_solveLemke(p, opt, x, w, res);
+      break;
+    default:
+      tb_solveAuto(p, opt, x, w, res);
+      break;
+  }
+  return TB_OK;
 }
-#endif
 
 #endif  // TUMBLE_HOST_SOLVER_H_

@@ -17,9 +17,9 @@
 #include "engine.h"
 #include "stage_collide.h"
 #include "stage_kinematic.h"
-#include "stage_pgs.h"
 #include "stage_probe.h"
 #include "stage_rows.h"
+#include "solver.h"
 
 // out = the model's defaults overridden by the scene's parameter row
 TB_HD void tb_varyScene(const tbModel* m, const double* row, double* out) {
@@ -126,21 +126,14 @@ TB_HD int tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
   return 0;
 }
 
-// the model's solver on the step's problem; 0, or -1 when it does not apply. The kernels carry
-// PGS only (the GPU path refuses other solvers before it launches); the CPU path has them all.
+// the model's solver on the step's problem; 0, or -1 when it does not apply
 TB_HD int tb_stepSolve(const tbModel* m, tbWork* w, tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
   tbSolverOpt so = tb_defaultSolverOpt();
   so.max_iter = m->opt.max_iter;
   so.tol = m->opt.tol;
   so.sor = m->opt.sor;
-#ifdef __CUDACC__
-  memset(res, 0, sizeof(*res));
-  tb_solvePGS(&p, &so, w->x, &w->solver_work, res);
-  return 0;
-#else
   return tb_solveQuiet(m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
-#endif
 }
 
 // everything after the solve: warm start kept, v+ and q+, time and the solver's statistics

@@ -82,9 +82,9 @@ int tb_getDevice(void) {
   return tb_device;
 }
 
-int tb_rolloutDevice(const tbModel* m) {
+int tb_rolloutDevice(void) {
   if (tb_device == TB_DEVICE_AUTO) {
-    return tb_gpuDeviceCount() > 0 && !tb_gpuUnsupported(m) ? TB_DEVICE_GPU : TB_DEVICE_CPU;
+    return tb_gpuDeviceCount() > 0 ? TB_DEVICE_GPU : TB_DEVICE_CPU;
   }
   return tb_device;
 }
@@ -106,10 +106,14 @@ static void tb_recordSteps(int nstep, tbRecord* rec) {
   }
 }
 
-// a slot for every thread of the next parallel region, kept by the batch between rollouts
+// a slot for every thread of the next parallel region, kept by the batch between rollouts (and
+// made anew when the model's solver needs other scratch than the last rollout's)
 static int tb_batchScratch(const tbModel* m, tbData* d, int nslot) {
-  if (d->scratch && d->scratch->nslot >= nslot) return TB_OK;
-  tb_freeScratch(d->scratch);
+  size_t nd, ni;
+  tb_solverScratchSize(m, &nd, &ni);
+  tbScratch* sc = d->scratch;
+  if (sc && sc->nslot >= nslot && sc->nsolver_d == nd && sc->nsolver_i == ni) return TB_OK;
+  tb_freeScratch(sc);
   d->scratch = tb_newScratch(m, nslot);
   return d->scratch ? TB_OK : tb_setError("rollout: out of memory for %d scratch slots", nslot);
 }
@@ -121,7 +125,7 @@ int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord*
 int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                     const tbProbe* probe) {
   if (rec) tb_recordSteps(nstep, rec);
-  if (tb_rolloutDevice(m) == TB_DEVICE_GPU) {
+  if (tb_rolloutDevice() == TB_DEVICE_GPU) {
     return tb_gpuRollout(m, d, s0, s1, nstep, rec, probe);
   }
   int rc = tb_batchScratch(m, d, omp_get_max_threads());

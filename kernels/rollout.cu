@@ -49,11 +49,6 @@ extern "C" void tb_gpuDeviceName(char* buf, int len) {
   snprintf(buf, (size_t)len, "%s", prop.name);
 }
 
-extern "C" const char* tb_gpuUnsupported(const tbModel* m) {
-  if (m->opt.solver != TB_SOLVER_PGS) return "the GPU path steps with the pgs solver only";
-  return NULL;
-}
-
 extern "C" void tb_gpuSetChunk(int nscene) {
   tb_chunkCap = nscene > 0 ? nscene : 0;
 }
@@ -278,10 +273,6 @@ done:
 
 extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                              const tbProbe* probe) {
-  const char* why = tb_gpuUnsupported(m);
-  if (why) {
-    return tb_setError("device gpu: %s (model solver '%s')", why, tb_solverName(m->opt.solver));
-  }
   if (s1 <= s0) return TB_OK;
   tbModel dm;
   tbProbe dp;

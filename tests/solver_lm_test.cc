@@ -13,11 +13,6 @@
 
 #include "solver.h"
 
-// test hooks of host/solver_lm.c (not part of the library's interface)
-extern "C" void tb_lmTestTodorov(const double* z, int dim, double mu, double* F, double* dF);
-extern "C" double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double* phi,
-                                double* J, tbSolverWork* w);
-
 namespace {
 
 const int kLmSolvers[] = {TB_SOLVER_MNCP_RLM, TB_SOLVER_MNCP_PLM, TB_SOLVER_NCP_DOGLEG};

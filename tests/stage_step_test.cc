@@ -122,6 +122,26 @@ TEST_P(DeviceLayoutTest, EveryModelIsBitwiseTheCpuLayout) {
 INSTANTIATE_TEST_SUITE_P(Models, DeviceLayoutTest, ::testing::Range(0, studyCount()),
                          [](const ::testing::TestParamInfo<int>& i) { return studyName(i.param); });
 
+// every step solver in both layouts (the solvers' scratch is slot-strided like the rest)
+TEST(SolverLayoutTest, EverySolverIsBitwiseTheCpuLayout) {
+  for (int solver = 0; solver < TB_NSOLVER; solver++) {
+    bool lcp = solver == TB_SOLVER_MLCP_FB_RLM || solver == TB_SOLVER_MLCP_FB_PLM ||
+               solver == TB_SOLVER_LEMKE;
+    int cone = lcp ? TB_CONE_PYRAMID : TB_CONE_EXACT;
+    Scene a("box-stack", 6, {}, cone, 4), b("box-stack", 6, {}, cone, 4);
+    for (Scene* sc : {&a, &b}) {
+      sc->m->opt.solver = solver;
+      jitterParams(*sc, 19);
+    }
+    ASSERT_EQ(tb_rollout(a.m, a.d, 0, 6, 30, nullptr), TB_OK) << tb_lastError();
+    deviceLayoutRollout(b.m, b.d, 30, nullptr, nullptr);
+    EXPECT_EQ(firstDifference(a.d, b.d), "") << tb_solverName(solver);
+    for (int s = 0; s < 6; s++) {
+      EXPECT_FALSE(a.d->status[s] & TB_SCENE_FAILMASK) << tb_solverName(solver) << " scene " << s;
+    }
+  }
+}
+
 // the plate probes (field statistics, the ch. 6 objective's terms) in both layouts
 TEST(PlateProbeLayoutTest, BitwiseTheCpuLayout) {
   const int n = 20, nstep = 400;

@@ -110,50 +110,22 @@ void tb_freeSolverWork(tbSolverWork* w);
 
 const char* tb_solverName(int solver);
 int tb_findSolver(const char* name);
-// 1 if the solver solves this problem (cone kind, row kinds), else 0
-int tb_solverApplies(int solver, const tbProblem* p);
 // solve p; x holds the warm start on entry and the answer on exit. Returns TB_OK, or
 // TB_ERR_ARG (message in tb_lastError) when the solver does not apply or w is too small.
 int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
              tbSolveResult* res);
-// the same without the error message and the timer (res->seconds stays 0): TB_OK, TB_ERR_ARG
-// when the solver does not apply, TB_ERR_MEMORY when w is too small
-int tb_solveQuiet(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x,
-                  tbSolverWork* w, tbSolveResult* res);
+// (tb_solveQuiet in host/solver.h is the same without the error message and the timer, for
+// the step on both backends)
 
 // the residual (tb_residual, tb_residualFromVelocity, tb_problemVelocity) and tb_finishSolve are
 // TB_HD functions in residual.h, included below
-
-//---- the pyramid problem as a mixed LCP --------------------------------------------------------
-//
-// Thesis Eq. 2.78 with the velocities eliminated (§2.3): unknowns z = [box rows; per contact
-// p_n, beta_1..beta_nd, sigma], rows w = M z + q with
-//   box rows:  equality (lo = -inf, hi = inf: z free, w = 0) or unilateral (lo = 0, hi = inf)
-//   contact:   rho_n = A_nn p_n + ...,  rho_f = D^T A ... + e sigma,  s = mu p_n - e^T beta
-// The first nfree unknowns are free with w = 0; the rest are complementary, 0 <= z _|_ w >= 0.
-// Contacts with one tangent use the two directions +-t; frictionless ones only p_n.
-
-// friction directions of contact block k (0 frictionless, 2 (+-t) with one tangent, facets
-// with two) and direction j as weights on the block's (t, o) rows
-int tb_facetCount(const tbProblem* p, int k);
-void tb_facetDirection(const tbProblem* p, int k, int j, double d[2]);
-// size of the LCP form, or -1 if p has rows it cannot hold (servo bounds, exact cone)
-int tb_lcpSize(const tbProblem* p, int* nfree);
-// fill M (m x m, row-major) and q; returns m (or -1). Scratch: map_row (2m ints), map_coef (2m
-// doubles), start (nblock ints: where each block's unknowns begin in z)
-int tb_lcpForm(const tbProblem* p, double* M, double* q, int* map_row, double* map_coef,
-               int* start);
-// impulses x (the problem's rows) from an LCP point z; start as above (nblock ints)
-void tb_lcpToImpulse(const tbProblem* p, const double* z, double* x, int* start);
-// an LCP point from impulses (warm start): beta on the two facets around x_t, sigma the slip
-// speed; u (n doubles) and start (nblock ints) are scratch
-void tb_impulseToLCP(const tbProblem* p, const double* x, double* z, double* u, int* start);
-double tb_lcpResidual(int n, int nfree, const double* M, const double* q, const double* z);
 
 #ifdef __cplusplus
 }
 #endif
 
 #include "residual.h"
+#include "lcp_form.h"
+#include "solver_need.h"
 
 #endif  // TUMBLE_PROBLEM_H_

@@ -9,10 +9,15 @@
 
 #include <math.h>
 
+// TB_HD: small shared functions, inlined on the device. TB_HDN: the large ones (solvers, the
+// LCP form), kept as one device function each so that a kernel that reaches many of them stays
+// within a reasonable size and compile time.
 #ifdef __CUDACC__
 #define TB_HD __host__ __device__ __forceinline__
+#define TB_HDN __host__ __device__ inline __noinline__
 #else
 #define TB_HD static inline
+#define TB_HDN static inline
 #endif
 
 #define TB_PI 3.14159265358979323846

@@ -425,15 +425,15 @@ int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord*
 typedef enum tbtDevice {
   TB_DEVICE_CPU = 0,   // OpenMP over scenes (the default)
   TB_DEVICE_GPU = 1,   // the CUDA path; a model it cannot take is an error
-  TB_DEVICE_AUTO = 2,  // the GPU when one is usable and takes the model, else the CPU
+  TB_DEVICE_AUTO = 2,  // the GPU when one is usable, else the CPU
 } tbtDevice;
 
 // where tb_rollout runs batches, process-wide like OpenMP's thread count. TB_OK, or TB_ERR_ARG
 // when TB_DEVICE_GPU has no usable device (built without CUDA, or none seen)
 int tb_setDevice(int device);
 int tb_getDevice(void);
-// the device a rollout of model m takes now: TB_DEVICE_CPU or TB_DEVICE_GPU
-int tb_rolloutDevice(const tbModel* m);
+// the device a rollout takes now: TB_DEVICE_CPU or TB_DEVICE_GPU
+int tb_rolloutDevice(void);
 
 #ifdef __cplusplus
 }

@@ -16,15 +16,17 @@
 // Constraint force mixing: zeta = opt->cfm on A's diagonal makes the iteration solve the
 // relaxed problem (A + zeta I); its answer is off by O(zeta |x|), so the true residual floors
 // near zeta |x| / |b| (L&T §IV: never below the order of the relaxation).
+#ifndef TUMBLE_HOST_SOLVER_PROX_H_
+#define TUMBLE_HOST_SOLVER_PROX_H_
+
 #include <math.h>
 #include <string.h>
 
 #include <tumble/cone.h>
-
-#include "solver.h"
+#include <tumble/problem.h>
 
 // extreme eigenvalues of the symmetric 2x2 or 3x3 block of A starting at row i
-static void tb_blockEigen(const tbProblem* p, int i, int dim, double* lmin, double* lmax) {
+TB_HDN void tb_blockEigen(const tbProblem* p, int i, int dim, double* lmin, double* lmax) {
   const double* A = p->A;
   int n = p->n;
   double a[3][3];
@@ -69,7 +71,7 @@ static void tb_blockEigen(const tbProblem* p, int i, int dim, double* lmin, doub
 
 // largest eigenvalue of the symmetric part of (A - shift I) by power iteration (a fixed,
 // deterministic number of steps from a fixed start)
-static double tb_powerMax(const tbProblem* p, double shift, double* v, double* y) {
+TB_HD double tb_powerMax(const tbProblem* p, double shift, double* v, double* y) {
   int n = p->n;
   for (int i = 0; i < n; i++) v[i] = 1.0 / sqrt((double)n) * (1.0 + 0.01 * (i % 7));
   double lam = 0.0;
@@ -94,7 +96,7 @@ static double tb_powerMax(const tbProblem* p, double shift, double* v, double* y
 }
 
 // the step r of every block (rstep[k])
-static void tb_proxSteps(const tbProblem* p, const tbSolverOpt* opt, double* rstep, double* v,
+TB_HD void tb_proxSteps(const tbProblem* p, const tbSolverOpt* opt, double* rstep, double* v,
                          double* y) {
   double global = opt->prox_r;
   if (opt->prox_rule == TB_PROXR_FORG) {
@@ -118,7 +120,7 @@ static void tb_proxSteps(const tbProblem* p, const tbSolverOpt* opt, double* rst
 }
 
 // one block's prox update from the velocity u; writes the new impulses into xn
-static void tb_proxBlock(const tbProblem* p, int k, double r, double cfm, const double* x,
+TB_HD void tb_proxBlock(const tbProblem* p, int k, double r, double cfm, const double* x,
                          const double* u, double* xn) {
   int i = p->blk_adr[k];
   if (p->blk_type[k] == TB_BLOCK_BOX) {
@@ -137,7 +139,7 @@ static void tb_proxBlock(const tbProblem* p, int k, double r, double cfm, const 
 }
 
 // u += A[:, j] dx for every changed row of block k
-static void tb_updateVelocity(const tbProblem* p, int k, const double* xold, const double* x,
+TB_HD void tb_updateVelocity(const tbProblem* p, int k, const double* xold, const double* x,
                               double* u) {
   int i0 = p->blk_adr[k];
   for (int j = i0; j < i0 + p->blk_dim[k]; j++) {
@@ -147,7 +149,7 @@ static void tb_updateVelocity(const tbProblem* p, int k, const double* xold, con
   }
 }
 
-static void tb_proxSweep(const tbProblem* p, const tbSolverOpt* opt, const double* rstep,
+TB_HD void tb_proxSweep(const tbProblem* p, const tbSolverOpt* opt, const double* rstep,
                          double scale, int jacobi, double* x, double* u, double* xs) {
   if (jacobi) {
     // every block from the same u; then u from scratch
@@ -163,7 +165,7 @@ static void tb_proxSweep(const tbProblem* p, const tbSolverOpt* opt, const doubl
   }
 }
 
-void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+TB_HDN void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                   tbSolveResult* res, int jacobi) {
   int n = p->n;
   double *u = w->d, *xs = u + n, *xprev = xs + n, *rstep = xprev + n, *v = rstep + n;
@@ -216,3 +218,5 @@ void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolve
   }
   tb_finishSolve(p, opt, x, u, res);
 }
+
+#endif  // TUMBLE_HOST_SOLVER_PROX_H_

@@ -4,27 +4,41 @@
 // contact's tangent rows along d_j, sigma maps to nothing) and u = A x + b:
 //   w = T^T (A T z + b) + [ rows of facets: + sigma ;  sigma rows: mu p_n - sum_j beta_j ],
 // i.e. M = T^T A T + E-couplings, q = T^T b (Berard thesis Eq. 2.78, Lu & Trinkle Eq. 12-14).
+//
+// Thesis Eq. 2.78 with the velocities eliminated (§2.3): unknowns z = [box rows; per contact
+// p_n, beta_1..beta_nd, sigma], rows w = M z + q with
+//   box rows:  equality (lo = -inf, hi = inf: z free, w = 0) or unilateral (lo = 0, hi = inf)
+//   contact:   rho_n = A_nn p_n + ...,  rho_f = D^T A ... + e sigma,  s = mu p_n - e^T beta
+// The first nfree unknowns are free with w = 0; the rest are complementary, 0 <= z _|_ w >= 0.
+// Contacts with one tangent use the two directions +-t; frictionless ones only p_n.
+
+#ifndef TUMBLE_LCP_FORM_H_
+#define TUMBLE_LCP_FORM_H_
+
 #include <math.h>
 #include <string.h>
 
-#include <tumble/problem.h>
-#include <tumble/tb_math.h>
+#include "problem.h"
+#include "residual.h"
+#include "tb_math.h"
 
-
-static int tb_isFree(const tbProblem* p, int i) {
+TB_HD int tb_isFree(const tbProblem* p, int i) {
   return p->lo[i] == -INFINITY && p->hi[i] == INFINITY;
 }
 
-static int tb_isUnilateral(const tbProblem* p, int i) {
+TB_HD int tb_isUnilateral(const tbProblem* p, int i) {
   return p->lo[i] == 0.0 && p->hi[i] == INFINITY;
 }
 
-int tb_facetCount(const tbProblem* p, int k) {
+// friction directions of contact block k (0 frictionless, 2 (+-t) with one tangent, facets
+// with two)
+TB_HD int tb_facetCount(const tbProblem* p, int k) {
   int ntan = p->blk_dim[k] - 1;
   return ntan == 0 ? 0 : ntan == 1 ? 2 : p->facets;
 }
 
-void tb_facetDirection(const tbProblem* p, int k, int j, double d[2]) {
+// direction j of contact block k as weights on the block's (t, o) rows
+TB_HD void tb_facetDirection(const tbProblem* p, int k, int j, double d[2]) {
   if (p->blk_dim[k] == 2) {
     d[0] = j == 0 ? 1.0 : -1.0;
     d[1] = 0.0;
@@ -35,7 +49,8 @@ void tb_facetDirection(const tbProblem* p, int k, int j, double d[2]) {
   d[1] = sin(a);
 }
 
-int tb_lcpSize(const tbProblem* p, int* nfree) {
+// size of the LCP form, or -1 if p has rows it cannot hold (servo bounds, exact cone)
+TB_HD int tb_lcpSize(const tbProblem* p, int* nfree) {
   int n = 0;
   *nfree = 0;
   for (int k = 0; k < p->nblock; k++) {
@@ -57,7 +72,7 @@ int tb_lcpSize(const tbProblem* p, int* nfree) {
 }
 
 // position of each block's first unknown in z: free box rows first, then the rest in order
-static void tb_blockStarts(const tbProblem* p, int nfree, int* start) {
+TB_HD void tb_blockStarts(const tbProblem* p, int nfree, int* start) {
   int f = 0, c = nfree;
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k];
@@ -74,7 +89,7 @@ static void tb_blockStarts(const tbProblem* p, int nfree, int* start) {
 }
 
 // the columns of T: unknown c touches problem rows row[2c], row[2c+1] (-1: none) with coef
-static void tb_lcpMap(const tbProblem* p, const int* start, int* row, double* coef) {
+TB_HD void tb_lcpMap(const tbProblem* p, const int* start, int* row, double* coef) {
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k], c = start[k];
     row[2 * c] = i;
@@ -99,7 +114,9 @@ static void tb_lcpMap(const tbProblem* p, const int* start, int* row, double* co
   }
 }
 
-int tb_lcpForm(const tbProblem* p, double* M, double* q, int* map_row, double* map_coef,
+// fill M (m x m, row-major) and q; returns m (or -1). Scratch: map_row (2m ints), map_coef (2m
+// doubles), start (nblock ints: where each block's unknowns begin in z)
+TB_HDN int tb_lcpForm(const tbProblem* p, double* M, double* q, int* map_row, double* map_coef,
                int* start) {
   int nfree, m = tb_lcpSize(p, &nfree);
   if (m < 0) return -1;
@@ -140,7 +157,8 @@ int tb_lcpForm(const tbProblem* p, double* M, double* q, int* map_row, double* m
   return m;
 }
 
-void tb_lcpToImpulse(const tbProblem* p, const double* z, double* x, int* start) {
+// impulses x (the problem's rows) from an LCP point z; start as above (nblock ints)
+TB_HDN void tb_lcpToImpulse(const tbProblem* p, const double* z, double* x, int* start) {
   int nfree;
   tb_lcpSize(p, &nfree);
   tb_blockStarts(p, nfree, start);
@@ -159,7 +177,7 @@ void tb_lcpToImpulse(const tbProblem* p, const double* z, double* x, int* start)
 }
 
 // beta >= 0 on the two facet directions bounding the sector of the tangent impulse
-static void tb_splitTangent(const tbProblem* p, int k, const double* xt, double* beta) {
+TB_HD void tb_splitTangent(const tbProblem* p, int k, const double* xt, double* beta) {
   int nd = tb_facetCount(p, k);
   for (int j = 0; j < nd; j++) beta[j] = 0.0;
   if (p->blk_dim[k] == 2) {
@@ -179,7 +197,9 @@ static void tb_splitTangent(const tbProblem* p, int k, const double* xt, double*
   beta[(j + 1) % nd] += c > 0.0 ? c : 0.0;
 }
 
-void tb_impulseToLCP(const tbProblem* p, const double* x, double* z, double* u, int* start) {
+// an LCP point from impulses (warm start): beta on the two facets around x_t, sigma the slip
+// speed; u (n doubles) and start (nblock ints) are scratch
+TB_HDN void tb_impulseToLCP(const tbProblem* p, const double* x, double* z, double* u, int* start) {
   int nfree;
   tb_lcpSize(p, &nfree);
   tb_blockStarts(p, nfree, start);
@@ -203,7 +223,9 @@ void tb_impulseToLCP(const tbProblem* p, const double* x, double* z, double* u, 
   }
 }
 
-double tb_lcpResidual(int n, int nfree, const double* M, const double* q, const double* z) {
+// the LCP's residual ||r|| / max(||q||, 1e-16), r = w on the free rows and min(z, w) on the
+// complementary ones
+TB_HD double tb_lcpResidual(int n, int nfree, const double* M, const double* q, const double* z) {
   double s = 0.0, qn = 0.0;
   for (int a = 0; a < n; a++) {
     double w = q[a];
@@ -215,3 +237,5 @@ double tb_lcpResidual(int n, int nfree, const double* M, const double* q, const 
   qn = sqrt(qn);
   return sqrt(s) / (qn > 1e-16 ? qn : 1e-16);
 }
+
+#endif  // TUMBLE_LCP_FORM_H_

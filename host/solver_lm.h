@@ -26,13 +26,19 @@
 //     |z_t| = mu max(0, -z_n), closed form) along 0 -> Cauchy point -> LM point.
 // Every driver stops when the problem's own residual (tb_residualFromVelocity of x = X(y)) is
 // at most opt->tol; damping above 1e16, a failed line search or a zero gradient is a stall.
+#ifndef TUMBLE_HOST_SOLVER_LM_H_
+#define TUMBLE_HOST_SOLVER_LM_H_
+
 #include <math.h>
 #include <string.h>
 
 #include <tumble/dense.h>
+#include <tumble/problem.h>
 
-#include "solver.h"
-
+// `projected` of the LM solvers: the seed's regular LM, the seed's projected LM (QR
+// directions), or the projected LM with the Newton direction by LU where J is well conditioned
+// (auto's Newton stage; same line search and watchdog)
+enum { TB_LM_REGULAR = 0, TB_LM_PROJECTED = 1, TB_LM_PROJECTED_LU = 2 };
 enum { TB_LM_MNCP = 0, TB_LM_FB = 1 };
 enum { TB_LM_RLM = 0, TB_LM_PLM = 1, TB_LM_DOGLEG = 2 };
 
@@ -64,7 +70,7 @@ typedef struct tbLm {
 //---- Todorov's map and its Jacobian ------------------------------------------------------------
 
 // F(z) of one contact (dim 1..3, normal first); dF (dim x dim, row-major) when non-NULL
-static void tb_todorov(const double* z, int dim, double mu, double* F, double* dF) {
+TB_HD void tb_todorov(const double* z, int dim, double mu, double* F, double* dF) {
   double fn = z[0] < 0.0 ? -z[0] : 0.0, dn = z[0] <= 0.0 ? -1.0 : 0.0;
   F[0] = fn;
   if (dF) {
@@ -95,14 +101,14 @@ static void tb_todorov(const double* z, int dim, double mu, double* F, double* d
 }
 
 // test hook: Todorov's map of one contact (not part of the library's interface)
-void tb_lmTestTodorov(const double* z, int dim, double mu, double* F, double* dF) {
+TB_HD void tb_lmTestTodorov(const double* z, int dim, double mu, double* F, double* dF) {
   tb_todorov(z, dim, mu, F, dF);
 }
 
 //---- the two equations ---------------------------------------------------------------------------
 
 // problem impulses x of a point y
-static void tb_lmImpulse(const tbLm* c, const double* y, double* x) {
+TB_HD void tb_lmImpulse(const tbLm* c, const double* y, double* x) {
   const tbProblem* p = c->p;
   if (c->kind == TB_LM_FB) {
     tb_lcpToImpulse(p, y, x, c->start);
@@ -119,7 +125,7 @@ static void tb_lmImpulse(const tbLm* c, const double* y, double* x) {
 }
 
 // phi at y; returns psi = 1/2 |phi|^2
-static double tb_lmPhi(const tbLm* c, const double* y, double* phi) {
+TB_HD double tb_lmPhi(const tbLm* c, const double* y, double* phi) {
   const tbProblem* p = c->p;
   double s = 0.0;
   if (c->kind == TB_LM_FB) {
@@ -150,7 +156,7 @@ static double tb_lmPhi(const tbLm* c, const double* y, double* phi) {
 }
 
 // generalized Jacobian J (n x n) of phi at y
-static void tb_lmJac(const tbLm* c, const double* y, double* J) {
+TB_HDN void tb_lmJac(const tbLm* c, const double* y, double* J) {
   const tbProblem* p = c->p;
   int n = c->n;
   if (c->kind == TB_LM_FB) {
@@ -205,7 +211,7 @@ static void tb_lmJac(const tbLm* c, const double* y, double* J) {
 }
 
 // the problem's residual of the point y (x = X(y), u = A x + b)
-static double tb_lmTrueResidual(const tbLm* c, const double* y) {
+TB_HD double tb_lmTrueResidual(const tbLm* c, const double* y) {
   tb_lmImpulse(c, y, c->xs);
   tb_problemVelocity(c->p, c->xs, c->us);
   return tb_residualFromVelocity(c->p, c->xs, c->us);
@@ -214,14 +220,14 @@ static double tb_lmTrueResidual(const tbLm* c, const double* y) {
 //---- drivers
 //---------------------------------------------------------------------------------------
 
-static double tb_dot(int n, const double* a, const double* b) {
+TB_HD double tb_dot(int n, const double* a, const double* b) {
   double s = 0.0;
   for (int i = 0; i < n; i++) s += a[i] * b[i];
   return s;
 }
 
 // r = a + t d
-static void tb_axpy(int n, const double* a, double t, const double* d, double* r) {
+TB_HD void tb_axpy(int n, const double* a, double t, const double* d, double* r) {
   for (int i = 0; i < n; i++) r[i] = a[i] + t * d[i];
 }
 
@@ -233,7 +239,7 @@ typedef struct tbLmState {
   int lu_off;  // an LU direction was rejected in this run: Cholesky from then on
 } tbLmState;
 
-static void tb_lmCarve(tbLmState* s, int n, double* sc) {
+TB_HD void tb_lmCarve(tbLmState* s, int n, double* sc) {
   size_t nn = (size_t)n * n;
   s->n = n;
   s->piv = NULL;
@@ -254,13 +260,13 @@ static void tb_lmCarve(tbLmState* s, int n, double* sc) {
 }
 
 // the quadratic model's decrease psi - 1/2 |phi + J d|^2 = -g.d - 1/2 |J d|^2
-static double tb_lmPredicted(const tbLmState* s, const double* d, double* Jd) {
+TB_HD double tb_lmPredicted(const tbLmState* s, const double* d, double* Jd) {
   tbu_matVec(s->n, s->n, s->J, d, Jd);
   return -tb_dot(s->n, s->g, d) - 0.5 * tb_dot(s->n, Jd, Jd);
 }
 
 // d = -(G + lambda I)^-1 g with G = J^T J in K[0..n^2), H in K[n^2..2n^2); -1 if not SPD
-static int tb_lmStep(tbLmState* s, double lambda, double* d) {
+TB_HD int tb_lmStep(tbLmState* s, double lambda, double* d) {
   int n = s->n;
   size_t nn = (size_t)n * n;
   double *G = s->K, *H = s->K + nn;
@@ -276,13 +282,13 @@ static int tb_lmStep(tbLmState* s, double lambda, double* d) {
 }
 
 // J, g = J^T phi and G = J^T J at s->y (phi current)
-static void tb_lmLinearize(const tbLm* c, tbLmState* s) {
+TB_HD void tb_lmLinearize(const tbLm* c, tbLmState* s) {
   tb_lmJac(c, s->y, s->J);
   tbu_matTVec(s->n, s->n, s->J, s->phi, s->g);
   tbu_gram(s->n, s->n, s->J, s->K);
 }
 
-static void tb_lmRLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
+TB_HDN void tb_lmRLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
                      tbSolveResult* res) {
   int n = s->n, stale = 1;
   double lambda = opt->lm_lambda;
@@ -333,7 +339,7 @@ static void tb_lmRLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double
 
 // the Newton direction J d = -phi by LU, where J is well conditioned: its pivots all above
 // TB_PLM_LU_PIVOT times the largest; -1 otherwise (s->K holds the factors)
-static int tb_plmLU(tbLmState* s, double* d) {
+TB_HD int tb_plmLU(tbLmState* s, double* d) {
   int n = s->n;
   double* LU = s->K;
   memcpy(LU, s->J, (size_t)n * n * sizeof(double));
@@ -354,7 +360,7 @@ static int tb_plmLU(tbLmState* s, double* d) {
 }
 
 // least squares [J; sqrt(lambda) I] d = [-phi; 0] by Householder QR; -1 if R is singular
-static int tb_plmQR(tbLmState* s, double lambda, double* d) {
+TB_HD int tb_plmQR(tbLmState* s, double lambda, double* d) {
   int n = s->n;
   size_t nn = (size_t)n * n;
   double* Q = s->K;  // (2n x n)
@@ -375,7 +381,7 @@ static int tb_plmQR(tbLmState* s, double lambda, double* d) {
 
 // Cholesky of J^T J + lambda' I, lambda' from max(lambda, 1e-12 times the scale of J^T J)
 // raised 100-fold until it factors; -1 if it never does
-static int tb_plmCholesky(tbLmState* s, double lambda, double* d) {
+TB_HD int tb_plmCholesky(tbLmState* s, double lambda, double* d) {
   int n = s->n;
   size_t nn = (size_t)n * n;
   double *H = s->K, *G = s->K + nn;
@@ -406,7 +412,7 @@ static int tb_plmCholesky(tbLmState* s, double lambda, double* d) {
 // against 6 to 9 for the QR step at 3 to 5 times the cost per iteration. After one rejected
 // LU, the rest of the stage goes straight to Cholesky (the redundancy stays); QR is the last
 // resort.
-static int tb_plmDirection(tbLmState* s, double lambda, double* d) {
+TB_HD int tb_plmDirection(tbLmState* s, double lambda, double* d) {
   if (!s->piv) return tb_plmQR(s, lambda, d) && tb_plmCholesky(s, lambda, d) ? -1 : 0;
   if (!s->lu_off) {
     if (!tb_plmLU(s, d)) return 0;
@@ -415,7 +421,7 @@ static int tb_plmDirection(tbLmState* s, double lambda, double* d) {
   return tb_plmCholesky(s, lambda, d) && tb_plmQR(s, lambda, d) ? -1 : 0;
 }
 
-static void tb_lmPLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
+TB_HDN void tb_lmPLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
                      tbSolveResult* res) {
   int n = s->n, kbest = 0, nhist = 0, mem = opt->plm_memory;
   double hist[TB_PLM_MAXMEM], best = psi, lambda = opt->plm_lambda;
@@ -498,7 +504,7 @@ static void tb_lmPLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double
 //---- dogleg with the edge-aware line search (MNCP) ----------------------------------------------
 
 // psi at y0 + t e, kept in (*bt, *bpsi) if it is the lowest so far
-static void tb_dogTry(const tbLm* c, tbLmState* s, const double* y0, const double* e, double t,
+TB_HD void tb_dogTry(const tbLm* c, tbLmState* s, const double* y0, const double* e, double t,
                       double* bt, double* bpsi) {
   tb_axpy(s->n, y0, t, e, s->yt);
   double psi = tb_lmPhi(c, s->yt, s->phit);
@@ -509,7 +515,7 @@ static void tb_dogTry(const tbLm* c, tbLmState* s, const double* y0, const doubl
 }
 
 // best point on the segment y0 + t e, t in (0, 1]: the end and every per-contact kink inside
-static void tb_dogSegment(const tbLm* c, tbLmState* s, const double* y0, const double* e,
+TB_HDN void tb_dogSegment(const tbLm* c, tbLmState* s, const double* y0, const double* e,
                           double* bt, double* bpsi) {
   const tbProblem* p = c->p;
   *bt = 0.0;
@@ -556,7 +562,7 @@ static void tb_dogSegment(const tbLm* c, tbLmState* s, const double* y0, const d
   }
 }
 
-static void tb_lmDogleg(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
+TB_HDN void tb_lmDogleg(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
                         tbSolveResult* res) {
   int n = s->n, stale = 1;
   double lambda = opt->lm_lambda;
@@ -632,7 +638,7 @@ static void tb_lmDogleg(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, dou
 
 //---- entry points --------------------------------------------------------------------------------
 
-static void tb_lmRun(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, int driver,
+TB_HD void tb_lmRun(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, int driver,
                      tbSolveResult* res) {
   res->iterations = 0;
   double psi = tb_lmPhi(c, s->y, s->phi);
@@ -654,7 +660,7 @@ static void tb_lmRun(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, int dr
 }
 
 // the MNCP equation on w: xs, us (n each), then the driver's scratch
-static void tb_lmSetupMNCP(const tbProblem* p, double cfm, tbSolverWork* w, tbLm* c, tbLmState* s) {
+TB_HD void tb_lmSetupMNCP(const tbProblem* p, double cfm, tbSolverWork* w, tbLm* c, tbLmState* s) {
   int n = p->n;
   memset(c, 0, sizeof(*c));
   c->kind = TB_LM_MNCP;
@@ -668,7 +674,7 @@ static void tb_lmSetupMNCP(const tbProblem* p, double cfm, tbSolverWork* w, tbLm
 
 // the FB equation on w: doubles M (m^2), q, w, map_coef (2m), xs, us (n each), the driver's;
 // ints map_row (2m), start (nblock <= n). Returns m.
-static int tb_lmSetupFB(const tbProblem* p, tbSolverWork* w, tbLm* c, tbLmState* s) {
+TB_HD int tb_lmSetupFB(const tbProblem* p, tbSolverWork* w, tbLm* c, tbLmState* s) {
   int nfree, m = tb_lcpSize(p, &nfree), n = p->n;
   memset(c, 0, sizeof(*c));
   if (m <= 0) return m;
@@ -692,7 +698,7 @@ static int tb_lmSetupFB(const tbProblem* p, tbSolverWork* w, tbLm* c, tbLmState*
 
 // test hook: phi (returning psi) and, when J is non-NULL, the Jacobian at y of the MNCP
 // (kind 0; w sized for TB_SOLVER_MNCP_RLM) or FB (kind 1; for TB_SOLVER_MLCP_FB_RLM) equation
-double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double* phi, double* J,
+TB_HD double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double* phi, double* J,
                      tbSolverWork* w) {
   tbLm c;
   tbLmState s;
@@ -706,7 +712,7 @@ double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double* phi,
   return psi;
 }
 
-static void tb_solveTodorov(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+TB_HD void tb_solveTodorov(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                             tbSolveResult* res, int driver, int lu) {
   tbLm c;
   tbLmState s;
@@ -725,18 +731,18 @@ static void tb_solveTodorov(const tbProblem* p, const tbSolverOpt* opt, double* 
   tb_finishSolve(p, opt, x, w->d, res);
 }
 
-void tb_solveMNCP(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+TB_HD void tb_solveMNCP(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                   tbSolveResult* res, int projected) {
   tb_solveTodorov(p, opt, x, w, res, projected ? TB_LM_PLM : TB_LM_RLM,
                   projected == TB_LM_PROJECTED_LU);
 }
 
-void tb_solveNCPDogleg(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+TB_HD void tb_solveNCPDogleg(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                        tbSolveResult* res) {
   tb_solveTodorov(p, opt, x, w, res, TB_LM_DOGLEG, 0);
 }
 
-void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+TB_HD void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                     tbSolveResult* res, int projected) {
   tbLm c;
   tbLmState s;
@@ -752,3 +758,5 @@ void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSol
   tb_lcpToImpulse(p, s.y, x, c.start);
   tb_finishSolve(p, opt, x, c.xs, res);
 }
+
+#endif  // TUMBLE_HOST_SOLVER_LM_H_

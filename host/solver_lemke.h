@@ -15,7 +15,7 @@
 // [qb, B^-1] / d_i, which keeps every row lexicographically positive and so rules out cycling
 // on degenerate problems (CPS Alg. 4.4.5); z0 leaves whenever its row ties for the minimum.
 // Floating-point ties and pivots are judged with tolerances relative to the scale of the
-// quantities compared (kTie, kPiv below).
+// quantities compared (TB_LEMKE_TIE, TB_LEMKE_PIV below).
 //
 // Lemke cannot warm start: it always begins at the corner z = 0, z0 = -min q. x is ignored on
 // entry. The pivot cap is max(opt->max_iter, 50 m): Lemke needs a finite but (for Murty's
@@ -32,17 +32,19 @@
 // Scratch (within tb_solverNeed's 3m^2 + 12m + 4n doubles, 4m + 4 + n ints):
 //   doubles: M, B^-1, LU (m^2 each), q, qb, d, z, zp, map_coef (2m), v -> 3m^2 + 8m, then n
 //            for tb_finishSolve; ints: map_row (2m), basis (m), LU pivots (m), start (n).
+#ifndef TUMBLE_HOST_SOLVER_LEMKE_H_
+#define TUMBLE_HOST_SOLVER_LEMKE_H_
+
 #include <math.h>
 #include <string.h>
 
 #include <tumble/dense.h>
+#include <tumble/problem.h>
 
-#include "solver.h"
-
-// relative tolerances: a pivot entry must exceed kPiv times the entering column's scale;
-// two ratios (or lexicographic entries) within kTie of the comparison scale are a tie
-static const double kPiv = 1e-11;
-static const double kTie = 1e-11;
+// relative tolerances: a pivot entry must exceed TB_LEMKE_PIV times the entering column's scale;
+// two ratios (or lexicographic entries) within TB_LEMKE_TIE of the comparison scale are a tie
+#define TB_LEMKE_PIV 1e-11
+#define TB_LEMKE_TIE 1e-11
 
 // the Lemke state: variables are w_i = i, z_j = m + j, z0 = 2m
 typedef struct tbLemke {
@@ -56,7 +58,7 @@ typedef struct tbLemke {
 } tbLemke;
 
 // d = B^-1 (original column of variable v); returns the max-abs entry of that column
-static double tb_lemkeColumn(const tbLemke* L, int v) {
+TB_HD double tb_lemkeColumn(const tbLemke* L, int v) {
   int m = L->m;
   double scale = 1.0;
   if (v < m) {  // w_v: column e_v
@@ -86,13 +88,13 @@ static double tb_lemkeColumn(const tbLemke* L, int v) {
 }
 
 // lexicographic comparison of rows a and b of [qb, B^-1] scaled by sa and sb: -1, 0, 1 for
-// a < b, tie, a > b. Two entries tie when they differ by at most kTie times a scale: qscale
+// a < b, tie, a > b. Two entries tie when they differ by at most TB_LEMKE_TIE times a scale: qscale
 // for the qb column, the largest scaled B^-1 entry of the two rows for the others
-static int tb_lexCompare(const tbLemke* L, int a, double sa, int b, double sb, double qscale) {
+TB_HD int tb_lexCompare(const tbLemke* L, int a, double sa, int b, double sb, double qscale) {
   int m = L->m;
   const double *ba = L->Bi + (size_t)a * m, *bb = L->Bi + (size_t)b * m;
   double va = L->qb[a] * sa, vb = L->qb[b] * sb;
-  if (fabs(va - vb) > kTie * qscale) return va < vb ? -1 : 1;
+  if (fabs(va - vb) > TB_LEMKE_TIE * qscale) return va < vb ? -1 : 1;
   double bscale = 0.0;
   for (int c = 0; c < m; c++) {
     double s = fabs(ba[c] * sa) > fabs(bb[c] * sb) ? fabs(ba[c] * sa) : fabs(bb[c] * sb);
@@ -101,13 +103,13 @@ static int tb_lexCompare(const tbLemke* L, int a, double sa, int b, double sb, d
   for (int c = 0; c < m; c++) {
     va = ba[c] * sa;
     vb = bb[c] * sb;
-    if (fabs(va - vb) > kTie * bscale) return va < vb ? -1 : 1;
+    if (fabs(va - vb) > TB_LEMKE_TIE * bscale) return va < vb ? -1 : 1;
   }
   return 0;
 }
 
 // pivot on row r with the entering column d (already in L->d) for variable v
-static void tb_lemkePivot(tbLemke* L, int r, int v) {
+TB_HD void tb_lemkePivot(tbLemke* L, int r, int v) {
   int m = L->m;
   double* br = L->Bi + (size_t)r * m;
   double inv = 1.0 / L->d[r];
@@ -124,14 +126,14 @@ static void tb_lemkePivot(tbLemke* L, int r, int v) {
 }
 
 // the minimum-ratio row for the entering column in L->d, -1 if no entry is positive (ray)
-static int tb_lemkeRatio(const tbLemke* L, double colscale) {
+TB_HD int tb_lemkeRatio(const tbLemke* L, double colscale) {
   int m = L->m;
   double dmax = 0.0, qmax = 0.0;
   for (int i = 0; i < m; i++) {
     dmax = fabs(L->d[i]) > dmax ? fabs(L->d[i]) : dmax;
     qmax = fabs(L->qb[i]) > qmax ? fabs(L->qb[i]) : qmax;
   }
-  double ptol = kPiv * (dmax > colscale ? dmax : colscale);
+  double ptol = TB_LEMKE_PIV * (dmax > colscale ? dmax : colscale);
   double tmin = INFINITY;
   for (int i = 0; i < m; i++) {
     if (L->d[i] > ptol) {
@@ -142,7 +144,7 @@ static int tb_lemkeRatio(const tbLemke* L, double colscale) {
   if (tmin == INFINITY) return -1;
   // the ratio scale: the magnitude of a ratio of typical entries
   double tscale = dmax > 0.0 ? qmax / dmax : 0.0;
-  double ttol = kTie * (fabs(tmin) > tscale ? fabs(tmin) : tscale);
+  double ttol = TB_LEMKE_TIE * (fabs(tmin) > tscale ? fabs(tmin) : tscale);
   int best = -1;
   for (int i = 0; i < m; i++) {
     if (!(L->d[i] > ptol) || L->qb[i] / L->d[i] > tmin + ttol) continue;
@@ -160,7 +162,7 @@ static int tb_lemkeRatio(const tbLemke* L, double colscale) {
 
 // B v = q for the basis of L, factored by tbu_lu in lu (m x m) and piv (m); returns 0 when
 // tbu_lu refuses a pivot (zero, not finite, above 1e300) or v is not finite (v is then scratch)
-static int tb_lemkeBasisSolve(const tbLemke* L, double* lu, int* piv, double* v) {
+TB_HD int tb_lemkeBasisSolve(const tbLemke* L, double* lu, int* piv, double* v) {
   int m = L->m;
   // columns of B: e_i for w_i, -M e_j for z_j, -e for z0
   for (int c = 0; c < m; c++) {
@@ -188,7 +190,7 @@ static int tb_lemkeBasisSolve(const tbLemke* L, double* lu, int* piv, double* v)
 
 // z from basic values val (per row): z_j where z_j is basic, else 0; negatives from round-off
 // are clamped to 0
-static void tb_lemkePoint(const tbLemke* L, const double* val, double* z) {
+TB_HD void tb_lemkePoint(const tbLemke* L, const double* val, double* z) {
   int m = L->m;
   for (int j = 0; j < m; j++) z[j] = 0.0;
   for (int r = 0; r < m; r++) {
@@ -197,7 +199,7 @@ static void tb_lemkePoint(const tbLemke* L, const double* val, double* z) {
   }
 }
 
-void tb_solveLemke(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+TB_HDN void tb_solveLemke(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                    tbSolveResult* res) {
   int nfree, m = tb_lcpSize(p, &nfree);
   res->iterations = 0;
@@ -291,3 +293,5 @@ void tb_solveLemke(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolv
   tb_lcpToImpulse(p, z, x, start);
   tb_finishSolve(p, opt, x, work, res);
 }
+
+#endif  // TUMBLE_HOST_SOLVER_LEMKE_H_

@@ -18,14 +18,22 @@
 // minutes) get PGS while the residual keeps falling, then Newton. Whatever is left over: PGS
 // while it progresses, for a standard LCP Lemke, then adaptive prox from the best iterate. The
 // answer is the best iterate seen, re-checked by tb_residual.
+#ifndef TUMBLE_HOST_SOLVER_AUTO_H_
+#define TUMBLE_HOST_SOLVER_AUTO_H_
+
 #include <math.h>
 #include <string.h>
 
-#include "solver.h"
+#include <tumble/problem.h>
+
+#include "solver_lemke.h"
+#include "solver_lm.h"
+#include "solver_prox.h"
+#include "stage_pgs.h"
 
 // run one stage from x and remember x if it beats the best so far (x itself goes on from where
 // the stage left it: PGS is not monotone, and its later sweeps need its current iterate)
-static double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int budget,
+TB_HD double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int budget,
                        double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
   tbSolverOpt o = *opt;
   o.max_iter = budget;
@@ -68,7 +76,7 @@ static double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, i
 // costs O(m^2), an iteration O(m^3) plus a fixed overhead. Measured on the shared files (2
 // cores, loaded): about 6 sweeps at m = 12-15 (LU), 45 at m = 69 and 125 at m = 156 (both
 // Cholesky); 12 + m / 2 errs toward PGS on small problems
-static double tb_newtonSweeps(int m) {
+TB_HD double tb_newtonSweeps(int m) {
   return 12.0 + 0.5 * m;
 }
 
@@ -77,7 +85,7 @@ static double tb_newtonSweeps(int m) {
 // rows; it costs O(n^3) per iteration), within 100 chunks elsewhere (PGS is not monotone: on
 // Capsules it plateaus for hundreds of sweeps and then drops by 30x, and dense Newton on 858
 // rows took minutes where PGS took 2473 sweeps, 0.8 s)
-static int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int left, double* x,
+TB_HD int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int left, double* x,
                                   double* best, tbSolverWork* w, tbSolveResult* res) {
   const int chunk = 50, patience = p->n <= 300 ? 1 : 100;
   double mark = res->residual;
@@ -103,7 +111,7 @@ static int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, in
 // Rover1040 the residual grows over the first 10, and Newton from there took 11 iterations
 // where from 20 sweeps it took 3). u = A x + b is in w->d on entry and kept current across
 // the chunks. Returns the budget left.
-static int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, int left, double* x,
+TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, int left, double* x,
                              double* best, tbSolverWork* w, tbSolveResult* res) {
   double *u = w->d, r = res->residual, newton = TB_AUTO_NEWTON_ITERS * tb_newtonSweeps(m);
   // on small problems the residual (a projection and a few square roots per contact) costs as
@@ -138,7 +146,7 @@ static int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, 
   return left;
 }
 
-void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                   tbSolveResult* res) {
   // the best iterate lives at the end of the scratch, past what any stage uses
   double* best = w->d + w->nd - (p->n > 0 ? p->n : 1);
@@ -179,3 +187,5 @@ void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolve
   memcpy(x, best, sizeof(double) * p->n);
   tb_finishSolve(p, opt, x, w->d, res);
 }
+
+#endif  // TUMBLE_HOST_SOLVER_AUTO_H_
