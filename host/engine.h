@@ -88,13 +88,41 @@ struct tbWork {
   int maxcon;
   int ncon, nrow, nblock;
   double h, gravity[3], frame_angle, facet_angle;  // per step, from vary (TB_F_OPT)
-  tbScratch* own;  // tb_newWork's one-slot scratch (NULL for views into a batch's)
+  char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
 };
 
 // the view of slot `slot` of sc
 TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* w) {
   size_t k = (size_t)slot;
 #define TB_X(type, name, count) w->name = sc->name + k * (size_t)(count);
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+  w->solver_work.d = w->solver_d;
+  w->solver_work.nd = sc->nsolver_d;
+  w->solver_work.i = w->solver_i;
+  w->solver_work.ni = sc->nsolver_i;
+  w->maxcon = m->maxcon;
+  w->ncon = w->nrow = w->nblock = 0;
+  w->own = NULL;
+}
+
+// bytes of one slot laid out in one buffer (each array 16-byte aligned); sc gives the solver's
+// sizes
+TB_HD size_t tb_workBytes(const tbModel* m, const tbScratch* sc) {
+  size_t bytes = 0;
+#define TB_X(type, name, count) bytes += (sizeof(type) * (size_t)(count) + 15) & ~(size_t)15;
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+  return bytes;
+}
+
+// the view of one slot laid out in buf (tb_workBytes(m, sc) bytes, 16-byte aligned): the
+// kernels' per-thread scratch in local memory, and tb_newWork's
+TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork* w) {
+  size_t off = 0;
+#define TB_X(type, name, count)                                 \
+  w->name = (type*)(buf + off);                                 \
+  off += (sizeof(type) * (size_t)(count) + 15) & ~(size_t)15;
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   w->solver_work.d = w->solver_d;

@@ -154,7 +154,7 @@ TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tb
 }
 
 // advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w
-TB_HD void tb_step(const tbModel* m, tbData* d, int s, tbWork* w) {
+TB_HDN void tb_step(const tbModel* m, tbData* d, int s, tbWork* w) {
   if (tb_stepPrepare(m, d, s, w)) return;
   tbSolveResult res;
   if (tb_stepSolve(m, w, &res)) {

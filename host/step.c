@@ -41,20 +41,23 @@ void tb_freeScratch(tbScratch* sc) {
 }
 
 tbWork* tb_newWork(const tbModel* m) {
+  tbScratch sizes;
+  memset(&sizes, 0, sizeof(sizes));
+  tb_solverScratchSize(m, &sizes.nsolver_d, &sizes.nsolver_i);
   tbWork* w = (tbWork*)calloc(1, sizeof(tbWork));
-  tbScratch* sc = w ? tb_newScratch(m, 1) : NULL;
-  if (!sc) {
+  char* buf = w ? (char*)aligned_alloc(16, tb_workBytes(m, &sizes)) : NULL;
+  if (!buf) {
     free(w);
     return NULL;
   }
-  tb_workSlot(m, sc, 0, w);
-  w->own = sc;
+  tb_workCarve(m, &sizes, buf, w);
+  w->own = buf;
   return w;
 }
 
 void tb_freeWork(tbWork* w) {
   if (!w) return;
-  tb_freeScratch(w->own);
+  free(w->own);
   free(w);
 }
 

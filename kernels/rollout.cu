@@ -133,35 +133,42 @@ typedef struct tbGpuChunk {
   char* buf;     // every array above
 } tbGpuChunk;
 
-// device bytes per scene of a chunk (data, scratch and records)
+// device bytes per scene of a chunk: data, scratch (none when it lives in local memory),
+// records and the probe's output
 static size_t tb_sceneBytes(const tbModel* m, const tbData* d, const tbScratch* sc,
-                            const tbRecord* rec, const tbProbe* probe) {
-  size_t bytes = tb_probeSceneBytes(probe);
+                            const tbRecord* rec, const tbProbe* probe, int local) {
+  size_t bytes = tb_probeSceneBytes(probe), work = 0;
 #define TB_X(type, name, count) bytes += sizeof(type) * (size_t)(count);
   TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+#define TB_X(type, name, count) work += sizeof(type) * (size_t)(count);
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   if (rec) bytes += sizeof(double) * (size_t)rec->nrecord * (1 + 13 * (size_t)m->nbody);
-  return bytes;
+  return bytes + (local ? 0 : work);
 }
 
-// device arrays for n scenes shaped like d (one buffer)
+// device arrays for n scenes shaped like d, in one buffer; the scratch slots only when the
+// scratch does not live in local memory
 static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec,
-                       const tbProbe* probe, int n, tbGpuChunk* c) {
+                       const tbProbe* probe, int n, int local, tbGpuChunk* c) {
   memset(c, 0, sizeof(*c));
   c->d.nscene = n;
   c->d.nbody = d->nbody;
   c->d.nparam = d->nparam;
   c->d.maxrow = d->maxrow;
-  c->sc.nslot = n;
+  c->sc.nslot = local ? 0 : n;
   tb_solverScratchSize(m, &c->sc.nsolver_d, &c->sc.nsolver_i);
   const tbScratch* sc = &c->sc;
-  size_t nrec = rec ? (size_t)n * rec->nrecord : 0, total = 0;
+  size_t nrec = rec ? (size_t)n * rec->nrecord : 0, nslot = (size_t)c->sc.nslot, total = 0;
+  size_t state_bytes = sizeof(double) * nrec * 13 * (size_t)m->nbody;
 #define TB_X(type, name, count) total += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
   TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+#define TB_X(type, name, count) total += tb_align(sizeof(type) * nslot * (size_t)(count));
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
-  total += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody) + tb_align(sizeof(double) * nrec);
+  total += tb_align(state_bytes) + tb_align(sizeof(double) * nrec);
   total += tb_align(tb_probeSceneBytes(probe) * (size_t)n);
   int rc = TB_OK;
   TB_CUDA_CHECK(cudaMalloc((void**)&c->buf, total + 1), rc, done);
@@ -173,18 +180,17 @@ static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec,
     TB_DATA_ARRAYS(TB_X)
 #undef TB_X
 #define TB_X(type, name, count)                                         \
-  c->sc.name = (type*)(c->buf + off);                                   \
-  off += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
+  c->sc.name = nslot ? (type*)(c->buf + off) : NULL;                    \
+  off += tb_align(sizeof(type) * nslot * (size_t)(count));
     TB_WORK_ARRAYS(TB_X)
 #undef TB_X
     if (rec) {
       c->rec.every = rec->every;
       c->rec.nrecord = rec->nrecord;
       c->rec.state = (double*)(c->buf + off);
-      off += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody);
-      c->rec.time = (double*)(c->buf + off);
+      c->rec.time = (double*)(c->buf + off + tb_align(state_bytes));
     }
-    off += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody) + tb_align(sizeof(double) * nrec);
+    off += tb_align(state_bytes) + tb_align(sizeof(double) * nrec);
     c->out = c->buf + off;
   }
 done:
@@ -238,7 +244,7 @@ done:
 
 //---- the fused rollout kernel ------------------------------------------------------------------
 
-// one thread per scene: nstep steps with the scene's state and scratch in its own slot
+// one thread per scene: nstep steps with the scene's scratch in its global slot
 __global__ void tb_rolloutKernel(const tbModel m, tbData d, tbScratch sc, int nstep, tbRecord rec,
                                  int record, tbProbe probe, int reduce) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
@@ -248,9 +254,51 @@ __global__ void tb_rolloutKernel(const tbModel m, tbData d, tbScratch sc, int ns
   tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
 }
 
+// the same with the scratch in the thread's local memory, for scenes whose scratch fits BYTES:
+// the hardware interleaves local memory across a warp, so the threads' accesses to the same
+// scratch entry coalesce, where slot-major global slots are a slot's size apart (sc: the
+// solver's sizes only)
+template <int BYTES>
+__global__ void tb_rolloutLocalKernel(const tbModel m, tbData d, tbScratch sc, int nstep,
+                                      tbRecord rec, int record, tbProbe probe, int reduce) {
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= d.nscene) return;
+  __align__(16) char buf[BYTES];
+  tbWork w;
+  tb_workCarve(&m, &sc, buf, &w);
+  tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
+}
+
+// local-memory tiers (bytes of scratch per scene); larger scratch takes global slots
+enum { TB_GPU_LOCAL_SMALL = 4096, TB_GPU_LOCAL_LARGE = 16384 };
+
+// the local tier that holds a scene's scratch, or 0
+static int tb_localTier(const tbModel* m) {
+  tbScratch sizes;
+  memset(&sizes, 0, sizeof(sizes));
+  tb_solverScratchSize(m, &sizes.nsolver_d, &sizes.nsolver_i);
+  size_t bytes = tb_workBytes(m, &sizes);
+  if (bytes <= TB_GPU_LOCAL_SMALL) return TB_GPU_LOCAL_SMALL;
+  return bytes <= TB_GPU_LOCAL_LARGE ? TB_GPU_LOCAL_LARGE : 0;
+}
+
+static void tb_launch(int tier, int n, const tbModel* dm, const tbGpuChunk* c, int nstep,
+                      int record, const tbProbe* dp, int reduce) {
+  int grid = (n + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK;
+  if (tier == TB_GPU_LOCAL_SMALL) {
+    tb_rolloutLocalKernel<TB_GPU_LOCAL_SMALL>
+        <<<grid, TB_GPU_BLOCK>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
+  } else if (tier == TB_GPU_LOCAL_LARGE) {
+    tb_rolloutLocalKernel<TB_GPU_LOCAL_LARGE>
+        <<<grid, TB_GPU_BLOCK>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
+  } else {
+    tb_rolloutKernel<<<grid, TB_GPU_BLOCK>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
+  }
+}
+
 // scenes per chunk: what half the free device memory holds, at most the batch (and the test cap)
 static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec,
-                          const tbProbe* probe, int nscene, int* chunk) {
+                          const tbProbe* probe, int local, int nscene, int* chunk) {
   size_t free_bytes = 0, total_bytes = 0;
   int rc = TB_OK;
   TB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), rc, done);
@@ -258,7 +306,7 @@ static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec
     tbScratch probe_sc;  // only its solver sizes: the counts of TB_WORK_ARRAYS
     memset(&probe_sc, 0, sizeof(probe_sc));
     tb_solverScratchSize(m, &probe_sc.nsolver_d, &probe_sc.nsolver_i);
-    size_t per = tb_sceneBytes(m, d, &probe_sc, rec, probe) + 64 * 256;  // + alignment slack
+    size_t per = tb_sceneBytes(m, d, &probe_sc, rec, probe, local) + 64 * 256;  // + alignment
     size_t fit = free_bytes / 2 / per;
     if (fit < 1) {
       return tb_setError("gpu: one scene needs %zu bytes, %zu are free on the device", per,
@@ -280,14 +328,14 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
   char *model_buf = NULL, *probe_buf = NULL;
   tbGpuChunk c;
   memset(&c, 0, sizeof(c));
-  int chunk = 0, rc = tb_uploadModel(m, &dm, &model_buf);
+  int chunk = 0, tier = tb_localTier(m), rc = tb_uploadModel(m, &dm, &model_buf);
   if (rc == TB_OK && probe) rc = tb_uploadProbe(probe, &dp, &probe_buf);
-  if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, s1 - s0, &chunk);
+  if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, tier != 0, s1 - s0, &chunk);
   for (int s = s0; rc == TB_OK && s < s1; s += chunk) {
     int n = s1 - s < chunk ? s1 - s : chunk;
     if (!c.buf || c.d.nscene != n) {
       cudaFree(c.buf);
-      if ((rc = tb_newChunk(m, d, rec, probe, n, &c)) != TB_OK) break;
+      if ((rc = tb_newChunk(m, d, rec, probe, n, tier != 0, &c)) != TB_OK) break;
     }
     if ((rc = tb_copyChunk(&c, d, s, 1)) != TB_OK) break;
     if (probe) {
@@ -295,8 +343,7 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
       dp.scene0 = probe->scene0 + s;
       tb_setProbeOut(&dp, c.out);
     }
-    tb_rolloutKernel<<<(n + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK, TB_GPU_BLOCK>>>(
-        dm, c.d, c.sc, nstep, c.rec, rec != NULL, dp, probe != NULL);
+    tb_launch(tier, n, &dm, &c, nstep, rec != NULL, &dp, probe != NULL);
     TB_CUDA_CHECK(cudaGetLastError(), rc, done);
     TB_CUDA_CHECK(cudaDeviceSynchronize(), rc, done);
     if ((rc = tb_copyChunk(&c, d, s, 0)) != TB_OK) break;
