@@ -216,7 +216,7 @@ TB_HD void tb_probeCost(const tbProbe* p, const tbModel* m, const tbData* d, int
     ps->c = INFINITY;
     return;
   }
-  if (k > 0 && k == j * p->S) {
+  if (k > 0 && j <= p->nwin && k == j * p->S) {
     double v[2], vs[2];
     v[0] = (pos[0] - ps->x0) / p->win;
     v[1] = (pos[1] - ps->y0) / p->win;

@@ -127,6 +127,13 @@ int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord*
 
 int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                     const tbProbe* probe) {
+  if (s0 < 0 || s1 > d->nscene || s0 > s1 || nstep < 0) {
+    return tb_setError("rollout: scenes [%d, %d) of %d and %d steps", s0, s1, d->nscene, nstep);
+  }
+  if (rec && rec->nrecord != tb_recordCount(nstep, rec->every)) {
+    return tb_setError("rollout: %d records for %d steps every %d (expected %d)", rec->nrecord,
+                       nstep, rec->every, tb_recordCount(nstep, rec->every));
+  }
   if (rec) tb_recordSteps(nstep, rec);
   if (tb_rolloutDevice() == TB_DEVICE_GPU) {
     return tb_gpuRollout(m, d, s0, s1, nstep, rec, probe);

@@ -14,14 +14,16 @@
 #include "gpu.h"
 #include "stage_step.h"
 
-// report a CUDA error with file, line and message in tb_lastError, set rc and jump to label
-#define TB_CUDA_CHECK(expr, rc, label)                                                          \
-  do {                                                                                          \
-    cudaError_t tb_e_ = (expr);                                                                 \
-    if (tb_e_ != cudaSuccess) {                                                                 \
-      rc = tb_setError("CUDA error %s:%d: %s", __FILE__, __LINE__, cudaGetErrorString(tb_e_)); \
-      goto label;                                                                               \
-    }                                                                                           \
+// report a CUDA error with file, line and message in tb_lastError, set rc (TB_ERR_MEMORY for an
+// allocation, TB_ERR_STATE otherwise) and jump to label
+#define TB_CUDA_CHECK(expr, rc, label)                                                      \
+  do {                                                                                      \
+    cudaError_t tb_e_ = (expr);                                                             \
+    if (tb_e_ != cudaSuccess) {                                                             \
+      tb_setError("CUDA error %s:%d: %s", __FILE__, __LINE__, cudaGetErrorString(tb_e_));   \
+      rc = tb_e_ == cudaErrorMemoryAllocation ? TB_ERR_MEMORY : TB_ERR_STATE;               \
+      goto label;                                                                           \
+    }                                                                                       \
   } while (0)
 
 // threads per block: scenes are independent, so the block only sets the occupancy granularity
@@ -34,15 +36,43 @@ static size_t tb_align(size_t bytes) {
 
 static int tb_chunkCap = 0;  // tests: at most this many scenes per chunk (0: as memory allows)
 
-extern "C" int tb_gpuDeviceCount(void) {
+// the kernels are built for sm_90 (machine code and PTX): devices of compute capability 9.0 and
+// later run them, earlier ones have no image for them
+enum { TB_GPU_MIN_MAJOR = 9 };
+
+// the first device that runs the kernels, or -1
+static int tb_gpuDevice(void) {
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
-  return n;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();  // no driver or no device: not an error of a later call
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, i) == cudaSuccess && prop.major >= TB_GPU_MIN_MAJOR) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+extern "C" int tb_gpuDeviceCount(void) {
+  int n = 0, usable = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    cudaDeviceProp prop;
+    usable += cudaGetDeviceProperties(&prop, i) == cudaSuccess && prop.major >= TB_GPU_MIN_MAJOR;
+  }
+  return usable;
 }
 
 extern "C" void tb_gpuDeviceName(char* buf, int len) {
   cudaDeviceProp prop;
-  if (tb_gpuDeviceCount() == 0 || cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+  int dev = tb_gpuDevice();
+  if (dev < 0 || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
     snprintf(buf, (size_t)len, "none");
     return;
   }
@@ -98,6 +128,9 @@ done:
 // dp: a copy of p whose inputs point into *buf on the device
 static int tb_uploadProbe(const tbProbe* p, tbProbe* dp, char** buf) {
   *dp = *p;
+  dp->obs = NULL;  // the chunk's output array replaces the one of the probe's kind
+  dp->field = NULL;
+  dp->cost = NULL;
   size_t total = 0;
 #define TB_X(field, reader, size) total += tb_align(p->kind == reader ? (size) : 0);
   TB_PROBE_INPUTS(TB_X)
@@ -245,8 +278,10 @@ done:
 //---- the fused rollout kernel ------------------------------------------------------------------
 
 // one thread per scene: nstep steps with the scene's scratch in its global slot
-__global__ void tb_rolloutKernel(const tbModel m, tbData d, tbScratch sc, int nstep, tbRecord rec,
-                                 int record, tbProbe probe, int reduce) {
+__global__ void __launch_bounds__(TB_GPU_BLOCK)
+    tb_rolloutKernel(const __grid_constant__ tbModel m, tbData d, const __grid_constant__ tbScratch sc,
+                     int nstep, tbRecord rec, int record, const __grid_constant__ tbProbe probe,
+                     int reduce) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= d.nscene) return;
   tbWork w;
@@ -259,8 +294,10 @@ __global__ void tb_rolloutKernel(const tbModel m, tbData d, tbScratch sc, int ns
 // scratch entry coalesce, where slot-major global slots are a slot's size apart (sc: the
 // solver's sizes only)
 template <int BYTES>
-__global__ void tb_rolloutLocalKernel(const tbModel m, tbData d, tbScratch sc, int nstep,
-                                      tbRecord rec, int record, tbProbe probe, int reduce) {
+__global__ void __launch_bounds__(TB_GPU_BLOCK)
+    tb_rolloutLocalKernel(const __grid_constant__ tbModel m, tbData d,
+                          const __grid_constant__ tbScratch sc, int nstep, tbRecord rec,
+                          int record, const __grid_constant__ tbProbe probe, int reduce) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= d.nscene) return;
   __align__(16) char buf[BYTES];
@@ -296,21 +333,44 @@ static void tb_launch(int tier, int n, const tbModel* dm, const tbGpuChunk* c, i
   }
 }
 
-// scenes per chunk: what half the free device memory holds, at most the batch (and the test cap)
-static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec,
-                          const tbProbe* probe, int local, int nscene, int* chunk) {
-  size_t free_bytes = 0, total_bytes = 0;
+// device memory the driver sets aside for the tier's kernel: its local memory (stack frame and
+// local scratch) for every thread the device can hold at once
+static int tb_localReserve(int dev, int tier, size_t* bytes) {
+  cudaFuncAttributes attr;
+  cudaDeviceProp prop;
   int rc = TB_OK;
+  if (tier == TB_GPU_LOCAL_SMALL) {
+    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutLocalKernel<TB_GPU_LOCAL_SMALL>), rc, done);
+  } else if (tier == TB_GPU_LOCAL_LARGE) {
+    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutLocalKernel<TB_GPU_LOCAL_LARGE>), rc, done);
+  } else {
+    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutKernel), rc, done);
+  }
+  TB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev), rc, done);
+  *bytes = attr.localSizeBytes * (size_t)prop.maxThreadsPerMultiProcessor * prop.multiProcessorCount;
+done:
+  return rc;
+}
+
+// scenes per chunk: what half the device memory left after the local reserve holds, at most the
+// batch (and the test cap)
+static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec,
+                          const tbProbe* probe, int dev, int tier, int nscene, int* chunk) {
+  size_t free_bytes = 0, total_bytes = 0, reserve = 0;
+  int rc = tb_localReserve(dev, tier, &reserve);
+  if (rc != TB_OK) return rc;
   TB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), rc, done);
   {
-    tbScratch probe_sc;  // only its solver sizes: the counts of TB_WORK_ARRAYS
-    memset(&probe_sc, 0, sizeof(probe_sc));
-    tb_solverScratchSize(m, &probe_sc.nsolver_d, &probe_sc.nsolver_i);
-    size_t per = tb_sceneBytes(m, d, &probe_sc, rec, probe, local) + 64 * 256;  // + alignment
-    size_t fit = free_bytes / 2 / per;
+    tbScratch sizes;  // only the solver's sizes: the counts of TB_WORK_ARRAYS
+    memset(&sizes, 0, sizeof(sizes));
+    tb_solverScratchSize(m, &sizes.nsolver_d, &sizes.nsolver_i);
+    size_t per = tb_sceneBytes(m, d, &sizes, rec, probe, tier != 0);
+    size_t slack = reserve + 64 * 256;  // + the alignment of a chunk's arrays
+    size_t fit = free_bytes > slack ? (free_bytes - slack) / 2 / per : 0;
     if (fit < 1) {
-      return tb_setError("gpu: one scene needs %zu bytes, %zu are free on the device", per,
-                         free_bytes);
+      return tb_setError("gpu: one scene needs %zu bytes, %zu are free on the device (%zu of "
+                         "them set aside for the kernel's local memory)",
+                         per, free_bytes, reserve);
     }
     *chunk = fit < (size_t)nscene ? (int)fit : nscene;
     if (tb_chunkCap > 0 && *chunk > tb_chunkCap) *chunk = tb_chunkCap;
@@ -322,6 +382,11 @@ done:
 extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                              const tbProbe* probe) {
   if (s1 <= s0) return TB_OK;
+  int dev = tb_gpuDevice();
+  if (dev < 0) return tb_setError("device gpu: no CUDA device of compute capability >= 9.0");
+  if (cudaSetDevice(dev) != cudaSuccess) {
+    return tb_setError("device gpu: device %d: %s", dev, cudaGetErrorString(cudaGetLastError()));
+  }
   tbModel dm;
   tbProbe dp;
   memset(&dp, 0, sizeof(dp));
@@ -330,7 +395,7 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
   memset(&c, 0, sizeof(c));
   int chunk = 0, tier = tb_localTier(m), rc = tb_uploadModel(m, &dm, &model_buf);
   if (rc == TB_OK && probe) rc = tb_uploadProbe(probe, &dp, &probe_buf);
-  if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, tier != 0, s1 - s0, &chunk);
+  if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, dev, tier, s1 - s0, &chunk);
   for (int s = s0; rc == TB_OK && s < s1; s += chunk) {
     int n = s1 - s < chunk ? s1 - s : chunk;
     if (!c.buf || c.d.nscene != n) {
@@ -343,6 +408,7 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
       dp.scene0 = probe->scene0 + s;
       tb_setProbeOut(&dp, c.out);
     }
+    (void)cudaGetLastError();  // an earlier call's error is not this launch's
     tb_launch(tier, n, &dm, &c, nstep, rec != NULL, &dp, probe != NULL);
     TB_CUDA_CHECK(cudaGetLastError(), rc, done);
     TB_CUDA_CHECK(cudaDeviceSynchronize(), rc, done);

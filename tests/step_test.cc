@@ -246,4 +246,19 @@ TEST(StepTest, DivergingSceneFlaggedBatchGoesOn) {
   }
 }
 
+// a rollout outside the batch, or records sized for another rollout, is refused before a step
+TEST(StepTest, RolloutRefusesScenesOutsideTheBatchAndMismatchedRecords) {
+  Scene sc("falling-particle", 4);
+  EXPECT_EQ(tb_rollout(sc.m, sc.d, 2, 5, 10, nullptr), TB_ERR_ARG);
+  EXPECT_NE(std::string(tb_lastError()).find("scenes [2, 5) of 4"), std::string::npos);
+  EXPECT_EQ(tb_rollout(sc.m, sc.d, 3, 1, 10, nullptr), TB_ERR_ARG);
+  EXPECT_EQ(tb_rollout(sc.m, sc.d, 0, 4, -1, nullptr), TB_ERR_ARG);
+  std::vector<double> state(4 * 3 * sc.m->nbody * 13), time(4 * 3);
+  std::vector<int> step(3);
+  tbRecord rec = {0, 3, state.data(), time.data(), step.data()};  // 2 records for every = 0
+  EXPECT_EQ(tb_rollout(sc.m, sc.d, 0, 4, 10, &rec), TB_ERR_ARG);
+  EXPECT_NE(std::string(tb_lastError()).find("expected 2"), std::string::npos) << tb_lastError();
+  for (int s = 0; s < 4; s++) EXPECT_EQ(sc.d->nstep[s], 0) << s;
+}
+
 }  // namespace
