@@ -120,8 +120,9 @@ int main(int argc, char** argv) {
     printf("no CUDA device: nothing to compare\n");
     return 0;
   }
-  printf("| scene | N | steps | parity (max rel diff) | GPU s | GPU scene-steps/s | CPU scene-steps/s "
-         "| GPU / CPU |\n|---|---|---|---|---|---|---|---|\n");
+  printf(
+      "| scene | N | steps | parity (max rel diff) | GPU s | GPU scene-steps/s | CPU scene-steps/s "
+      "| GPU / CPU |\n|---|---|---|---|---|---|---|---|\n");
   for (size_t k = 0; k < sizeof(kScenes) / sizeof(kScenes[0]); k++) {
     tbModel* m = tbb_model(kScenes[k]);
     if (!m) continue;

@@ -142,7 +142,8 @@ static void tb_defaultDevice(void) {
   if (tb_gpuDeviceCount() == 0) return;
   char name[256];
   tb_gpuDeviceName(name, sizeof(name));
-  fprintf(stderr, "tumble: device auto: the GPU path on %s (--device cpu for the CPU path)\n", name);
+  fprintf(stderr, "tumble: device auto: the GPU path on %s (--device cpu for the CPU path)\n",
+          name);
 }
 
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out) {

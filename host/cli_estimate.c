@@ -167,11 +167,11 @@ static int tb_optFor(const char* opt, int cmd) {
   static const struct {
     const char* name;
     int cmds;
-  } t[] = {{"--scene", 7},    {"--param", 7},  {"--seed", 3},   {"--threads", 7},
-           {"--out", 7},      {"--noise", 3},  {"--steps", 1},  {"--every", 1},
-           {"--obs", 6},      {"--params", 6}, {"--prior", 2},  {"--particles", 2},
-           {"--truth", 2},    {"--delta", 2},  {"--replay", 2}, {"--max-stage", 2},
-           {"--init", 4},     {"--bounds", 4}, {"--scan", 4},   {"--max-iter", 4},
+  } t[] = {{"--scene", 7},     {"--param", 7},  {"--seed", 3},   {"--threads", 7},
+           {"--out", 7},       {"--noise", 3},  {"--steps", 1},  {"--every", 1},
+           {"--obs", 6},       {"--params", 6}, {"--prior", 2},  {"--particles", 2},
+           {"--truth", 2},     {"--delta", 2},  {"--replay", 2}, {"--max-stage", 2},
+           {"--init", 4},      {"--bounds", 4}, {"--scan", 4},   {"--max-iter", 4},
            {"--fit-state", 4}, {"--device", 7}};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
     if (!strcmp(t[i].name, opt)) return (t[i].cmds >> cmd) & 1;

@@ -26,7 +26,7 @@ tbData* tb_newData(const tbModel* m, int nscene) {
   d->maxrow = m->maxrow;
   int ok = 1;
   // one element more than the batch needs: arrays of zero-width fields are still allocated
-#define TB_X(type, name, count)                                             \
+#define TB_X(type, name, count)                                                \
   d->name = (type*)calloc((size_t)nscene * (size_t)(count) + 1, sizeof(type)); \
   ok &= d->name != NULL;
   TB_DATA_ARRAYS(TB_X)

@@ -38,31 +38,31 @@ typedef struct tbRowJ {
 //   con, con_pair      contacts and their candidate pair
 //   row .. blk_angle   the rows, M^-1 J^T per row side, warm-start keys and the Delassus problem
 //   solver_d, solver_i the model solver's scratch (tb_solverNeed)
-#define TB_WORK_ARRAYS(X)                               \
-  X(double, vary, m->nvary + 1)                         \
-  X(double, xpos, tb_cap(m->nbody) * 3)                 \
-  X(double, xquat, tb_cap(m->nbody) * 4)                \
-  X(double, xvel, tb_cap(m->nbody) * 6)                 \
-  X(double, minv, tb_cap(m->nbody) * 12)                \
-  X(double, vfree, tb_cap(m->nbody) * 6)                \
-  X(tbGeomPose, gpose, tb_cap(m->ngeom))                \
-  X(double, greach, tb_cap(m->ngeom))                   \
-  X(tbContactPoint, con, tb_cap(m->maxcon))             \
-  X(int, con_pair, tb_cap(m->maxcon))                   \
-  X(tbRowJ, row, tb_cap(m->maxrow))                     \
-  X(double, row_MJ, tb_cap(m->maxrow) * 12)             \
-  X(int, row_key, tb_cap(m->maxrow))                    \
-  X(double, A, tb_cap(m->maxrow) * tb_cap(m->maxrow))   \
-  X(double, b, tb_cap(m->maxrow))                       \
-  X(double, lo, tb_cap(m->maxrow))                      \
-  X(double, hi, tb_cap(m->maxrow))                      \
-  X(double, x, tb_cap(m->maxrow))                       \
-  X(int, blk_type, tb_cap(m->maxrow))                   \
-  X(int, blk_adr, tb_cap(m->maxrow))                    \
-  X(int, blk_dim, tb_cap(m->maxrow))                    \
-  X(double, blk_mu, tb_cap(m->maxrow))                  \
-  X(double, blk_angle, tb_cap(m->maxrow))               \
-  X(double, solver_d, sc->nsolver_d)                    \
+#define TB_WORK_ARRAYS(X)                             \
+  X(double, vary, m->nvary + 1)                       \
+  X(double, xpos, tb_cap(m->nbody) * 3)               \
+  X(double, xquat, tb_cap(m->nbody) * 4)              \
+  X(double, xvel, tb_cap(m->nbody) * 6)               \
+  X(double, minv, tb_cap(m->nbody) * 12)              \
+  X(double, vfree, tb_cap(m->nbody) * 6)              \
+  X(tbGeomPose, gpose, tb_cap(m->ngeom))              \
+  X(double, greach, tb_cap(m->ngeom))                 \
+  X(tbContactPoint, con, tb_cap(m->maxcon))           \
+  X(int, con_pair, tb_cap(m->maxcon))                 \
+  X(tbRowJ, row, tb_cap(m->maxrow))                   \
+  X(double, row_MJ, tb_cap(m->maxrow) * 12)           \
+  X(int, row_key, tb_cap(m->maxrow))                  \
+  X(double, A, tb_cap(m->maxrow) * tb_cap(m->maxrow)) \
+  X(double, b, tb_cap(m->maxrow))                     \
+  X(double, lo, tb_cap(m->maxrow))                    \
+  X(double, hi, tb_cap(m->maxrow))                    \
+  X(double, x, tb_cap(m->maxrow))                     \
+  X(int, blk_type, tb_cap(m->maxrow))                 \
+  X(int, blk_adr, tb_cap(m->maxrow))                  \
+  X(int, blk_dim, tb_cap(m->maxrow))                  \
+  X(double, blk_mu, tb_cap(m->maxrow))                \
+  X(double, blk_angle, tb_cap(m->maxrow))             \
+  X(double, solver_d, sc->nsolver_d)                  \
   X(int, solver_i, sc->nsolver_i)
 
 // a capacity of at least one (arrays of zero objects still get a slot)
@@ -120,8 +120,8 @@ TB_HD size_t tb_workBytes(const tbModel* m, const tbScratch* sc) {
 // kernels' per-thread scratch in local memory, and tb_newWork's
 TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork* w) {
   size_t off = 0;
-#define TB_X(type, name, count)                                 \
-  w->name = (type*)(buf + off);                                 \
+#define TB_X(type, name, count) \
+  w->name = (type*)(buf + off); \
   off += (sizeof(type) * (size_t)(count) + 15) & ~(size_t)15;
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X

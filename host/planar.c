@@ -43,8 +43,8 @@ int tb_supportLoads(const tbModel* m, const double* vary, int s, double lambda[3
       return tb_setError("support %d: mu %g must be finite and >= 0", s, prm[TB_SUP_MU]);
     case TB_SUPPORT_POINTS:
       return tb_setError(
-          "support %d: the points (%g, %g), (%g, %g), (%g, %g) must surround the center of mass",
-          s, prm[1], prm[2], prm[3], prm[4], prm[5], prm[6]);
+          "support %d: the points (%g, %g), (%g, %g), (%g, %g) must surround the center of mass", s,
+          prm[1], prm[2], prm[3], prm[4], prm[5], prm[6]);
     default:
       return 0;
   }

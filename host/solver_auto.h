@@ -33,8 +33,8 @@
 
 // run one stage from x and remember x if it beats the best so far (x itself goes on from where
 // the stage left it: PGS is not monotone, and its later sweeps need its current iterate)
-TB_HD double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int budget,
-                       double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
+TB_HD double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int budget, double* x,
+                      double* best, tbSolverWork* w, tbSolveResult* acc) {
   tbSolverOpt o = *opt;
   o.max_iter = budget;
   tbSolveResult r;
@@ -86,7 +86,7 @@ TB_HD double tb_newtonSweeps(int m) {
 // Capsules it plateaus for hundreds of sweeps and then drops by 30x, and dense Newton on 858
 // rows took minutes where PGS took 2473 sweeps, 0.8 s)
 TB_HD int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int left, double* x,
-                                  double* best, tbSolverWork* w, tbSolveResult* res) {
+                                 double* best, tbSolverWork* w, tbSolveResult* res) {
   const int chunk = 50, patience = p->n <= 300 ? 1 : 100;
   double mark = res->residual;
   int since = 0;
@@ -112,7 +112,7 @@ TB_HD int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int
 // where from 20 sweeps it took 3). u = A x + b is in w->d on entry and kept current across
 // the chunks. Returns the budget left.
 TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, int left, double* x,
-                             double* best, tbSolverWork* w, tbSolveResult* res) {
+                            double* best, tbSolverWork* w, tbSolveResult* res) {
   double *u = w->d, r = res->residual, newton = TB_AUTO_NEWTON_ITERS * tb_newtonSweeps(m);
   // on small problems the residual (a projection and a few square roots per contact) costs as
   // much as the sweep itself (Rover11035, one contact: 68% of PGS's time); evaluating it every
@@ -147,7 +147,7 @@ TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, i
 }
 
 TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                  tbSolveResult* res) {
+                        tbSolveResult* res) {
   // the best iterate lives at the end of the scratch, past what any stage uses
   double* best = w->d + w->nd - (p->n > 0 ? p->n : 1);
   memcpy(best, x, sizeof(double) * p->n);

@@ -200,7 +200,7 @@ TB_HD void tb_lemkePoint(const tbLemke* L, const double* val, double* z) {
 }
 
 TB_HDN void tb_solveLemke(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                   tbSolveResult* res) {
+                          tbSolveResult* res) {
   int nfree, m = tb_lcpSize(p, &nfree);
   res->iterations = 0;
   res->reason = TB_STOP_MAXITER;

@@ -505,7 +505,7 @@ TB_HDN void tb_lmPLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double
 
 // psi at y0 + t e, kept in (*bt, *bpsi) if it is the lowest so far
 TB_HD void tb_dogTry(const tbLm* c, tbLmState* s, const double* y0, const double* e, double t,
-                      double* bt, double* bpsi) {
+                     double* bt, double* bpsi) {
   tb_axpy(s->n, y0, t, e, s->yt);
   double psi = tb_lmPhi(c, s->yt, s->phit);
   if (psi < *bpsi) {
@@ -639,7 +639,7 @@ TB_HDN void tb_lmDogleg(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, dou
 //---- entry points --------------------------------------------------------------------------------
 
 TB_HD void tb_lmRun(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, int driver,
-                     tbSolveResult* res) {
+                    tbSolveResult* res) {
   res->iterations = 0;
   double psi = tb_lmPhi(c, s->y, s->phi);
   if (!isfinite(psi)) {
@@ -699,7 +699,7 @@ TB_HD int tb_lmSetupFB(const tbProblem* p, tbSolverWork* w, tbLm* c, tbLmState* 
 // test hook: phi (returning psi) and, when J is non-NULL, the Jacobian at y of the MNCP
 // (kind 0; w sized for TB_SOLVER_MNCP_RLM) or FB (kind 1; for TB_SOLVER_MLCP_FB_RLM) equation
 TB_HD double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double* phi, double* J,
-                     tbSolverWork* w) {
+                           tbSolverWork* w) {
   tbLm c;
   tbLmState s;
   if (kind == TB_LM_FB) {
@@ -713,7 +713,7 @@ TB_HD double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double
 }
 
 TB_HD void tb_solveTodorov(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                            tbSolveResult* res, int driver, int lu) {
+                           tbSolveResult* res, int driver, int lu) {
   tbLm c;
   tbLmState s;
   tb_lmSetupMNCP(p, opt->cfm, w, &c, &s);
@@ -732,18 +732,18 @@ TB_HD void tb_solveTodorov(const tbProblem* p, const tbSolverOpt* opt, double* x
 }
 
 TB_HD void tb_solveMNCP(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                  tbSolveResult* res, int projected) {
+                        tbSolveResult* res, int projected) {
   tb_solveTodorov(p, opt, x, w, res, projected ? TB_LM_PLM : TB_LM_RLM,
                   projected == TB_LM_PROJECTED_LU);
 }
 
 TB_HD void tb_solveNCPDogleg(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                       tbSolveResult* res) {
+                             tbSolveResult* res) {
   tb_solveTodorov(p, opt, x, w, res, TB_LM_DOGLEG, 0);
 }
 
 TB_HD void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                    tbSolveResult* res, int projected) {
+                          tbSolveResult* res, int projected) {
   tbLm c;
   tbLmState s;
   res->iterations = 0;

@@ -97,7 +97,7 @@ TB_HD double tb_powerMax(const tbProblem* p, double shift, double* v, double* y)
 
 // the step r of every block (rstep[k])
 TB_HD void tb_proxSteps(const tbProblem* p, const tbSolverOpt* opt, double* rstep, double* v,
-                         double* y) {
+                        double* y) {
   double global = opt->prox_r;
   if (opt->prox_rule == TB_PROXR_FORG) {
     double emax = tb_powerMax(p, 0.0, v, y);
@@ -121,7 +121,7 @@ TB_HD void tb_proxSteps(const tbProblem* p, const tbSolverOpt* opt, double* rste
 
 // one block's prox update from the velocity u; writes the new impulses into xn
 TB_HD void tb_proxBlock(const tbProblem* p, int k, double r, double cfm, const double* x,
-                         const double* u, double* xn) {
+                        const double* u, double* xn) {
   int i = p->blk_adr[k];
   if (p->blk_type[k] == TB_BLOCK_BOX) {
     double v = x[i] - r * (u[i] + cfm * x[i]);
@@ -140,7 +140,7 @@ TB_HD void tb_proxBlock(const tbProblem* p, int k, double r, double cfm, const d
 
 // u += A[:, j] dx for every changed row of block k
 TB_HD void tb_updateVelocity(const tbProblem* p, int k, const double* xold, const double* x,
-                              double* u) {
+                             double* u) {
   int i0 = p->blk_adr[k];
   for (int j = i0; j < i0 + p->blk_dim[k]; j++) {
     double dx = x[j] - xold[j];
@@ -150,7 +150,7 @@ TB_HD void tb_updateVelocity(const tbProblem* p, int k, const double* xold, cons
 }
 
 TB_HD void tb_proxSweep(const tbProblem* p, const tbSolverOpt* opt, const double* rstep,
-                         double scale, int jacobi, double* x, double* u, double* xs) {
+                        double scale, int jacobi, double* x, double* u, double* xs) {
   if (jacobi) {
     // every block from the same u; then u from scratch
     for (int k = 0; k < p->nblock; k++) tb_proxBlock(p, k, scale * rstep[k], opt->cfm, x, u, xs);
@@ -166,7 +166,7 @@ TB_HD void tb_proxSweep(const tbProblem* p, const tbSolverOpt* opt, const double
 }
 
 TB_HDN void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                  tbSolveResult* res, int jacobi) {
+                         tbSolveResult* res, int jacobi) {
   int n = p->n;
   double *u = w->d, *xs = u + n, *xprev = xs + n, *rstep = xprev + n, *v = rstep + n;
   double* y = v + n;

@@ -13,13 +13,13 @@ TB_HD const double* tb_driverPrm(const tbModel* m, const double* vary, int k) {
 }
 
 TB_HD void tb_plateState(const double* prm, const double p0[3], double t, double pos[3],
-                          double vel[6]) {
+                         double vel[6]) {
   tbu_plateLinear(prm + TB_DRV_AMP, prm + TB_DRV_PHASE, prm[TB_DRV_OMEGA], t, p0, pos, vel);
   tbu_plateAngVel(prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t, vel + 3);
 }
 
-TB_HD void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3], double quat[4],
-                      double vel[6]) {
+TB_HD void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3],
+                            double quat[4], double vel[6]) {
   int k = m->body_driver[b];
   const double* prm = tb_driverPrm(m, vary, k);
   const double* p0 = tb_varyOf(m, vary, TB_F_BODY_POS, b);
@@ -50,7 +50,7 @@ TB_HD void tb_kinematicInit(const tbModel* m, const double* vary, int b, double 
 }
 
 TB_HD void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, double h,
-                         double pos[3], double quat[4], double vel[6]) {
+                               double pos[3], double quat[4], double vel[6]) {
   int k = m->body_driver[b];
   const double* prm = tb_driverPrm(m, vary, k);
   const double* p0 = tb_varyOf(m, vary, TB_F_BODY_POS, b);

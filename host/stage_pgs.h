@@ -92,8 +92,8 @@ TB_HD void tb_sweepContact(const tbProblem* p, int sym, int k, double sor, doubl
 // running residual is evaluated after every `check`-th sweep and after the last, and the sweeps
 // stop once it reaches tol (or is not finite). Returns the last residual evaluated (INFINITY if
 // none), *sweeps done and *reason (tbtStop). sym: tb_pgsSymmetric(p). tb_solvePGS is check = 1.
-TB_HD double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, int max_sweep, int check,
-                    double* x, double* u, int* sweeps, int* reason) {
+TB_HD double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, int max_sweep,
+                          int check, double* x, double* u, int* sweeps, int* reason) {
   double r = INFINITY;
   *sweeps = 0;
   *reason = TB_STOP_MAXITER;
@@ -122,7 +122,7 @@ TB_HD double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, i
 
 // the pgs solver (scratch: 2n doubles)
 TB_HD void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                 tbSolveResult* res) {
+                       tbSolveResult* res) {
   double* u = w->d;
   res->iterations = 0;
   res->reason = TB_STOP_MAXITER;

@@ -155,13 +155,14 @@ TB_HD void tb_probeObs(const tbProbe* p, const tbModel* m, const tbData* d, int 
   int failed = (d->status[s] & TB_SCENE_FAILMASK) != 0;
   for (; ps->row < p->nrow && p->step[ps->row] == k; ps->row++) {
     double* out = p->obs + ((size_t)s * p->nrow + ps->row) * p->ncol;
-    for (int c = 0; c < p->ncol; c++) out[c] = failed ? NAN : tb_obsCoordValue(m, d, s, &p->coord[c]);
+    for (int c = 0; c < p->ncol; c++)
+      out[c] = failed ? NAN : tb_obsCoordValue(m, d, s, &p->coord[c]);
   }
 }
 
 // FIELD: step k's contribution (a failed scene's end gives NaN)
 TB_HD void tb_probeField(const tbProbe* p, const tbModel* m, const tbData* d, int s, int k,
-                        const tbWork* w, tbProbeState* ps) {
+                         const tbWork* w, tbProbeState* ps) {
   const double* pos = tb_probePartPos(m, d, s, p->part);
   if (k == p->k0) {
     ps->x0 = pos[0];
@@ -208,7 +209,7 @@ TB_HD void tb_probeFieldEnd(const tbProbe* p, const tbData* d, int s, const tbPr
 
 // COST: step k's terms; a failed scene costs INFINITY
 TB_HD void tb_probeCost(const tbProbe* p, const tbModel* m, const tbData* d, int s, int k,
-                       tbProbeState* ps) {
+                        tbProbeState* ps) {
   const double* pos = tb_probePartPos(m, d, s, p->part);
   const double* want = p->want + 2 * (size_t)((p->scene0 + s) % p->nstart) * p->nwin;
   int j = ps->row;

@@ -142,7 +142,7 @@ TB_HD double tb_jointCoord(const tbModel* m, int j, const tbJointFrame* f) {
 
 // row for the relative velocity of two points along dir: J_a = [d, ra x d], J_b = -[d, rb x d]
 TB_HD void tb_rowLinear(tbRowJ* row, int a, const double ra[3], int b, const double rb[3],
-                         const double dir[3]) {
+                        const double dir[3]) {
   memset(row, 0, sizeof(*row));
   row->body[0] = a;
   row->body[1] = b;
@@ -177,7 +177,7 @@ TB_HD int tb_rowActive(const tbModel* m, const tbRowJ* row) {
 
 // J v over the row's bodies: dynamic ones with vel, kinematic ones with their velocity at t+h
 TB_HD double tb_rowVelocity(const tbModel* m, const tbRowJ* row, const double* vel,
-                             const double* kinvel) {
+                            const double* kinvel) {
   double u = 0.0;
   for (int side = 0; side < 2; side++) {
     int b = row->body[side];
@@ -311,7 +311,7 @@ TB_HD double tb_maxd(double a, double b) {
 
 // append a contact block: the normal row, then ntan friction rows (velocity kind)
 TB_HD void tb_pushContact(tbRowSink* k, const double* vel, const tbRowJ* nrow, tbRowJ trow[2],
-                           int ntan, double mu, int key) {
+                          int ntan, double mu, int key) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
   double angle = w->facet_angle;

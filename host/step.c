@@ -20,7 +20,7 @@ tbScratch* tb_newScratch(const tbModel* m, int nslot) {
   sc->nslot = nslot;
   tb_solverScratchSize(m, &sc->nsolver_d, &sc->nsolver_i);
   int ok = 1;
-#define TB_X(type, name, count)                                             \
+#define TB_X(type, name, count)                                                 \
   sc->name = (type*)malloc(sizeof(type) * (size_t)nslot * (size_t)(count) + 1); \
   ok &= sc->name != NULL;
   TB_WORK_ARRAYS(TB_X)

@@ -16,14 +16,14 @@
 
 // report a CUDA error with file, line and message in tb_lastError, set rc (TB_ERR_MEMORY for an
 // allocation, TB_ERR_STATE otherwise) and jump to label
-#define TB_CUDA_CHECK(expr, rc, label)                                                      \
-  do {                                                                                      \
-    cudaError_t tb_e_ = (expr);                                                             \
-    if (tb_e_ != cudaSuccess) {                                                             \
-      tb_setError("CUDA error %s:%d: %s", __FILE__, __LINE__, cudaGetErrorString(tb_e_));   \
-      rc = tb_e_ == cudaErrorMemoryAllocation ? TB_ERR_MEMORY : TB_ERR_STATE;               \
-      goto label;                                                                           \
-    }                                                                                       \
+#define TB_CUDA_CHECK(expr, rc, label)                                                    \
+  do {                                                                                    \
+    cudaError_t tb_e_ = (expr);                                                           \
+    if (tb_e_ != cudaSuccess) {                                                           \
+      tb_setError("CUDA error %s:%d: %s", __FILE__, __LINE__, cudaGetErrorString(tb_e_)); \
+      rc = tb_e_ == cudaErrorMemoryAllocation ? TB_ERR_MEMORY : TB_ERR_STATE;             \
+      goto label;                                                                         \
+    }                                                                                     \
   } while (0)
 
 // threads per block: scenes are independent, so the block only sets the occupancy granularity
@@ -103,9 +103,9 @@ static int tb_uploadModel(const tbModel* m, tbModel* dm, char** buf) {
   TB_CUDA_CHECK(cudaMalloc((void**)buf, total + 1), rc, done);
   {
     size_t off = 0;
-#define TB_X(type, name, count)                                            \
-  memcpy(host + off, m->name, sizeof(type) * (size_t)(count));              \
-  dm->name = (type*)(*buf + off);                                           \
+#define TB_X(type, name, count)                                \
+  memcpy(host + off, m->name, sizeof(type) * (size_t)(count)); \
+  dm->name = (type*)(*buf + off);                              \
   off += tb_align(sizeof(type) * (size_t)(count));
     TB_MODEL_ARRAYS(TB_X)
 #undef TB_X
@@ -119,9 +119,9 @@ done:
 //---- the probe: its inputs in one buffer, its outputs per chunk --------------------------------
 
 // a probe's inputs: (pointer field, the probe kind that reads it, bytes)
-#define TB_PROBE_INPUTS(X)                                                  \
-  X(step, TB_PROBE_OBS, sizeof(int) * (size_t)p->nrow)                      \
-  X(coord, TB_PROBE_OBS, sizeof(tbObsCoord) * (size_t)p->ncol)              \
+#define TB_PROBE_INPUTS(X)                                                 \
+  X(step, TB_PROBE_OBS, sizeof(int) * (size_t)p->nrow)                     \
+  X(coord, TB_PROBE_OBS, sizeof(tbObsCoord) * (size_t)p->ncol)             \
   X(want, TB_PROBE_COST, sizeof(double) * 2 * (size_t)p->nstart * p->nwin) \
   X(point, TB_PROBE_COST, sizeof(double) * 4 * (size_t)p->npoint)
 
@@ -139,15 +139,14 @@ static int tb_uploadProbe(const tbProbe* p, tbProbe* dp, char** buf) {
   TB_CUDA_CHECK(cudaMalloc((void**)buf, total + 1), rc, done);
   {
     size_t off = 0;
-#define TB_X(field, reader, size)                                                        \
-  {                                                                                      \
-    size_t bytes = p->kind == reader ? (size) : 0;                                       \
-    if (bytes > 0) {                                                                     \
-      TB_CUDA_CHECK(cudaMemcpy(*buf + off, p->field, bytes, cudaMemcpyHostToDevice), rc, \
-                    done);                                                               \
-    }                                                                                    \
-    dp->field = (decltype(dp->field))(*buf + off);                                       \
-    off += tb_align(bytes);                                                              \
+#define TB_X(field, reader, size)                                                               \
+  {                                                                                             \
+    size_t bytes = p->kind == reader ? (size) : 0;                                              \
+    if (bytes > 0) {                                                                            \
+      TB_CUDA_CHECK(cudaMemcpy(*buf + off, p->field, bytes, cudaMemcpyHostToDevice), rc, done); \
+    }                                                                                           \
+    dp->field = (decltype(dp->field))(*buf + off);                                              \
+    off += tb_align(bytes);                                                                     \
   }
     TB_PROBE_INPUTS(TB_X)
 #undef TB_X
@@ -183,8 +182,8 @@ static size_t tb_sceneBytes(const tbModel* m, const tbData* d, const tbScratch* 
 
 // device arrays for n scenes shaped like d, in one buffer; the scratch slots only when the
 // scratch does not live in local memory
-static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec,
-                       const tbProbe* probe, int n, int local, tbGpuChunk* c) {
+static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, const tbProbe* probe,
+                       int n, int local, tbGpuChunk* c) {
   memset(c, 0, sizeof(*c));
   c->d.nscene = n;
   c->d.nbody = d->nbody;
@@ -207,13 +206,13 @@ static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec,
   TB_CUDA_CHECK(cudaMalloc((void**)&c->buf, total + 1), rc, done);
   {
     size_t off = 0;
-#define TB_X(type, name, count)                                         \
-  c->d.name = (type*)(c->buf + off);                                    \
+#define TB_X(type, name, count)      \
+  c->d.name = (type*)(c->buf + off); \
   off += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
     TB_DATA_ARRAYS(TB_X)
 #undef TB_X
-#define TB_X(type, name, count)                                         \
-  c->sc.name = nslot ? (type*)(c->buf + off) : NULL;                    \
+#define TB_X(type, name, count)                      \
+  c->sc.name = nslot ? (type*)(c->buf + off) : NULL; \
   off += tb_align(sizeof(type) * nslot * (size_t)(count));
     TB_WORK_ARRAYS(TB_X)
 #undef TB_X
@@ -234,13 +233,13 @@ done:
 static int tb_copyChunk(tbGpuChunk* c, tbData* d, int s, int up) {
   int rc = TB_OK;
   size_t n = (size_t)c->d.nscene;
-#define TB_X(type, name, count)                                                                \
-  {                                                                                            \
-    size_t per = (size_t)(count), bytes = sizeof(type) * n * per;                              \
-    type* host = d->name + (size_t)s * per;                                                    \
-    TB_CUDA_CHECK(up ? cudaMemcpy(c->d.name, host, bytes, cudaMemcpyHostToDevice)             \
-                     : cudaMemcpy(host, c->d.name, bytes, cudaMemcpyDeviceToHost),             \
-                  rc, done);                                                                   \
+#define TB_X(type, name, count)                                                    \
+  {                                                                                \
+    size_t per = (size_t)(count), bytes = sizeof(type) * n * per;                  \
+    type* host = d->name + (size_t)s * per;                                        \
+    TB_CUDA_CHECK(up ? cudaMemcpy(c->d.name, host, bytes, cudaMemcpyHostToDevice)  \
+                     : cudaMemcpy(host, c->d.name, bytes, cudaMemcpyDeviceToHost), \
+                  rc, done);                                                       \
   }
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
@@ -268,9 +267,9 @@ static int tb_copyRecords(const tbModel* m, const tbGpuChunk* c, tbRecord* rec, 
   TB_CUDA_CHECK(cudaMemcpy(rec->state + at * width, c->rec.state, sizeof(double) * nrec * width,
                            cudaMemcpyDeviceToHost),
                 rc, done);
-  TB_CUDA_CHECK(cudaMemcpy(rec->time + at, c->rec.time, sizeof(double) * nrec,
-                           cudaMemcpyDeviceToHost),
-                rc, done);
+  TB_CUDA_CHECK(
+      cudaMemcpy(rec->time + at, c->rec.time, sizeof(double) * nrec, cudaMemcpyDeviceToHost), rc,
+      done);
 done:
   return rc;
 }
@@ -279,9 +278,9 @@ done:
 
 // one thread per scene: nstep steps with the scene's scratch in its global slot
 __global__ void __launch_bounds__(TB_GPU_BLOCK)
-    tb_rolloutKernel(const __grid_constant__ tbModel m, tbData d, const __grid_constant__ tbScratch sc,
-                     int nstep, tbRecord rec, int record, const __grid_constant__ tbProbe probe,
-                     int reduce) {
+    tb_rolloutKernel(const __grid_constant__ tbModel m, tbData d,
+                     const __grid_constant__ tbScratch sc, int nstep, tbRecord rec, int record,
+                     const __grid_constant__ tbProbe probe, int reduce) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= d.nscene) return;
   tbWork w;
@@ -296,8 +295,8 @@ __global__ void __launch_bounds__(TB_GPU_BLOCK)
 template <int BYTES>
 __global__ void __launch_bounds__(TB_GPU_BLOCK)
     tb_rolloutLocalKernel(const __grid_constant__ tbModel m, tbData d,
-                          const __grid_constant__ tbScratch sc, int nstep, tbRecord rec,
-                          int record, const __grid_constant__ tbProbe probe, int reduce) {
+                          const __grid_constant__ tbScratch sc, int nstep, tbRecord rec, int record,
+                          const __grid_constant__ tbProbe probe, int reduce) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= d.nscene) return;
   __align__(16) char buf[BYTES];
@@ -340,14 +339,17 @@ static int tb_localReserve(int dev, int tier, size_t* bytes) {
   cudaDeviceProp prop;
   int rc = TB_OK;
   if (tier == TB_GPU_LOCAL_SMALL) {
-    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutLocalKernel<TB_GPU_LOCAL_SMALL>), rc, done);
+    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutLocalKernel<TB_GPU_LOCAL_SMALL>), rc,
+                  done);
   } else if (tier == TB_GPU_LOCAL_LARGE) {
-    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutLocalKernel<TB_GPU_LOCAL_LARGE>), rc, done);
+    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutLocalKernel<TB_GPU_LOCAL_LARGE>), rc,
+                  done);
   } else {
     TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutKernel), rc, done);
   }
   TB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev), rc, done);
-  *bytes = attr.localSizeBytes * (size_t)prop.maxThreadsPerMultiProcessor * prop.multiProcessorCount;
+  *bytes =
+      attr.localSizeBytes * (size_t)prop.maxThreadsPerMultiProcessor * prop.multiProcessorCount;
 done:
   return rc;
 }
@@ -368,9 +370,10 @@ static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec
     size_t slack = reserve + 64 * 256;  // + the alignment of a chunk's arrays
     size_t fit = free_bytes > slack ? (free_bytes - slack) / 2 / per : 0;
     if (fit < 1) {
-      return tb_setError("gpu: one scene needs %zu bytes, %zu are free on the device (%zu of "
-                         "them set aside for the kernel's local memory)",
-                         per, free_bytes, reserve);
+      return tb_setError(
+          "gpu: one scene needs %zu bytes, %zu are free on the device (%zu of "
+          "them set aside for the kernel's local memory)",
+          per, free_bytes, reserve);
     }
     *chunk = fit < (size_t)nscene ? (int)fit : nscene;
     if (tb_chunkCap > 0 && *chunk > tb_chunkCap) *chunk = tb_chunkCap;

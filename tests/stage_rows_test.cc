@@ -6,7 +6,6 @@
 #include <tumble/collide_geom.h>
 #include <tumble/tumble.h>
 
-
 namespace {
 
 // a small model built through the API, with one data scene

@@ -76,7 +76,9 @@ struct Scene {
 
 // the models every backend test runs: the built-in scenes, then the studies' (the planar grasp
 // of the gear, the 3D grasp)
-inline int studyCount() { return tb_sceneCount() + 2; }
+inline int studyCount() {
+  return tb_sceneCount() + 2;
+}
 
 inline tbModel* studyModel(int i) {
   if (i < tb_sceneCount()) {
@@ -94,7 +96,7 @@ inline tbModel* studyModel(int i) {
 
 // its name as a test name
 inline std::string studyName(int i) {
-  std::string n = i < tb_sceneCount() ? tb_sceneInfo(i)->name
+  std::string n = i < tb_sceneCount()    ? tb_sceneInfo(i)->name
                   : i == tb_sceneCount() ? "grasp"
                                          : "grasp3d";
   for (char& ch : n) ch = ch == '-' ? '_' : ch;

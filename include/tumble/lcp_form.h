@@ -117,7 +117,7 @@ TB_HD void tb_lcpMap(const tbProblem* p, const int* start, int* row, double* coe
 // fill M (m x m, row-major) and q; returns m (or -1). Scratch: map_row (2m ints), map_coef (2m
 // doubles), start (nblock ints: where each block's unknowns begin in z)
 TB_HDN int tb_lcpForm(const tbProblem* p, double* M, double* q, int* map_row, double* map_coef,
-               int* start) {
+                      int* start) {
   int nfree, m = tb_lcpSize(p, &nfree);
   if (m < 0) return -1;
   tb_blockStarts(p, nfree, start);

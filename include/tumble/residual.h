@@ -1,5 +1,6 @@
 // The problem's velocity map, its natural-map residual, the solvers' defaults and their final
-// bookkeeping: one implementation for every solver, test, benchmark and kernel (Acary, Bremond & Huber 2018, relative to max(||b||, 1e-16)).
+// bookkeeping: one implementation for every solver, test, benchmark and kernel (Acary, Bremond &
+// Huber 2018, relative to max(||b||, 1e-16)).
 #ifndef TUMBLE_RESIDUAL_H_
 #define TUMBLE_RESIDUAL_H_
 
@@ -96,7 +97,7 @@ TB_HD double tb_residual(const tbProblem* p, const double* x, double* work) {
 // the final bookkeeping every solver does: residual of the returned x from scratch, converged
 // iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged)
 TB_HD void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const double* x, double* work,
-                    tbSolveResult* res) {
+                          tbSolveResult* res) {
   res->residual = tb_residual(p, x, work);
   res->converged = res->residual <= opt->tol;
   if (res->converged) {

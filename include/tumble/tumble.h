@@ -245,34 +245,34 @@ typedef char tbName[TB_NAMELEN];
 //   drv_type, drv_body, drv_nkey (ndriver); drv_key (ndriver x TB_MAXKEY x 8): t, pos[3], quat[4]
 //   sup_body (nsupport); pair_geom (npair x 2), pair_maxcon (npair)
 //   vary0 (nvary) default values of the per-scene vector; param (nparam)
-#define TB_MODEL_ARRAYS(X)                                   \
-  X(int, body_type, m->nbody)                                \
-  X(int, body_lock, m->nbody)                                \
-  X(tbName, body_name, m->nbody)                             \
-  X(int, body_driver, m->nbody)                              \
-  X(int, geom_type, m->ngeom)                                \
-  X(int, geom_body, m->ngeom)                                \
-  X(double, geom_pos, m->ngeom * 3)                          \
-  X(double, geom_quat, m->ngeom * 4)                         \
-  X(int, geom_nvert, m->ngeom)                               \
-  X(int, geom_vertadr, m->ngeom)                             \
-  X(double, geom_vert, m->nvert * 2)                         \
-  X(double, geom_vreach, m->ngeom)                           \
-  X(int, jnt_type, m->njnt)                                  \
-  X(int, jnt_body, m->njnt * 2)                              \
-  X(double, jnt_anchor, m->njnt * 6)                         \
-  X(double, jnt_axis, m->njnt * 6)                           \
-  X(double, jnt_qrel, m->njnt * 4)                           \
-  X(int, jnt_limited, m->njnt)                               \
-  X(int, jnt_servo, m->njnt)                                 \
-  X(int, drv_type, m->ndriver)                               \
-  X(int, drv_body, m->ndriver)                               \
-  X(int, drv_nkey, m->ndriver)                               \
-  X(double, drv_key, m->ndriver * TB_MAXKEY * 8)             \
-  X(int, sup_body, m->nsupport)                              \
-  X(int, pair_geom, m->npair * 2)                            \
-  X(int, pair_maxcon, m->npair)                              \
-  X(double, vary0, m->nvary)                                 \
+#define TB_MODEL_ARRAYS(X)                      \
+  X(int, body_type, m->nbody)                   \
+  X(int, body_lock, m->nbody)                   \
+  X(tbName, body_name, m->nbody)                \
+  X(int, body_driver, m->nbody)                 \
+  X(int, geom_type, m->ngeom)                   \
+  X(int, geom_body, m->ngeom)                   \
+  X(double, geom_pos, m->ngeom * 3)             \
+  X(double, geom_quat, m->ngeom * 4)            \
+  X(int, geom_nvert, m->ngeom)                  \
+  X(int, geom_vertadr, m->ngeom)                \
+  X(double, geom_vert, m->nvert * 2)            \
+  X(double, geom_vreach, m->ngeom)              \
+  X(int, jnt_type, m->njnt)                     \
+  X(int, jnt_body, m->njnt * 2)                 \
+  X(double, jnt_anchor, m->njnt * 6)            \
+  X(double, jnt_axis, m->njnt * 6)              \
+  X(double, jnt_qrel, m->njnt * 4)              \
+  X(int, jnt_limited, m->njnt)                  \
+  X(int, jnt_servo, m->njnt)                    \
+  X(int, drv_type, m->ndriver)                  \
+  X(int, drv_body, m->ndriver)                  \
+  X(int, drv_nkey, m->ndriver)                  \
+  X(double, drv_key, m->ndriver* TB_MAXKEY * 8) \
+  X(int, sup_body, m->nsupport)                 \
+  X(int, pair_geom, m->npair * 2)               \
+  X(int, pair_maxcon, m->npair)                 \
+  X(double, vary0, m->nvary)                    \
   X(tbParam, param, m->nparam)
 
 typedef struct tbModel {
@@ -349,23 +349,23 @@ enum {
 //   iterations in the last step, the most in any step and over all steps; resid_last,
 //   resid_max the solver's residual in the last step and the largest over all steps;
 //   fail_step the index (0-based) of the step that failed, -1 if none
-#define TB_DATA_ARRAYS(X)                \
-  X(double, param, d->nparam)            \
-  X(double, time, 1)                     \
-  X(int64_t, nstep, 1)                   \
-  X(double, body_pos, d->nbody * 3)      \
-  X(double, body_quat, d->nbody * 4)     \
-  X(double, body_vel, d->nbody * 6)      \
-  X(double, warm, d->maxrow)             \
-  X(int, warm_key, d->maxrow)            \
-  X(int, nwarm, 1)                       \
-  X(int, status, 1)                      \
-  X(int, ncon, 1)                        \
-  X(int, iter_last, 1)                   \
-  X(int, iter_max, 1)                    \
-  X(int64_t, iter_sum, 1)                \
-  X(double, resid_last, 1)               \
-  X(double, resid_max, 1)                \
+#define TB_DATA_ARRAYS(X)            \
+  X(double, param, d->nparam)        \
+  X(double, time, 1)                 \
+  X(int64_t, nstep, 1)               \
+  X(double, body_pos, d->nbody * 3)  \
+  X(double, body_quat, d->nbody * 4) \
+  X(double, body_vel, d->nbody * 6)  \
+  X(double, warm, d->maxrow)         \
+  X(int, warm_key, d->maxrow)        \
+  X(int, nwarm, 1)                   \
+  X(int, status, 1)                  \
+  X(int, ncon, 1)                    \
+  X(int, iter_last, 1)               \
+  X(int, iter_max, 1)                \
+  X(int64_t, iter_sum, 1)            \
+  X(double, resid_last, 1)           \
+  X(double, resid_max, 1)            \
   X(int, fail_step, 1)
 
 typedef struct tbData {
