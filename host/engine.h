@@ -85,11 +85,20 @@ struct tbWork {
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   tbSolverWork solver_work;  // solver_d and solver_i as the solvers take them
-  int maxcon;
   int ncon, nrow, nblock;
   double h, gravity[3], frame_angle, facet_angle;  // per step, from vary (TB_F_OPT)
   char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
 };
+
+// what a view holds besides its arrays: the solver's scratch as the solvers take it, no rows yet
+TB_HD void tb_workSolver(const tbScratch* sc, tbWork* w) {
+  w->solver_work.d = w->solver_d;
+  w->solver_work.nd = sc->nsolver_d;
+  w->solver_work.i = w->solver_i;
+  w->solver_work.ni = sc->nsolver_i;
+  w->ncon = w->nrow = w->nblock = 0;
+  w->own = NULL;
+}
 
 // the view of slot `slot` of sc
 TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* w) {
@@ -97,13 +106,7 @@ TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* 
 #define TB_X(type, name, count) w->name = sc->name + k * (size_t)(count);
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
-  w->solver_work.d = w->solver_d;
-  w->solver_work.nd = sc->nsolver_d;
-  w->solver_work.i = w->solver_i;
-  w->solver_work.ni = sc->nsolver_i;
-  w->maxcon = m->maxcon;
-  w->ncon = w->nrow = w->nblock = 0;
-  w->own = NULL;
+  tb_workSolver(sc, w);
 }
 
 // bytes of one slot laid out in one buffer (each array 16-byte aligned); sc gives the solver's
@@ -125,13 +128,7 @@ TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork
   off += (sizeof(type) * (size_t)(count) + 15) & ~(size_t)15;
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
-  w->solver_work.d = w->solver_d;
-  w->solver_work.nd = sc->nsolver_d;
-  w->solver_work.i = w->solver_i;
-  w->solver_work.ni = sc->nsolver_i;
-  w->maxcon = m->maxcon;
-  w->ncon = w->nrow = w->nblock = 0;
-  w->own = NULL;
+  tb_workSolver(sc, w);
 }
 
 // the values of (field, object) in a vary vector; unchecked, for stages that index valid objects

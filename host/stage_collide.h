@@ -71,7 +71,7 @@ TB_HD int tb_collide(const tbModel* m, tbWork* w) {
     if (tbu_dot3(d, d) > reach * reach) continue;
     int n = tbu_collide(ga, gb, margin, buf);
     // never drop a contact: running out of room stops the scene instead
-    if (w->ncon + n > w->maxcon) return -1;
+    if (w->ncon + n > m->maxcon) return -1;
     for (int i = 0; i < n; i++) {
       w->con[w->ncon] = buf[i];
       w->con_pair[w->ncon] = p;
