@@ -13,13 +13,14 @@
 extern "C" {
 #endif
 
-// number of usable CUDA devices; 0 when none (or when built without CUDA)
+// number of CUDA devices that run the kernels (compute capability >= 9.0); 0 when none (or when
+// built without CUDA)
 int tb_gpuDeviceCount(void);
-// the name of device 0 into buf ("none" without one)
+// the name of the device the GPU path uses into buf ("none" without one)
 void tb_gpuDeviceName(char* buf, int len);
 // tb_rolloutProbe on the GPU: scenes [s0, s1) of d advance nstep steps in the fused kernel, in
-// chunks that fit device memory, with the results of an unchunked CPU rollout's layout. TB_OK, or
-// an error naming why (model outside the GPU path, CUDA error with file and line) in tb_lastError.
+// chunks that fit device memory, bitwise the same for any chunking. TB_OK, or TB_ERR_MEMORY /
+// TB_ERR_STATE with the CUDA error, file and line in tb_lastError.
 int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                   const tbProbe* probe);
 // at most nscene scenes per chunk (0: as many as half the free device memory holds); for tests
