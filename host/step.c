@@ -20,8 +20,10 @@ tbScratch* tb_newScratch(const tbModel* m, int nslot) {
   sc->nslot = nslot;
   tb_solverScratchSize(m, &sc->nsolver_d, &sc->nsolver_i);
   int ok = 1;
-#define TB_X(type, name, count)                                                 \
-  sc->name = (type*)malloc(sizeof(type) * (size_t)nslot * (size_t)(count) + 1); \
+  // slots on cache-line boundaries (tb_slotBytes)
+#define TB_X(type, name, count)                                                                    \
+  sc->name =                                                                                       \
+      (type*)aligned_alloc(64, (size_t)nslot * tb_slotBytes(sizeof(type) * (size_t)(count)) + 64); \
   ok &= sc->name != NULL;
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X

@@ -173,7 +173,7 @@ static size_t tb_sceneBytes(const tbModel* m, const tbData* d, const tbScratch* 
 #define TB_X(type, name, count) bytes += sizeof(type) * (size_t)(count);
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
-#define TB_X(type, name, count) work += sizeof(type) * (size_t)(count);
+#define TB_X(type, name, count) work += tb_slotBytes(sizeof(type) * (size_t)(count));
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   if (rec) bytes += sizeof(double) * (size_t)rec->nrecord * (1 + 13 * (size_t)m->nbody);
@@ -197,7 +197,8 @@ static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, c
 #define TB_X(type, name, count) total += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
-#define TB_X(type, name, count) total += tb_align(sizeof(type) * nslot * (size_t)(count));
+#define TB_X(type, name, count) \
+  total += tb_align(nslot * tb_slotBytes(sizeof(type) * (size_t)(count)));
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   total += tb_align(state_bytes) + tb_align(sizeof(double) * nrec);
