@@ -3,8 +3,9 @@
 // scene's whole rollout through tb_rolloutScene: the function the CPU path runs on each of its
 // threads (host/stage_step.h). Only launch configuration, memory and transfers live here.
 //
-// Scenes are independent, so a batch larger than device memory runs in chunks of scenes whose
-// results are bitwise those of one launch over all of them.
+// Scenes are independent, so a batch runs in chunks of scenes whose results are bitwise those of
+// one launch over all of them: chunks that fit device memory and a bounded pinned staging
+// buffer, two of them on two streams so that one's transfers overlap the other's kernel.
 #include <cuda_runtime.h>
 
 #include <stdlib.h>
@@ -155,36 +156,28 @@ done:
   return rc;
 }
 
-//---- a chunk of scenes: batch arrays, scratch slots and records ---------------------------------
+//---- a chunk of scenes: batch arrays, probe output, records, scratch ----------------------------
+//
+// One device buffer per chunk, laid out [data | probe output | records | scratch slots], and a
+// pinned host copy of its first part: the chunk goes up as one copy of [data | probe output] and
+// comes back as one of [data | probe output | records]. Two chunks on two streams alternate, so
+// that one chunk's transfers and the host's staging overlap the other's kernel.
 
 typedef struct tbGpuChunk {
-  tbData d;      // nscene scenes, arrays on the device
-  tbScratch sc;  // one slot per scene, arrays on the device
-  tbRecord rec;  // state and time of the chunk's scenes on the device (rec.step unused)
-  char* out;     // the probe's output of the chunk's scenes
-  char* buf;     // every array above
+  tbData d;         // nscene scenes, arrays on the device
+  tbScratch sc;     // one slot per scene on the device (none when scratch is in local memory)
+  tbRecord rec;     // state and time of the chunk's scenes on the device (rec.step unused)
+  char* out;        // the probe's output of the chunk's scenes
+  char* buf;        // device: every array above
+  char* host;       // pinned: the first `down` bytes of buf's layout
+  size_t up, down;  // bytes sent (data, probe output) and brought back (and the records)
+  cudaStream_t stream;
+  int s;  // the batch's scene at the chunk's scene 0, -1 while it holds none
 } tbGpuChunk;
 
-// device bytes per scene of a chunk: data, scratch (none when it lives in local memory),
-// records and the probe's output
-static size_t tb_sceneBytes(const tbModel* m, const tbData* d, const tbScratch* sc,
-                            const tbRecord* rec, const tbProbe* probe, int local) {
-  size_t bytes = tb_probeSceneBytes(probe), work = 0;
-#define TB_X(type, name, count) bytes += sizeof(type) * (size_t)(count);
-  TB_DATA_ARRAYS(TB_X)
-#undef TB_X
-#define TB_X(type, name, count) work += tb_slotBytes(sizeof(type) * (size_t)(count));
-  TB_WORK_ARRAYS(TB_X)
-#undef TB_X
-  if (rec) bytes += sizeof(double) * (size_t)rec->nrecord * (1 + 13 * (size_t)m->nbody);
-  return bytes + (local ? 0 : work);
-}
-
-// device arrays for n scenes shaped like d, in one buffer; the scratch slots only when the
-// scratch does not live in local memory
-static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, const tbProbe* probe,
-                       int n, int local, tbGpuChunk* c) {
-  memset(c, 0, sizeof(*c));
+// lay the arrays of a chunk of n scenes out from base (NULL: only measure); returns the bytes
+static size_t tb_chunkLayout(const tbModel* m, const tbData* d, const tbRecord* rec,
+                             const tbProbe* probe, int n, int local, char* base, tbGpuChunk* c) {
   c->d.nscene = n;
   c->d.nbody = d->nbody;
   c->d.nparam = d->nparam;
@@ -192,85 +185,96 @@ static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, c
   c->sc.nslot = local ? 0 : n;
   tb_solverScratchSize(m, &c->sc.nsolver_d, &c->sc.nsolver_i);
   const tbScratch* sc = &c->sc;
-  size_t nrec = rec ? (size_t)n * rec->nrecord : 0, nslot = (size_t)c->sc.nslot, total = 0;
-  size_t state_bytes = sizeof(double) * nrec * 13 * (size_t)m->nbody;
-#define TB_X(type, name, count) total += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
+  size_t off = 0, nslot = (size_t)c->sc.nslot, nrec = rec ? (size_t)n * rec->nrecord : 0;
+#define TB_X(type, name, count)    \
+  c->d.name = (type*)(base + off); \
+  off += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
-#define TB_X(type, name, count) \
-  total += tb_align(nslot * tb_slotBytes(sizeof(type) * (size_t)(count)));
+  c->out = base + off;
+  off += tb_align(tb_probeSceneBytes(probe) * (size_t)n);
+  c->up = off;
+  if (rec) {
+    c->rec.every = rec->every;
+    c->rec.nrecord = rec->nrecord;
+  }
+  c->rec.state = (double*)(base + off);
+  off += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody);
+  c->rec.time = (double*)(base + off);
+  off += tb_align(sizeof(double) * nrec);
+  c->down = off;
+#define TB_X(type, name, count)                    \
+  c->sc.name = nslot ? (type*)(base + off) : NULL; \
+  off += tb_align(nslot * tb_slotBytes(sizeof(type) * (size_t)(count)));
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
-  total += tb_align(state_bytes) + tb_align(sizeof(double) * nrec);
-  total += tb_align(tb_probeSceneBytes(probe) * (size_t)n);
+  return off;
+}
+
+// device and pinned buffers and a stream for a chunk of n scenes
+static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, const tbProbe* probe,
+                       int n, int local, tbGpuChunk* c) {
   int rc = TB_OK;
+  size_t total = tb_chunkLayout(m, d, rec, probe, n, local, NULL, c);
   TB_CUDA_CHECK(cudaMalloc((void**)&c->buf, total + 1), rc, done);
-  {
-    size_t off = 0;
-#define TB_X(type, name, count)      \
-  c->d.name = (type*)(c->buf + off); \
-  off += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
-    TB_DATA_ARRAYS(TB_X)
-#undef TB_X
-#define TB_X(type, name, count)                      \
-  c->sc.name = nslot ? (type*)(c->buf + off) : NULL; \
-  off += tb_align(sizeof(type) * nslot * (size_t)(count));
-    TB_WORK_ARRAYS(TB_X)
-#undef TB_X
-    if (rec) {
-      c->rec.every = rec->every;
-      c->rec.nrecord = rec->nrecord;
-      c->rec.state = (double*)(c->buf + off);
-      c->rec.time = (double*)(c->buf + off + tb_align(state_bytes));
-    }
-    off += tb_align(state_bytes) + tb_align(sizeof(double) * nrec);
-    c->out = c->buf + off;
-  }
+  TB_CUDA_CHECK(cudaMallocHost((void**)&c->host, c->down + 1), rc, done);
+  if (!c->stream)
+    TB_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), rc, done);
+  tb_chunkLayout(m, d, rec, probe, n, local, c->buf, c);
 done:
   return rc;
 }
 
-// scenes [s, s + c->d.nscene) of d to the device, or back when up is 0
-static int tb_copyChunk(tbGpuChunk* c, tbData* d, int s, int up) {
-  int rc = TB_OK;
+static void tb_freeChunk(tbGpuChunk* c) {
+  cudaFree(c->buf);
+  cudaFreeHost(c->host);
+  c->buf = c->host = NULL;
+}
+
+// where array p of the chunk's device layout sits in its pinned copy
+static char* tb_staged(const tbGpuChunk* c, const void* p) {
+  return c->host + ((const char*)p - c->buf);
+}
+
+// the batch's scenes [s, s + n) into the pinned copy (the probe's output too: a field's start
+// positions ride along), or back from it when in is 0 (and the records)
+static void tb_stage(tbGpuChunk* c, tbData* d, tbRecord* rec, const tbProbe* probe, int s, int in) {
   size_t n = (size_t)c->d.nscene;
-#define TB_X(type, name, count)                                                    \
-  {                                                                                \
-    size_t per = (size_t)(count), bytes = sizeof(type) * n * per;                  \
-    type* host = d->name + (size_t)s * per;                                        \
-    TB_CUDA_CHECK(up ? cudaMemcpy(c->d.name, host, bytes, cudaMemcpyHostToDevice)  \
-                     : cudaMemcpy(host, c->d.name, bytes, cudaMemcpyDeviceToHost), \
-                  rc, done);                                                       \
+#define TB_X(type, name, count)                        \
+  {                                                    \
+    size_t bytes = sizeof(type) * n * (size_t)(count); \
+    type* at = d->name + (size_t)s * (size_t)(count);  \
+    if (in) {                                          \
+      memcpy(tb_staged(c, c->d.name), at, bytes);      \
+    } else {                                           \
+      memcpy(at, tb_staged(c, c->d.name), bytes);      \
+    }                                                  \
   }
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
-done:
-  return rc;
+  if (probe) {
+    size_t per = tb_probeSceneBytes(probe);
+    char* at = tb_probeOut(probe) + per * (size_t)s;
+    if (in) {
+      memcpy(tb_staged(c, c->out), at, per * n);
+    } else {
+      memcpy(at, tb_staged(c, c->out), per * n);
+    }
+  }
+  if (rec && !in) {
+    size_t nrec = n * rec->nrecord, at = (size_t)s * rec->nrecord, width = 13 * (size_t)c->d.nbody;
+    memcpy(rec->state + at * width, tb_staged(c, c->rec.state), sizeof(double) * nrec * width);
+    memcpy(rec->time + at, tb_staged(c, c->rec.time), sizeof(double) * nrec);
+  }
 }
 
-// the probe's output of the chunk starting at scene s, to the device or back when up is 0 (up:
-// a field's start positions ride along)
-static int tb_copyProbe(const tbProbe* probe, const tbGpuChunk* c, int s, int up) {
+// wait for the chunk's copies and kernel, and hand its scenes back to the batch
+static int tb_finishChunk(tbGpuChunk* c, tbData* d, tbRecord* rec, const tbProbe* probe) {
   int rc = TB_OK;
-  size_t per = tb_probeSceneBytes(probe), bytes = per * (size_t)c->d.nscene;
-  char* host = tb_probeOut(probe) + per * (size_t)s;
-  TB_CUDA_CHECK(up ? cudaMemcpy(c->out, host, bytes, cudaMemcpyHostToDevice)
-                   : cudaMemcpy(host, c->out, bytes, cudaMemcpyDeviceToHost),
-                rc, done);
-done:
-  return rc;
-}
-
-static int tb_copyRecords(const tbModel* m, const tbGpuChunk* c, tbRecord* rec, int s) {
-  int rc = TB_OK;
-  size_t nrec = (size_t)c->d.nscene * rec->nrecord, at = (size_t)s * rec->nrecord;
-  size_t width = 13 * (size_t)m->nbody;
-  TB_CUDA_CHECK(cudaMemcpy(rec->state + at * width, c->rec.state, sizeof(double) * nrec * width,
-                           cudaMemcpyDeviceToHost),
-                rc, done);
-  TB_CUDA_CHECK(
-      cudaMemcpy(rec->time + at, c->rec.time, sizeof(double) * nrec, cudaMemcpyDeviceToHost), rc,
-      done);
+  if (c->s < 0) return TB_OK;
+  TB_CUDA_CHECK(cudaStreamSynchronize(c->stream), rc, done);
+  tb_stage(c, d, rec, probe, c->s, 0);
+  c->s = -1;
 done:
   return rc;
 }
@@ -319,17 +323,19 @@ static int tb_localTier(const tbModel* m) {
   return bytes <= TB_GPU_LOCAL_LARGE ? TB_GPU_LOCAL_LARGE : 0;
 }
 
-static void tb_launch(int tier, int n, const tbModel* dm, const tbGpuChunk* c, int nstep,
-                      int record, const tbProbe* dp, int reduce) {
-  int grid = (n + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK;
+static void tb_launch(int tier, const tbModel* dm, const tbGpuChunk* c, int nstep, int record,
+                      const tbProbe* dp, int reduce) {
+  int grid = (c->d.nscene + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK;
+  cudaStream_t st = c->stream;
   if (tier == TB_GPU_LOCAL_SMALL) {
     tb_rolloutLocalKernel<TB_GPU_LOCAL_SMALL>
-        <<<grid, TB_GPU_BLOCK>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
+        <<<grid, TB_GPU_BLOCK, 0, st>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
   } else if (tier == TB_GPU_LOCAL_LARGE) {
     tb_rolloutLocalKernel<TB_GPU_LOCAL_LARGE>
-        <<<grid, TB_GPU_BLOCK>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
+        <<<grid, TB_GPU_BLOCK, 0, st>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
   } else {
-    tb_rolloutKernel<<<grid, TB_GPU_BLOCK>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
+    tb_rolloutKernel<<<grid, TB_GPU_BLOCK, 0, st>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp,
+                                                    reduce);
   }
 }
 
@@ -355,8 +361,11 @@ done:
   return rc;
 }
 
-// scenes per chunk: what half the device memory left after the local reserve holds, at most the
-// batch (and the test cap)
+// pinned bytes a chunk may stage: the transfers stay large, the pinned memory moderate
+#define TB_GPU_STAGE_MAX ((size_t)256 << 20)
+
+// scenes per chunk: what a quarter of the device memory left after the local reserve holds (two
+// chunks alternate), its transfers within TB_GPU_STAGE_MAX, at most the batch (and the test cap)
 static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec,
                           const tbProbe* probe, int dev, int tier, int nscene, int* chunk) {
   size_t free_bytes = 0, total_bytes = 0, reserve = 0;
@@ -364,18 +373,22 @@ static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec
   if (rc != TB_OK) return rc;
   TB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), rc, done);
   {
-    tbScratch sizes;  // only the solver's sizes: the counts of TB_WORK_ARRAYS
-    memset(&sizes, 0, sizeof(sizes));
-    tb_solverScratchSize(m, &sizes.nsolver_d, &sizes.nsolver_i);
-    size_t per = tb_sceneBytes(m, d, &sizes, rec, probe, tier != 0);
+    // bytes per scene from a layout of many scenes, where the arrays' alignment is amortized
+    const size_t many = 4096;
+    tbGpuChunk probe_chunk;
+    memset(&probe_chunk, 0, sizeof(probe_chunk));
+    size_t per = tb_chunkLayout(m, d, rec, probe, (int)many, tier != 0, NULL, &probe_chunk) / many;
+    size_t down = probe_chunk.down / many + 1;
     size_t slack = reserve + 64 * 256;  // + the alignment of a chunk's arrays
-    size_t fit = free_bytes > slack ? (free_bytes - slack) / 2 / per : 0;
+    size_t fit = free_bytes > slack ? (free_bytes - slack) / 4 / (per + 1) : 0;
     if (fit < 1) {
       return tb_setError(
           "gpu: one scene needs %zu bytes, %zu are free on the device (%zu of "
           "them set aside for the kernel's local memory)",
           per, free_bytes, reserve);
     }
+    size_t staged = TB_GPU_STAGE_MAX / down > 0 ? TB_GPU_STAGE_MAX / down : 1;
+    if (staged < fit) fit = staged;
     *chunk = fit < (size_t)nscene ? (int)fit : nscene;
     if (tb_chunkCap > 0 && *chunk > tb_chunkCap) *chunk = tb_chunkCap;
   }
@@ -395,33 +408,41 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
   tbProbe dp;
   memset(&dp, 0, sizeof(dp));
   char *model_buf = NULL, *probe_buf = NULL;
-  tbGpuChunk c;
-  memset(&c, 0, sizeof(c));
+  tbGpuChunk ch[2];
+  memset(ch, 0, sizeof(ch));
+  ch[0].s = ch[1].s = -1;
   int chunk = 0, tier = tb_localTier(m), rc = tb_uploadModel(m, &dm, &model_buf);
   if (rc == TB_OK && probe) rc = tb_uploadProbe(probe, &dp, &probe_buf);
   if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, dev, tier, s1 - s0, &chunk);
-  for (int s = s0; rc == TB_OK && s < s1; s += chunk) {
+  for (int s = s0, k = 0; rc == TB_OK && s < s1; s += chunk, k ^= 1) {
+    tbGpuChunk* c = &ch[k];
     int n = s1 - s < chunk ? s1 - s : chunk;
-    if (!c.buf || c.d.nscene != n) {
-      cudaFree(c.buf);
-      if ((rc = tb_newChunk(m, d, rec, probe, n, tier != 0, &c)) != TB_OK) break;
+    if ((rc = tb_finishChunk(c, d, rec, probe)) != TB_OK) break;
+    if (!c->buf || c->d.nscene != n) {
+      tb_freeChunk(c);
+      if ((rc = tb_newChunk(m, d, rec, probe, n, tier != 0, c)) != TB_OK) break;
     }
-    if ((rc = tb_copyChunk(&c, d, s, 1)) != TB_OK) break;
+    tb_stage(c, d, rec, probe, s, 1);
+    TB_CUDA_CHECK(cudaMemcpyAsync(c->buf, c->host, c->up, cudaMemcpyHostToDevice, c->stream), rc,
+                  done);
     if (probe) {
-      if ((rc = tb_copyProbe(probe, &c, s, 1)) != TB_OK) break;
       dp.scene0 = probe->scene0 + s;
-      tb_setProbeOut(&dp, c.out);
+      tb_setProbeOut(&dp, c->out);
     }
     (void)cudaGetLastError();  // an earlier call's error is not this launch's
-    tb_launch(tier, n, &dm, &c, nstep, rec != NULL, &dp, probe != NULL);
+    tb_launch(tier, &dm, c, nstep, rec != NULL, &dp, probe != NULL);
     TB_CUDA_CHECK(cudaGetLastError(), rc, done);
-    TB_CUDA_CHECK(cudaDeviceSynchronize(), rc, done);
-    if ((rc = tb_copyChunk(&c, d, s, 0)) != TB_OK) break;
-    if (rec && (rc = tb_copyRecords(m, &c, rec, s)) != TB_OK) break;
-    if (probe && (rc = tb_copyProbe(probe, &c, s, 0)) != TB_OK) break;
+    TB_CUDA_CHECK(cudaMemcpyAsync(c->host, c->buf, c->down, cudaMemcpyDeviceToHost, c->stream), rc,
+                  done);
+    c->s = s;
   }
+  for (int k = 0; k < 2 && rc == TB_OK; k++) rc = tb_finishChunk(&ch[k], d, rec, probe);
 done:
-  cudaFree(c.buf);
+  for (int k = 0; k < 2; k++) {
+    if (ch[k].stream) cudaStreamSynchronize(ch[k].stream);
+    tb_freeChunk(&ch[k]);
+    if (ch[k].stream) cudaStreamDestroy(ch[k].stream);
+  }
   cudaFree(probe_buf);
   cudaFree(model_buf);
   return rc;
