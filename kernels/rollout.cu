@@ -175,6 +175,11 @@ typedef struct tbGpuChunk {
   int s;  // the batch's scene at the chunk's scene 0, -1 while it holds none
 } tbGpuChunk;
 
+// base + off, or NULL while only measuring (no arithmetic on a null pointer)
+static char* tb_at(char* base, size_t off) {
+  return base ? base + off : NULL;
+}
+
 // lay the arrays of a chunk of n scenes out from base (NULL: only measure); returns the bytes
 static size_t tb_chunkLayout(const tbModel* m, const tbData* d, const tbRecord* rec,
                              const tbProbe* probe, int n, int local, char* base, tbGpuChunk* c) {
@@ -186,25 +191,25 @@ static size_t tb_chunkLayout(const tbModel* m, const tbData* d, const tbRecord* 
   tb_solverScratchSize(m, &c->sc.nsolver_d, &c->sc.nsolver_i);
   const tbScratch* sc = &c->sc;
   size_t off = 0, nslot = (size_t)c->sc.nslot, nrec = rec ? (size_t)n * rec->nrecord : 0;
-#define TB_X(type, name, count)    \
-  c->d.name = (type*)(base + off); \
+#define TB_X(type, name, count)        \
+  c->d.name = (type*)tb_at(base, off); \
   off += tb_align(sizeof(type) * (size_t)n * (size_t)(count));
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
-  c->out = base + off;
+  c->out = tb_at(base, off);
   off += tb_align(tb_probeSceneBytes(probe) * (size_t)n);
   c->up = off;
   if (rec) {
     c->rec.every = rec->every;
     c->rec.nrecord = rec->nrecord;
   }
-  c->rec.state = (double*)(base + off);
+  c->rec.state = (double*)tb_at(base, off);
   off += tb_align(sizeof(double) * nrec * 13 * (size_t)m->nbody);
-  c->rec.time = (double*)(base + off);
+  c->rec.time = (double*)tb_at(base, off);
   off += tb_align(sizeof(double) * nrec);
   c->down = off;
-#define TB_X(type, name, count)                    \
-  c->sc.name = nslot ? (type*)(base + off) : NULL; \
+#define TB_X(type, name, count)                        \
+  c->sc.name = nslot ? (type*)tb_at(base, off) : NULL; \
   off += tb_align(nslot * tb_slotBytes(sizeof(type) * (size_t)(count)));
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
@@ -226,8 +231,8 @@ done:
 }
 
 static void tb_freeChunk(tbGpuChunk* c) {
-  cudaFree(c->buf);
-  cudaFreeHost(c->host);
+  if (c->buf) cudaFree(c->buf);
+  if (c->host) cudaFreeHost(c->host);
   c->buf = c->host = NULL;
 }
 
@@ -238,7 +243,8 @@ static char* tb_staged(const tbGpuChunk* c, const void* p) {
 
 // the batch's scenes [s, s + n) into the pinned copy (the probe's output too: a field's start
 // positions ride along), or back from it when in is 0 (and the records)
-static void tb_stage(tbGpuChunk* c, tbData* d, tbRecord* rec, const tbProbe* probe, int s, int in) {
+static void tb_stage(const tbModel* m, tbGpuChunk* c, tbData* d, tbRecord* rec,
+                     const tbProbe* probe, int s, int in) {
   size_t n = (size_t)c->d.nscene;
 #define TB_X(type, name, count)                        \
   {                                                    \
@@ -262,18 +268,19 @@ static void tb_stage(tbGpuChunk* c, tbData* d, tbRecord* rec, const tbProbe* pro
     }
   }
   if (rec && !in) {
-    size_t nrec = n * rec->nrecord, at = (size_t)s * rec->nrecord, width = 13 * (size_t)c->d.nbody;
+    size_t nrec = n * rec->nrecord, at = (size_t)s * rec->nrecord, width = 13 * (size_t)m->nbody;
     memcpy(rec->state + at * width, tb_staged(c, c->rec.state), sizeof(double) * nrec * width);
     memcpy(rec->time + at, tb_staged(c, c->rec.time), sizeof(double) * nrec);
   }
 }
 
 // wait for the chunk's copies and kernel, and hand its scenes back to the batch
-static int tb_finishChunk(tbGpuChunk* c, tbData* d, tbRecord* rec, const tbProbe* probe) {
+static int tb_finishChunk(const tbModel* m, tbGpuChunk* c, tbData* d, tbRecord* rec,
+                          const tbProbe* probe) {
   int rc = TB_OK;
   if (c->s < 0) return TB_OK;
   TB_CUDA_CHECK(cudaStreamSynchronize(c->stream), rc, done);
-  tb_stage(c, d, rec, probe, c->s, 0);
+  tb_stage(m, c, d, rec, probe, c->s, 0);
   c->s = -1;
 done:
   return rc;
@@ -414,15 +421,21 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
   int chunk = 0, tier = tb_localTier(m), rc = tb_uploadModel(m, &dm, &model_buf);
   if (rc == TB_OK && probe) rc = tb_uploadProbe(probe, &dp, &probe_buf);
   if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, dev, tier, s1 - s0, &chunk);
+  // the uploads above went through pageable memory on the legacy stream, which the chunks'
+  // non-blocking streams do not wait for
+  if (rc == TB_OK) TB_CUDA_CHECK(cudaDeviceSynchronize(), rc, done);
+  // both chunks allocated before the first launch: an allocation between launches would stall
+  // the other stream
+  for (int k = 0; k < 2 && rc == TB_OK && (k == 0 || s1 - s0 > chunk); k++) {
+    rc = tb_newChunk(m, d, rec, probe, chunk, tier != 0, &ch[k]);
+  }
   for (int s = s0, k = 0; rc == TB_OK && s < s1; s += chunk, k ^= 1) {
     tbGpuChunk* c = &ch[k];
     int n = s1 - s < chunk ? s1 - s : chunk;
-    if ((rc = tb_finishChunk(c, d, rec, probe)) != TB_OK) break;
-    if (!c->buf || c->d.nscene != n) {
-      tb_freeChunk(c);
-      if ((rc = tb_newChunk(m, d, rec, probe, n, tier != 0, c)) != TB_OK) break;
-    }
-    tb_stage(c, d, rec, probe, s, 1);
+    if ((rc = tb_finishChunk(m, c, d, rec, probe)) != TB_OK) break;
+    // the tail's smaller layout fits the buffers of a full chunk (every term grows with n)
+    if (n != chunk) tb_chunkLayout(m, d, rec, probe, n, tier != 0, c->buf, c);
+    tb_stage(m, c, d, rec, probe, s, 1);
     TB_CUDA_CHECK(cudaMemcpyAsync(c->buf, c->host, c->up, cudaMemcpyHostToDevice, c->stream), rc,
                   done);
     if (probe) {
@@ -436,7 +449,7 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
                   done);
     c->s = s;
   }
-  for (int k = 0; k < 2 && rc == TB_OK; k++) rc = tb_finishChunk(&ch[k], d, rec, probe);
+  for (int k = 0; k < 2 && rc == TB_OK; k++) rc = tb_finishChunk(m, &ch[k], d, rec, probe);
 done:
   for (int k = 0; k < 2; k++) {
     if (ch[k].stream) cudaStreamSynchronize(ch[k].stream);
