@@ -65,7 +65,8 @@ void tb_freeWork(tbWork* w) {
 
 //---- device ------------------------------------------------------------------------------------
 
-static int tb_device = TB_DEVICE_CPU;
+// what was asked for, and where rollouts go (auto resolved once, not at every rollout)
+static int tb_device = TB_DEVICE_CPU, tb_resolved = TB_DEVICE_CPU;
 
 int tb_setDevice(int device) {
   if (device != TB_DEVICE_CPU && device != TB_DEVICE_GPU && device != TB_DEVICE_AUTO) {
@@ -80,6 +81,9 @@ int tb_setDevice(int device) {
 #endif
   }
   tb_device = device;
+  tb_resolved = device != TB_DEVICE_AUTO  ? device
+                : tb_gpuDeviceCount() > 0 ? TB_DEVICE_GPU
+                                          : TB_DEVICE_CPU;
   return TB_OK;
 }
 
@@ -88,10 +92,7 @@ int tb_getDevice(void) {
 }
 
 int tb_rolloutDevice(void) {
-  if (tb_device == TB_DEVICE_AUTO) {
-    return tb_gpuDeviceCount() > 0 ? TB_DEVICE_GPU : TB_DEVICE_CPU;
-  }
-  return tb_device;
+  return tb_resolved;
 }
 
 void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {

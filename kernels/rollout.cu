@@ -41,32 +41,31 @@ static int tb_chunkCap = 0;  // tests: at most this many scenes per chunk (0: as
 // later run them, earlier ones have no image for them
 enum { TB_GPU_MIN_MAJOR = 9 };
 
+// device i runs the kernels
+static int tb_gpuUsable(int i) {
+  cudaDeviceProp prop;
+  return cudaGetDeviceProperties(&prop, i) == cudaSuccess && prop.major >= TB_GPU_MIN_MAJOR;
+}
+
+// CUDA devices seen (0 without a driver: not an error of a later call)
+static int tb_gpuSeen(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) == cudaSuccess) return n;
+  (void)cudaGetLastError();
+  return 0;
+}
+
 // the first device that runs the kernels, or -1
 static int tb_gpuDevice(void) {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();  // no driver or no device: not an error of a later call
-    return -1;
-  }
-  for (int i = 0; i < n; i++) {
-    cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, i) == cudaSuccess && prop.major >= TB_GPU_MIN_MAJOR) {
-      return i;
-    }
+  for (int i = 0, n = tb_gpuSeen(); i < n; i++) {
+    if (tb_gpuUsable(i)) return i;
   }
   return -1;
 }
 
 extern "C" int tb_gpuDeviceCount(void) {
-  int n = 0, usable = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  for (int i = 0; i < n; i++) {
-    cudaDeviceProp prop;
-    usable += cudaGetDeviceProperties(&prop, i) == cudaSuccess && prop.major >= TB_GPU_MIN_MAJOR;
-  }
+  int usable = 0;
+  for (int i = 0, n = tb_gpuSeen(); i < n; i++) usable += tb_gpuUsable(i);
   return usable;
 }
 
@@ -288,7 +287,11 @@ done:
 
 //---- the fused rollout kernel ------------------------------------------------------------------
 
-// one thread per scene: nstep steps with the scene's scratch in its global slot
+// one thread per scene runs nstep steps. BYTES = 0: the scene's scratch is its global slot in
+// sc. BYTES > 0: the scratch lives in the thread's local memory (sc gives only the solver's
+// sizes), which the hardware interleaves across a warp, so the threads' accesses to the same
+// scratch entry coalesce where slot-major global slots are a slot's size apart
+template <int BYTES>
 __global__ void __launch_bounds__(TB_GPU_BLOCK)
     tb_rolloutKernel(const __grid_constant__ tbModel m, tbData d,
                      const __grid_constant__ tbScratch sc, int nstep, tbRecord rec, int record,
@@ -296,26 +299,18 @@ __global__ void __launch_bounds__(TB_GPU_BLOCK)
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= d.nscene) return;
   tbWork w;
-  tb_workSlot(&m, &sc, s, &w);
-  tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
+  if constexpr (BYTES == 0) {
+    tb_workSlot(&m, &sc, s, &w);
+    tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
+  } else {
+    __align__(16) char buf[BYTES];
+    tb_workCarve(&m, &sc, buf, &w);
+    tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
+  }
 }
 
-// the same with the scratch in the thread's local memory, for scenes whose scratch fits BYTES:
-// the hardware interleaves local memory across a warp, so the threads' accesses to the same
-// scratch entry coalesce, where slot-major global slots are a slot's size apart (sc: the
-// solver's sizes only)
-template <int BYTES>
-__global__ void __launch_bounds__(TB_GPU_BLOCK)
-    tb_rolloutLocalKernel(const __grid_constant__ tbModel m, tbData d,
-                          const __grid_constant__ tbScratch sc, int nstep, tbRecord rec, int record,
-                          const __grid_constant__ tbProbe probe, int reduce) {
-  int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= d.nscene) return;
-  __align__(16) char buf[BYTES];
-  tbWork w;
-  tb_workCarve(&m, &sc, buf, &w);
-  tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
-}
+typedef void (*tbRolloutKernel)(const tbModel, tbData, const tbScratch, int, tbRecord, int,
+                                const tbProbe, int);
 
 // local-memory tiers (bytes of scratch per scene); larger scratch takes global slots
 enum { TB_GPU_LOCAL_SMALL = 4096, TB_GPU_LOCAL_LARGE = 16384 };
@@ -330,20 +325,18 @@ static int tb_localTier(const tbModel* m) {
   return bytes <= TB_GPU_LOCAL_LARGE ? TB_GPU_LOCAL_LARGE : 0;
 }
 
+// the kernel of a tier
+static tbRolloutKernel tb_kernel(int tier) {
+  if (tier == TB_GPU_LOCAL_SMALL) return tb_rolloutKernel<TB_GPU_LOCAL_SMALL>;
+  if (tier == TB_GPU_LOCAL_LARGE) return tb_rolloutKernel<TB_GPU_LOCAL_LARGE>;
+  return tb_rolloutKernel<0>;
+}
+
 static void tb_launch(int tier, const tbModel* dm, const tbGpuChunk* c, int nstep, int record,
                       const tbProbe* dp, int reduce) {
   int grid = (c->d.nscene + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK;
-  cudaStream_t st = c->stream;
-  if (tier == TB_GPU_LOCAL_SMALL) {
-    tb_rolloutLocalKernel<TB_GPU_LOCAL_SMALL>
-        <<<grid, TB_GPU_BLOCK, 0, st>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
-  } else if (tier == TB_GPU_LOCAL_LARGE) {
-    tb_rolloutLocalKernel<TB_GPU_LOCAL_LARGE>
-        <<<grid, TB_GPU_BLOCK, 0, st>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp, reduce);
-  } else {
-    tb_rolloutKernel<<<grid, TB_GPU_BLOCK, 0, st>>>(*dm, c->d, c->sc, nstep, c->rec, record, *dp,
-                                                    reduce);
-  }
+  tb_kernel(tier)<<<grid, TB_GPU_BLOCK, 0, c->stream>>>(*dm, c->d, c->sc, nstep, c->rec, record,
+                                                        *dp, reduce);
 }
 
 // device memory the driver sets aside for the tier's kernel: its local memory (stack frame and
@@ -352,15 +345,7 @@ static int tb_localReserve(int dev, int tier, size_t* bytes) {
   cudaFuncAttributes attr;
   cudaDeviceProp prop;
   int rc = TB_OK;
-  if (tier == TB_GPU_LOCAL_SMALL) {
-    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutLocalKernel<TB_GPU_LOCAL_SMALL>), rc,
-                  done);
-  } else if (tier == TB_GPU_LOCAL_LARGE) {
-    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutLocalKernel<TB_GPU_LOCAL_LARGE>), rc,
-                  done);
-  } else {
-    TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_rolloutKernel), rc, done);
-  }
+  TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_kernel(tier)), rc, done);
   TB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev), rc, done);
   *bytes =
       attr.localSizeBytes * (size_t)prop.maxThreadsPerMultiProcessor * prop.multiProcessorCount;

@@ -141,9 +141,7 @@ TEST(GpuProbeTest, PlateFieldMatchesTheCpuPath) {
 TEST(GpuSolverTest, EverySolverMatchesTheCpuPath) {
   SKIP_WITHOUT_GPU();
   for (int solver = 0; solver < TB_NSOLVER; solver++) {
-    bool lcp = solver == TB_SOLVER_MLCP_FB_RLM || solver == TB_SOLVER_MLCP_FB_PLM ||
-               solver == TB_SOLVER_LEMKE;
-    int cone = lcp ? TB_CONE_PYRAMID : TB_CONE_EXACT;
+    int cone = solverCone(solver);
     Scene cpu("box-stack", 256, {}, cone, 4), gpu("box-stack", 256, {}, cone, 4);
     for (Scene* sc : {&cpu, &gpu}) {
       sc->m->opt.solver = solver;

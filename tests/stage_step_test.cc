@@ -137,9 +137,7 @@ INSTANTIATE_TEST_SUITE_P(Models, DeviceLayoutTest, ::testing::Range(0, studyCoun
 // every step solver in both layouts (the solvers' scratch is slot-strided like the rest)
 TEST(SolverLayoutTest, EverySolverIsBitwiseTheCpuLayout) {
   for (int solver = 0; solver < TB_NSOLVER; solver++) {
-    bool lcp = solver == TB_SOLVER_MLCP_FB_RLM || solver == TB_SOLVER_MLCP_FB_PLM ||
-               solver == TB_SOLVER_LEMKE;
-    int cone = lcp ? TB_CONE_PYRAMID : TB_CONE_EXACT;
+    int cone = solverCone(solver);
     Scene a("box-stack", 6, {}, cone, 4), b("box-stack", 6, {}, cone, 4);
     for (Scene* sc : {&a, &b}) {
       sc->m->opt.solver = solver;

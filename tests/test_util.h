@@ -103,6 +103,13 @@ inline std::string studyName(int i) {
   return n;
 }
 
+// the cone a step solver takes: the pyramid for the LCP solvers, else the exact cone
+inline int solverCone(int solver) {
+  bool lcp = solver == TB_SOLVER_MLCP_FB_RLM || solver == TB_SOLVER_MLCP_FB_PLM ||
+             solver == TB_SOLVER_LEMKE;
+  return lcp ? TB_CONE_PYRAMID : TB_CONE_EXACT;
+}
+
 // every scene's parameters moved by up to +-2% of their defaults (zero defaults stay), each scene
 // its own draw, so that a batch's scenes differ; a value outside its range keeps the default
 inline void jitterParams(Scene& sc, unsigned seed) {
