@@ -159,9 +159,5 @@ int tb_resetData(const tbModel* m, tbData* d) {
 
 void tb_copyScene(const tbModel* m, const tbData* a, int s, tbData* b, int t) {
   (void)m;
-  const tbData* d = a;  // the counts of TB_DATA_ARRAYS (a and b share the model)
-#define TB_X(type, name, count) \
-  memcpy(b->name + (size_t)t * (count), a->name + (size_t)s * (count), sizeof(type) * (count));
-  TB_DATA_ARRAYS(TB_X)
-#undef TB_X
+  tb_sceneCopy(a, s, b, t);
 }

@@ -3,6 +3,8 @@
 #ifndef TUMBLE_HOST_ENGINE_H_
 #define TUMBLE_HOST_ENGINE_H_
 
+#include <string.h>
+
 #include <tumble/collide_geom.h>
 #include <tumble/problem.h>
 #include <tumble/tumble.h>
@@ -38,6 +40,8 @@ typedef struct tbRowJ {
 //   con, con_pair      contacts and their candidate pair
 //   row .. blk_angle   the rows, M^-1 J^T per row side, warm-start keys and the Delassus problem
 //   solver_d, solver_i the model solver's scratch (tb_solverNeed)
+//   scene_buf          the arrays of the one-scene batch `scene` (tb_workScene) in which a
+//                      rollout keeps its scene: on chip on the GPU, between one load and one store
 #define TB_WORK_ARRAYS(X)                             \
   X(double, vary, m->nvary + 1)                       \
   X(double, xpos, tb_cap(m->nbody) * 3)               \
@@ -63,7 +67,49 @@ typedef struct tbRowJ {
   X(double, blk_mu, tb_cap(m->maxrow))                \
   X(double, blk_angle, tb_cap(m->maxrow))             \
   X(double, solver_d, sc->nsolver_d)                  \
-  X(int, solver_i, sc->nsolver_i)
+  X(int, solver_i, sc->nsolver_i)                     \
+  X(double, scene_buf, tb_sceneWords(m))
+
+// index of element i of scene s in a batch array of count elements per scene, in d's layout
+TB_HD size_t tb_sceneAt(const tbData* d, int s, size_t count, size_t i) {
+  return d->scene_fast ? i * (size_t)d->nscene + (size_t)s : (size_t)s * count + i;
+}
+
+// scene s of a into scene t of b, whatever the layout of each (batches of one model)
+TB_HD void tb_sceneCopy(const tbData* a, int s, tbData* b, int t) {
+  const tbData* d = a;  // the counts of TB_DATA_ARRAYS
+#define TB_X(type, name, count)                                                                    \
+  for (size_t i = 0; i < (size_t)(count); i++) {                                                   \
+    b->name[tb_sceneAt(b, t, (size_t)(count), i)] = a->name[tb_sceneAt(a, s, (size_t)(count), i)]; \
+  }
+  TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+}
+
+// the one-scene batch of model m, without its arrays
+TB_HD tbData tb_oneScene(const tbModel* m) {
+  tbData one;
+  memset(&one, 0, sizeof(one));
+  one.nscene = 1;
+  one.nbody = m->nbody;
+  one.nparam = m->nparam;
+  one.maxrow = m->maxrow;
+  return one;
+}
+
+// bytes of array `count` elements of type in scene_buf: whole words, so every array is aligned
+#define TB_SCENE_BYTES(type, count) ((sizeof(type) * (size_t)(count) + 7) & ~(size_t)7)
+
+// words (doubles) of one scene's arrays in scene_buf
+TB_HD size_t tb_sceneWords(const tbModel* m) {
+  tbData one = tb_oneScene(m);
+  const tbData* d = &one;
+  size_t bytes = 0;
+#define TB_X(type, name, count) bytes += TB_SCENE_BYTES(type, count);
+  TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+  return bytes / 8;
+}
 
 // a capacity of at least one (arrays of zero objects still get a slot)
 TB_HD size_t tb_cap(int n) {
@@ -92,6 +138,7 @@ struct tbWork {
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   tbSolverWork solver_work;  // solver_d and solver_i as the solvers take them
+  tbData scene;              // one scene, its arrays in scene_buf
   int ncon, nrow, nblock;
   double h, gravity[3], frame_angle, facet_angle;  // per step, from vary (TB_F_OPT)
   char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
@@ -107,6 +154,18 @@ TB_HD void tb_workSolver(const tbScratch* sc, tbWork* w) {
   w->own = NULL;
 }
 
+// w->scene: the one-scene batch over w->scene_buf
+TB_HD void tb_workScene(const tbModel* m, tbWork* w) {
+  w->scene = tb_oneScene(m);
+  const tbData* d = &w->scene;
+  char* at = (char*)w->scene_buf;
+#define TB_X(type, name, count) \
+  w->scene.name = (type*)at;    \
+  at += TB_SCENE_BYTES(type, count);
+  TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+}
+
 // the view of slot `slot` of sc
 TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* w) {
   size_t k = (size_t)slot;
@@ -115,6 +174,7 @@ TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* 
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   tb_workSolver(sc, w);
+  tb_workScene(m, w);
 }
 
 // bytes of one slot laid out in one buffer (each array 16-byte aligned); sc gives the solver's
@@ -137,6 +197,7 @@ TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   tb_workSolver(sc, w);
+  tb_workScene(m, w);
 }
 
 // the values of (field, object) in a vary vector; unchecked, for stages that index valid objects

@@ -63,7 +63,7 @@ void tb_freeSolverWork(tbSolverWork* w) {
 int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
              tbSolveResult* res) {
   double t0 = omp_get_wtime();
-  int rc = tb_solveQuiet(solver, p, opt, x, w, res);
+  int rc = tb_solveQuiet(tb_solo(), solver, p, opt, x, w, res);
   if (rc == TB_ERR_ARG) {
     return tb_setError("solver '%s' does not apply to this problem", tb_solverName(solver));
   }

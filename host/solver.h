@@ -11,17 +11,19 @@
 #include "solver_auto.h"
 
 // the solve itself, without error text or timer (the step's stage on both backends): TB_OK,
-// TB_ERR_ARG when the solver does not apply, TB_ERR_MEMORY when w is too small
-TB_HDN int tb_solveQuiet(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x,
-                         tbSolverWork* w, tbSolveResult* res) {
+// TB_ERR_ARG when the solver does not apply, TB_ERR_MEMORY when w is too small. Team t shares
+// PGS; the other solvers run on its lead alone (res is the lead's).
+TB_HDN int tb_solveQuiet(tbTeam t, int solver, const tbProblem* p, const tbSolverOpt* opt,
+                         double* x, tbSolverWork* w, tbSolveResult* res) {
   memset(res, 0, sizeof(*res));
   if (solver < 0 || solver >= TB_NSOLVER || !tb_solverApplies(solver, p)) return TB_ERR_ARG;
   int nfree, m = tb_lcpSize(p, &nfree);
   size_t ni, nd = tb_solverNeed(solver, p->n, m, &ni);
   if (w->nd < nd || w->ni < ni) return TB_ERR_MEMORY;
+  if (solver != TB_SOLVER_PGS && t.lane != 0) return TB_OK;
   switch (solver) {
     case TB_SOLVER_PGS:
-      tb_solvePGS(p, opt, x, w, res);
+      tb_solvePGS(t, p, opt, x, w, res);
       break;
     case TB_SOLVER_PROX_GS:
     case TB_SOLVER_PROX_JACOBI:

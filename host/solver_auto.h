@@ -41,7 +41,7 @@ TB_HD double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, in
   memset(&r, 0, sizeof(r));
   switch (solver) {
     case TB_SOLVER_PGS:
-      tb_solvePGS(p, &o, x, w, &r);
+      tb_solvePGS(tb_solo(), p, &o, x, w, &r);
       break;
     case TB_SOLVER_MNCP_PLM:
       tb_solveMNCP(p, &o, x, w, &r, TB_LM_PROJECTED_LU);
@@ -117,10 +117,11 @@ TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, i
   // on small problems the residual (a projection and a few square roots per contact) costs as
   // much as the sweep itself (Rover11035, one contact: 68% of PGS's time); evaluating it every
   // second sweep costs at most one sweep more (1.29 -> 1.14 us there)
-  int done = 0, check = p->n <= TB_AUTO_CHECK_MAX ? 2 : 1, sym = tb_pgsSymmetric(p);
+  int done = 0, check = p->n <= TB_AUTO_CHECK_MAX ? 2 : 1, sym = tb_pgsSymmetric(tb_solo(), p);
   while (left > 0 && res->residual > opt->tol) {
     int budget = left < TB_AUTO_CHUNK ? left : TB_AUTO_CHUNK, sweeps, reason;
-    double rn = tb_pgsSweeps(p, sym, opt->sor, opt->tol, budget, check, x, u, &sweeps, &reason);
+    double rn =
+        tb_pgsSweeps(tb_solo(), p, sym, opt->sor, opt->tol, budget, check, x, u, &sweeps, &reason);
     left -= sweeps;
     done += sweeps;
     res->iterations += sweeps;

@@ -17,42 +17,53 @@
 
 #include <tumble/cone.h>
 #include <tumble/problem.h>
+#include <tumble/team.h>
 
 // u += A[:, j] dx (A need not be symmetric: LCPs from files are not, nor are the Rover FC3D
 // files). Where A is exactly symmetric its row j holds the same numbers, added in the same
 // order, read contiguously instead of with a stride of n doubles: on Box_Stacks (246 rows) PGS
-// took 0.64 ms instead of 1.0 ms for the same 39 sweeps
-TB_HD void tb_addColumn(const tbProblem* p, int sym, int j, double dx, double* u) {
+// took 0.64 ms instead of 1.0 ms for the same 39 sweeps. Team t splits the entries.
+TB_HD void tb_addColumn(tbTeam t, const tbProblem* p, int sym, int j, double dx, double* u) {
   if (dx == 0.0) return;
   int n = p->n;
   if (sym) {
     const double* a = p->A + (size_t)j * n;
-    for (int i = 0; i < n; i++) u[i] += a[i] * dx;
+    for (int i = t.lane; i < n; i += t.size) u[i] += a[i] * dx;
     return;
   }
   const double* a = p->A + j;
-  for (int i = 0; i < n; i++) u[i] += a[(size_t)i * n] * dx;
+  for (int i = t.lane; i < n; i += t.size) u[i] += a[(size_t)i * n] * dx;
 }
 
 // 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers)
-TB_HD int tb_pgsSymmetric(const tbProblem* p) {
-  int n = p->n;
-  for (int i = 0; i < n; i++) {
+TB_HD int tb_pgsSymmetric(tbTeam t, const tbProblem* p) {
+  int n = p->n, sym = 1;
+  for (int i = t.lane; i < n && sym; i += t.size) {
     for (int j = i + 1; j < n; j++) {
-      if (!(p->A[(size_t)i * n + j] == p->A[(size_t)j * n + i])) return 0;
+      if (!(p->A[(size_t)i * n + j] == p->A[(size_t)j * n + i])) {
+        sym = 0;
+        break;
+      }
     }
   }
-  return 1;
+  return tb_teamAll(t, sym);
 }
 
-TB_HD void tb_sweepBox(const tbProblem* p, int sym, int i, double sor, double* x, double* u) {
+// x[i] <- v and u += A[:, i] (v - x[i]) by team t, once every member has read x and u
+TB_HD void tb_pgsSet(tbTeam t, const tbProblem* p, int sym, int i, double v, double* x, double* u) {
+  double dx = v - x[i];
+  tb_teamSync(t);
+  if (t.lane == 0) x[i] = v;
+  tb_addColumn(t, p, sym, i, dx, u);
+  tb_teamSync(t);
+}
+
+TB_HD void tb_sweepBox(tbTeam t, const tbProblem* p, int sym, int i, double sor, double* x,
+                       double* u) {
   double aii = p->A[(size_t)i * p->n + i];
   if (!(aii > 0.0)) return;
   double v = x[i] - sor * u[i] / aii;
-  v = tbu_clamp(v, p->lo[i], p->hi[i]);
-  double dx = v - x[i];
-  x[i] = v;
-  tb_addColumn(p, sym, i, dx, u);
+  tb_pgsSet(t, p, sym, i, tbu_clamp(v, p->lo[i], p->hi[i]), x, u);
 }
 
 // step size for the tangent rows of the contact whose normal row is i
@@ -67,42 +78,38 @@ TB_HD double tb_tangentStep(const tbProblem* p, int i, int ntan) {
   return lmax > 0.0 ? 2.0 / (lmin + lmax) : 0.0;
 }
 
-TB_HD void tb_sweepContact(const tbProblem* p, int sym, int k, double sor, double* x, double* u) {
+TB_HD void tb_sweepContact(tbTeam t, const tbProblem* p, int sym, int k, double sor, double* x,
+                           double* u) {
   int i = p->blk_adr[k], ntan = p->blk_dim[k] - 1;
   double ann = p->A[(size_t)i * p->n + i];
   if (ann > 0.0) {
     double v = x[i] - sor * u[i] / ann;
-    v = v > 0.0 ? v : 0.0;
-    double dx = v - x[i];
-    x[i] = v;
-    tb_addColumn(p, sym, i, dx, u);
+    tb_pgsSet(t, p, sym, i, v > 0.0 ? v : 0.0, x, u);
   }
   if (ntan == 0) return;
   double rho = sor * tb_tangentStep(p, i, ntan);
   double y[2] = {x[i + 1] - rho * u[i + 1], ntan > 1 ? x[i + 2] - rho * u[i + 2] : 0.0};
   tbu_projFriction(y, ntan, p->blk_mu[k] * x[i], p->cone == 1, p->facets, p->blk_angle[k]);
-  for (int t = 0; t < ntan; t++) {
-    double dx = y[t] - x[i + 1 + t];
-    x[i + 1 + t] = y[t];
-    tb_addColumn(p, sym, i + 1 + t, dx, u);
-  }
+  for (int j = 0; j < ntan; j++) tb_pgsSet(t, p, sym, i + 1 + j, y[j], x, u);
 }
 
 // up to max_sweep PGS sweeps on x with u = A x + b kept current (u must hold it on entry); the
 // running residual is evaluated after every `check`-th sweep and after the last, and the sweeps
 // stop once it reaches tol (or is not finite). Returns the last residual evaluated (INFINITY if
 // none), *sweeps done and *reason (tbtStop). sym: tb_pgsSymmetric(p). tb_solvePGS is check = 1.
-TB_HD double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, int max_sweep,
-                          int check, double* x, double* u, int* sweeps, int* reason) {
+// Team t shares every row's update; every member returns the same.
+TB_HD double tb_pgsSweeps(tbTeam t, const tbProblem* p, int sym, double sor, double tol,
+                          int max_sweep, int check, double* x, double* u, int* sweeps,
+                          int* reason) {
   double r = INFINITY;
   *sweeps = 0;
   *reason = TB_STOP_MAXITER;
   for (int it = 0; it < max_sweep; it++) {
     for (int k = 0; k < p->nblock; k++) {
       if (p->blk_type[k] == TB_BLOCK_BOX) {
-        tb_sweepBox(p, sym, p->blk_adr[k], sor, x, u);
+        tb_sweepBox(t, p, sym, p->blk_adr[k], sor, x, u);
       } else {
-        tb_sweepContact(p, sym, k, sor, x, u);
+        tb_sweepContact(t, p, sym, k, sor, x, u);
       }
     }
     *sweeps = it + 1;
@@ -120,9 +127,9 @@ TB_HD double tb_pgsSweeps(const tbProblem* p, int sym, double sor, double tol, i
   return r;
 }
 
-// the pgs solver (scratch: 2n doubles)
-TB_HD void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                       tbSolveResult* res) {
+// the pgs solver (scratch: 2n doubles) run by team t; every member gets the result
+TB_HD void tb_solvePGS(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                       tbSolverWork* w, tbSolveResult* res) {
   double* u = w->d;
   res->iterations = 0;
   res->reason = TB_STOP_MAXITER;
@@ -132,11 +139,11 @@ TB_HD void tb_solvePGS(const tbProblem* p, const tbSolverOpt* opt, double* x, tb
     res->reason = TB_STOP_CONVERGED;
     return;
   }
-  tb_problemVelocity(p, x, u);
-  tb_pgsSweeps(p, tb_pgsSymmetric(p), opt->sor, opt->tol, opt->max_iter, 1, x, u, &res->iterations,
-               &res->reason);
+  tb_problemVelocityTeam(t, p, x, u);
+  tb_pgsSweeps(t, p, tb_pgsSymmetric(t, p), opt->sor, opt->tol, opt->max_iter, 1, x, u,
+               &res->iterations, &res->reason);
   // the reported residual is recomputed from scratch, never the running estimate
-  tb_finishSolve(p, opt, x, w->d + p->n, res);
+  tb_finishSolveTeam(t, p, opt, x, w->d + p->n, res);
 }
 
 #endif  // TUMBLE_HOST_STAGE_PGS_H_

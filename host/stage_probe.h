@@ -149,30 +149,33 @@ TB_HD const double* tb_probePartPos(const tbModel* m, const tbData* d, int s, in
   return d->body_pos + ((size_t)s * m->nbody + part) * 3;
 }
 
+// The probe's stages read the scene's state from its one-scene batch `one` and write the outputs
+// of scene s.
+
 // OBS: the rows due at step k
-TB_HD void tb_probeObs(const tbProbe* p, const tbModel* m, const tbData* d, int s, int k,
+TB_HD void tb_probeObs(const tbProbe* p, const tbModel* m, const tbData* one, int s, int k,
                        tbProbeState* ps) {
-  int failed = (d->status[s] & TB_SCENE_FAILMASK) != 0;
+  int failed = (one->status[0] & TB_SCENE_FAILMASK) != 0;
   for (; ps->row < p->nrow && p->step[ps->row] == k; ps->row++) {
     double* out = p->obs + ((size_t)s * p->nrow + ps->row) * p->ncol;
     for (int c = 0; c < p->ncol; c++)
-      out[c] = failed ? NAN : tb_obsCoordValue(m, d, s, &p->coord[c]);
+      out[c] = failed ? NAN : tb_obsCoordValue(m, one, 0, &p->coord[c]);
   }
 }
 
 // FIELD: step k's contribution (a failed scene's end gives NaN)
-TB_HD void tb_probeField(const tbProbe* p, const tbModel* m, const tbData* d, int s, int k,
+TB_HD void tb_probeField(const tbProbe* p, const tbModel* m, const tbData* one, int s, int k,
                          const tbWork* w, tbProbeState* ps) {
-  const double* pos = tb_probePartPos(m, d, s, p->part);
+  const double* pos = tb_probePartPos(m, one, 0, p->part);
   if (k == p->k0) {
     ps->x0 = pos[0];
     ps->y0 = pos[1];
   }
-  if (k == 0 || (d->status[s] & TB_SCENE_FAILMASK) || k <= p->k0 || k > p->k1) return;
+  if (k == 0 || (one->status[0] & TB_SCENE_FAILMASK) || k <= p->k0 || k > p->k1) return;
   double half[3] = {0, 0, 0};
   if (p->box) memcpy(half, tb_varyOf(m, w->vary, TB_F_GEOM_SIZE, p->geom), sizeof(half));
   double gap, slip;
-  tb_plateObserve(m, d, s, p->plate, p->part, half, &gap, &slip);
+  tb_plateObserve(m, one, 0, p->plate, p->part, half, &gap, &slip);
   ps->sx += pos[0];
   ps->sy += pos[1];
   if (gap > TB_FIELD_GAP_TOL) {
@@ -192,10 +195,10 @@ TB_HD void tb_probeField(const tbProbe* p, const tbModel* m, const tbData* d, in
   }
 }
 
-TB_HD void tb_probeFieldEnd(const tbProbe* p, const tbData* d, int s, const tbProbeState* ps) {
+TB_HD void tb_probeFieldEnd(const tbProbe* p, const tbData* one, int s, const tbProbeState* ps) {
   tbFieldPoint* pt = &p->field[s];
-  pt->status = d->status[s];
-  if (d->status[s] & TB_SCENE_FAILMASK) {
+  pt->status = one->status[0];
+  if (one->status[0] & TB_SCENE_FAILMASK) {
     pt->mean_x = pt->mean_y = pt->vx = pt->vy = pt->speed = pt->stick = pt->separated = NAN;
     return;
   }
@@ -208,12 +211,12 @@ TB_HD void tb_probeFieldEnd(const tbProbe* p, const tbData* d, int s, const tbPr
 }
 
 // COST: step k's terms; a failed scene costs INFINITY
-TB_HD void tb_probeCost(const tbProbe* p, const tbModel* m, const tbData* d, int s, int k,
+TB_HD void tb_probeCost(const tbProbe* p, const tbModel* m, const tbData* one, int s, int k,
                         tbProbeState* ps) {
-  const double* pos = tb_probePartPos(m, d, s, p->part);
+  const double* pos = tb_probePartPos(m, one, 0, p->part);
   const double* want = p->want + 2 * (size_t)((p->scene0 + s) % p->nstart) * p->nwin;
   int j = ps->row;
-  if (k > 0 && (d->status[s] & TB_SCENE_FAILMASK)) {
+  if (k > 0 && (one->status[0] & TB_SCENE_FAILMASK)) {
     ps->c = INFINITY;
     return;
   }
@@ -233,17 +236,17 @@ TB_HD void tb_probeCost(const tbProbe* p, const tbModel* m, const tbData* d, int
 }
 
 // the probe's values at the rollout's start (k = 0) and after each step k
-TB_HD void tb_probeStep(const tbProbe* p, const tbModel* m, const tbData* d, int s, int k,
+TB_HD void tb_probeStep(const tbProbe* p, const tbModel* m, const tbData* one, int s, int k,
                         const tbWork* w, tbProbeState* ps) {
   switch (p->kind) {
     case TB_PROBE_OBS:
-      tb_probeObs(p, m, d, s, k, ps);
+      tb_probeObs(p, m, one, s, k, ps);
       break;
     case TB_PROBE_FIELD:
-      tb_probeField(p, m, d, s, k, w, ps);
+      tb_probeField(p, m, one, s, k, w, ps);
       break;
     default:
-      tb_probeCost(p, m, d, s, k, ps);
+      tb_probeCost(p, m, one, s, k, ps);
   }
 }
 
@@ -252,8 +255,8 @@ TB_HD void tb_probeBegin(const tbProbe* p, tbProbeState* ps) {
   ps->row = p->kind == TB_PROBE_COST ? 1 : 0;  // COST counts windows from 1
 }
 
-TB_HD void tb_probeEnd(const tbProbe* p, const tbData* d, int s, const tbProbeState* ps) {
-  if (p->kind == TB_PROBE_FIELD) tb_probeFieldEnd(p, d, s, ps);
+TB_HD void tb_probeEnd(const tbProbe* p, const tbData* one, int s, const tbProbeState* ps) {
+  if (p->kind == TB_PROBE_FIELD) tb_probeFieldEnd(p, one, s, ps);
   if (p->kind == TB_PROBE_COST) p->cost[s] = isfinite(ps->c) ? ps->c : INFINITY;
 }
 

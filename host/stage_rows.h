@@ -21,6 +21,7 @@
 
 #include <tumble/support.h>
 #include <tumble/tb_math.h>
+#include <tumble/team.h>
 
 #include "engine.h"
 
@@ -479,10 +480,11 @@ TB_HD void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w) 
 
 //---- assembly ----------------------------------------------------------------------------------
 
-// A = J M^-1 J^T + cfm, b = J v_free + bias
-TB_HD void tb_assemble(const tbModel* m, tbWork* w) {
+// A = J M^-1 J^T + cfm, b = J v_free + bias; team t splits the rows (row i's owner writes row i
+// of A right of the diagonal and its mirror below)
+TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
   int n = w->nrow;
-  for (int i = 0; i < n; i++) {
+  for (int i = t.lane; i < n; i += t.size) {
     const tbRowJ* ri = &w->row[i];
     for (int side = 0; side < 2; side++) {
       double* mj = w->row_MJ + 12 * i + 6 * side;
@@ -496,7 +498,8 @@ TB_HD void tb_assemble(const tbModel* m, tbWork* w) {
     w->b[i] =
         tb_rowVelocity(m, ri, w->vfree, ri->kind == TB_ROW_VELOCITY ? w->xvel : NULL) + ri->bias;
   }
-  for (int i = 0; i < n; i++) {
+  tb_teamSync(t);
+  for (int i = t.lane; i < n; i += t.size) {
     const tbRowJ* ri = &w->row[i];
     for (int j = i; j < n; j++) {
       const tbRowJ* rj = &w->row[j];
@@ -512,6 +515,7 @@ TB_HD void tb_assemble(const tbModel* m, tbWork* w) {
     }
     w->A[i * n + i] += ri->cfm;
   }
+  tb_teamSync(t);
 }
 
 // the Delassus problem of the assembled rows, as the solvers take it

@@ -108,10 +108,9 @@ TB_HD int tb_integrate(const tbModel* m, tbData* d, int s, const tbWork* w) {
   return finite;
 }
 
-// everything before the solve: values, pose, free velocity, contacts, the assembled problem and
-// its warm start. Returns 0, or -1 when the scene is (or has just been) stopped.
+// the step's problem: values, pose, free velocity, contacts and rows. Returns 0, or -1 when
+// the scene has just been stopped.
 TB_HD int tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
-  if (d->status[s] & TB_SCENE_FAILMASK) return -1;
   tb_stepValues(m, d, s, w);
   tb_workPose(m, d, s, w);
   tb_massInverse(m, w);
@@ -121,19 +120,17 @@ TB_HD int tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
     return -1;
   }
   tb_makeRows(m, d, s, w);
-  tb_assemble(m, w);
-  tb_warmStart(m, d, s, w);
   return 0;
 }
 
-// the model's solver on the step's problem; 0, or -1 when it does not apply
-TB_HD int tb_stepSolve(const tbModel* m, tbWork* w, tbSolveResult* res) {
+// the model's solver on the step's problem, shared by team t; 0, or -1 when it does not apply
+TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
   tbSolverOpt so = tb_defaultSolverOpt();
   so.max_iter = m->opt.max_iter;
   so.tol = m->opt.tol;
   so.sor = m->opt.sor;
-  return tb_solveQuiet(m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
+  return tb_solveQuiet(t, m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
 }
 
 // everything after the solve: warm start kept, v+ and q+, time and the solver's statistics
@@ -153,15 +150,27 @@ TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tb
   if (!res->converged) d->status[s] |= TB_SCENE_UNCONVERGED;
 }
 
-// advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w
-TB_HDN void tb_step(const tbModel* m, tbData* d, int s, tbWork* w) {
-  if (tb_stepPrepare(m, d, s, w)) return;
+// advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w, by team t: its lead runs
+// the stages that are serial, the whole team the assembly and PGS. Every member sees the same
+// status between the stages, so all take the same way through.
+TB_HDN void tb_step(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
+  if (d->status[s] & TB_SCENE_FAILMASK) return;
+  if (t.lane == 0) tb_stepPrepare(m, d, s, w);
+  tb_teamSync(t);
+  if (d->status[s] & TB_SCENE_FAILMASK) return;
+  tb_assemble(t, m, w);
+  if (t.lane == 0) tb_warmStart(m, d, s, w);
+  tb_teamSync(t);
   tbSolveResult res;
-  if (tb_stepSolve(m, w, &res)) {
-    tb_failScene(d, s, TB_SCENE_SOLVER_FAIL);
-    return;
+  int rc = tb_stepSolve(t, m, w, &res);
+  if (t.lane == 0) {
+    if (rc) {
+      tb_failScene(d, s, TB_SCENE_SOLVER_FAIL);
+    } else {
+      tb_stepFinish(m, d, s, w, &res);
+    }
   }
-  tb_stepFinish(m, d, s, w, &res);
+  tb_teamSync(t);
 }
 
 //---- a scene's rollout -------------------------------------------------------------------------
@@ -170,36 +179,45 @@ TB_HD int tb_isRecordStep(int k, int nstep, int every) {
   return k == 0 || k == nstep || (every > 0 && k % every == 0);
 }
 
-// record r of scene s: the state of every body
-TB_HD void tb_record(const tbModel* m, const tbData* d, int s, int r, tbRecord* rec) {
+// record r of scene s from its one-scene batch one: the state of every body
+TB_HD void tb_record(const tbModel* m, const tbData* one, int s, int r, tbRecord* rec) {
   size_t slot = (size_t)s * rec->nrecord + r;
-  rec->time[slot] = d->time[s];
+  rec->time[slot] = one->time[0];
   double* out = rec->state + slot * m->nbody * 13;
-  size_t base = (size_t)s * m->nbody;
   for (int b = 0; b < m->nbody; b++) {
-    memcpy(out + 13 * b, d->body_pos + (base + b) * 3, sizeof(double) * 3);
-    memcpy(out + 13 * b + 3, d->body_quat + (base + b) * 4, sizeof(double) * 4);
-    memcpy(out + 13 * b + 7, d->body_vel + (base + b) * 6, sizeof(double) * 6);
+    memcpy(out + 13 * b, one->body_pos + b * 3, sizeof(double) * 3);
+    memcpy(out + 13 * b + 3, one->body_quat + b * 4, sizeof(double) * 4);
+    memcpy(out + 13 * b + 7, one->body_vel + b * 6, sizeof(double) * 6);
   }
 }
 
-// nstep steps of scene s in slot view w, recording into rec as it asks and reducing into probe
-// (either may be NULL)
-TB_HD void tb_rolloutScene(const tbModel* m, tbData* d, int s, int nstep, tbRecord* rec,
+// nstep steps of scene s by team t in slot view w, recording into rec as it asks and reducing
+// into probe (either may be NULL). The scene is stepped in the slot's one-scene batch, loaded
+// once and stored once: on the GPU its state stays on chip, and the batch may have either layout.
+TB_HD void tb_rolloutScene(tbTeam t, const tbModel* m, tbData* d, int s, int nstep, tbRecord* rec,
                            const tbProbe* probe, tbWork* w) {
+  tbData* one = &w->scene;
+  int lead = t.lane == 0, r = 0;
   tbProbeState ps;
-  if (probe) {
-    tb_probeBegin(probe, &ps);
-    tb_probeStep(probe, m, d, s, 0, w, &ps);
+  if (lead) {
+    tb_sceneCopy(d, s, one, 0);
+    if (probe) {
+      tb_probeBegin(probe, &ps);
+      tb_probeStep(probe, m, one, s, 0, w, &ps);
+    }
+    if (rec) tb_record(m, one, s, r++, rec);
   }
-  int r = 0;
-  if (rec) tb_record(m, d, s, r++, rec);
+  tb_teamSync(t);
   for (int k = 1; k <= nstep; k++) {
-    tb_step(m, d, s, w);
-    if (rec && tb_isRecordStep(k, nstep, rec->every)) tb_record(m, d, s, r++, rec);
-    if (probe) tb_probeStep(probe, m, d, s, k, w, &ps);
+    tb_step(t, m, one, 0, w);
+    if (!lead) continue;
+    if (rec && tb_isRecordStep(k, nstep, rec->every)) tb_record(m, one, s, r++, rec);
+    if (probe) tb_probeStep(probe, m, one, s, k, w, &ps);
   }
-  if (probe) tb_probeEnd(probe, d, s, &ps);
+  if (lead) {
+    if (probe) tb_probeEnd(probe, one, s, &ps);
+    tb_sceneCopy(one, 0, d, s);
+  }
 }
 
 #endif  // TUMBLE_HOST_STAGE_STEP_H_

@@ -96,7 +96,9 @@ int tb_rolloutDevice(void) {
 }
 
 void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
-  tb_step(m, d, s, w);
+  tb_sceneCopy(d, s, &w->scene, 0);
+  tb_step(tb_solo(), m, &w->scene, 0, w);
+  tb_sceneCopy(&w->scene, 0, d, s);
 }
 
 //---- rollout -----------------------------------------------------------------------------------
@@ -151,7 +153,7 @@ int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRe
     // scenes differ in cost (contacts come and go), hence dynamic scheduling; the result of a
     // scene does not depend on which thread (slot) runs it
 #pragma omp for schedule(dynamic, 8)
-    for (int s = s0; s < s1; s++) tb_rolloutScene(m, d, s, nstep, rec, probe, &w);
+    for (int s = s0; s < s1; s++) tb_rolloutScene(tb_solo(), m, d, s, nstep, rec, probe, &w);
   }
   return TB_OK;
 }

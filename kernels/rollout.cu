@@ -1,7 +1,8 @@
 // The GPU launcher of the step: the model in one device buffer, the batch's arrays and a scratch
-// slot per scene in device memory, and the fused rollout kernel, in which one thread runs a
-// scene's whole rollout through tb_rolloutScene: the function the CPU path runs on each of its
-// threads (host/stage_step.h). Only launch configuration, memory and transfers live here.
+// slot per scene in device memory, and the fused rollout kernels, in which one thread (or, for
+// large scenes, one warp) runs a scene's whole rollout through tb_rolloutScene: the function the
+// CPU path runs on each of its threads (host/stage_step.h). Only launch configuration, memory and
+// transfers live here.
 //
 // Scenes are independent, so a batch runs in chunks of scenes whose results are bitwise those of
 // one launch over all of them: chunks that fit device memory and a bounded pinned staging
@@ -27,8 +28,9 @@
     }                                                                                     \
   } while (0)
 
-// threads per block: scenes are independent, so the block only sets the occupancy granularity
-enum { TB_GPU_BLOCK = 128 };
+// threads per block: scenes are independent, so the block only sets the occupancy granularity;
+// a warp's threads share the large scenes
+enum { TB_GPU_BLOCK = 128, TB_GPU_WARP = 32 };
 
 // device copies are laid out at this alignment inside their buffer
 static size_t tb_align(size_t bytes) {
@@ -186,6 +188,7 @@ static size_t tb_chunkLayout(const tbModel* m, const tbData* d, const tbRecord* 
   c->d.nbody = d->nbody;
   c->d.nparam = d->nparam;
   c->d.maxrow = d->maxrow;
+  c->d.scene_fast = 1;  // thread s reads word s of each row: the warp's reads coalesce
   c->sc.nslot = local ? 0 : n;
   tb_solverScratchSize(m, &c->sc.nsolver_d, &c->sc.nsolver_i);
   const tbScratch* sc = &c->sc;
@@ -240,23 +243,22 @@ static char* tb_staged(const tbGpuChunk* c, const void* p) {
   return c->host + ((const char*)p - c->buf);
 }
 
-// the batch's scenes [s, s + n) into the pinned copy (the probe's output too: a field's start
-// positions ride along), or back from it when in is 0 (and the records)
+// the batch's scenes [s, s + n) into the pinned copy, in the chunk's layout (the probe's output
+// too: a field's start positions ride along), or back from it when in is 0 (and the records)
 static void tb_stage(const tbModel* m, tbGpuChunk* c, tbData* d, tbRecord* rec,
                      const tbProbe* probe, int s, int in) {
-  size_t n = (size_t)c->d.nscene;
-#define TB_X(type, name, count)                        \
-  {                                                    \
-    size_t bytes = sizeof(type) * n * (size_t)(count); \
-    type* at = d->name + (size_t)s * (size_t)(count);  \
-    if (in) {                                          \
-      memcpy(tb_staged(c, c->d.name), at, bytes);      \
-    } else {                                           \
-      memcpy(at, tb_staged(c, c->d.name), bytes);      \
-    }                                                  \
-  }
+  int n = c->d.nscene;
+  tbData staged = c->d;
+#define TB_X(type, name, count) staged.name = (type*)tb_staged(c, c->d.name);
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
+  for (int j = 0; j < n; j++) {
+    if (in) {
+      tb_sceneCopy(d, s + j, &staged, j);
+    } else {
+      tb_sceneCopy(&staged, j, d, s + j);
+    }
+  }
   if (probe) {
     size_t per = tb_probeSceneBytes(probe);
     char* at = tb_probeOut(probe) + per * (size_t)s;
@@ -267,7 +269,8 @@ static void tb_stage(const tbModel* m, tbGpuChunk* c, tbData* d, tbRecord* rec,
     }
   }
   if (rec && !in) {
-    size_t nrec = n * rec->nrecord, at = (size_t)s * rec->nrecord, width = 13 * (size_t)m->nbody;
+    size_t nrec = (size_t)n * rec->nrecord, at = (size_t)s * rec->nrecord;
+    size_t width = 13 * (size_t)m->nbody;
     memcpy(rec->state + at * width, tb_staged(c, c->rec.state), sizeof(double) * nrec * width);
     memcpy(rec->time + at, tb_staged(c, c->rec.time), sizeof(double) * nrec);
   }
@@ -287,10 +290,9 @@ done:
 
 //---- the fused rollout kernel ------------------------------------------------------------------
 
-// one thread per scene runs nstep steps. BYTES = 0: the scene's scratch is its global slot in
-// sc. BYTES > 0: the scratch lives in the thread's local memory (sc gives only the solver's
-// sizes), which the hardware interleaves across a warp, so the threads' accesses to the same
-// scratch entry coalesce where slot-major global slots are a slot's size apart
+// one thread per scene runs nstep steps, the scene's scratch in the thread's local memory (sc
+// gives only the solver's sizes), which the hardware interleaves across a warp: the threads'
+// accesses to the same scratch entry coalesce
 template <int BYTES>
 __global__ void __launch_bounds__(TB_GPU_BLOCK)
     tb_rolloutKernel(const __grid_constant__ tbModel m, tbData d,
@@ -299,23 +301,34 @@ __global__ void __launch_bounds__(TB_GPU_BLOCK)
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= d.nscene) return;
   tbWork w;
-  if constexpr (BYTES == 0) {
-    tb_workSlot(&m, &sc, s, &w);
-    tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
-  } else {
-    __align__(16) char buf[BYTES];
-    tb_workCarve(&m, &sc, buf, &w);
-    tb_rolloutScene(&m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
-  }
+  __align__(16) char buf[BYTES];
+  tb_workCarve(&m, &sc, buf, &w);
+  tb_rolloutScene(tb_solo(), &m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, &w);
+}
+
+// the scenes too large for local memory: a warp per scene, the scene's scratch its global slot
+// in sc (the lanes' neighbouring entries of a row coalesce), its view in shared memory
+__global__ void __launch_bounds__(TB_GPU_BLOCK)
+    tb_rolloutWarpKernel(const __grid_constant__ tbModel m, tbData d,
+                         const __grid_constant__ tbScratch sc, int nstep, tbRecord rec, int record,
+                         const __grid_constant__ tbProbe probe, int reduce) {
+  __shared__ tbWork views[TB_GPU_BLOCK / TB_GPU_WARP];
+  int s = (blockIdx.x * blockDim.x + threadIdx.x) / TB_GPU_WARP;
+  if (s >= d.nscene) return;  // the whole warp
+  tbTeam t = {(int)threadIdx.x % TB_GPU_WARP, TB_GPU_WARP};
+  tbWork* w = &views[threadIdx.x / TB_GPU_WARP];
+  if (t.lane == 0) tb_workSlot(&m, &sc, s, w);
+  tb_teamSync(t);
+  tb_rolloutScene(t, &m, &d, s, nstep, record ? &rec : NULL, reduce ? &probe : NULL, w);
 }
 
 typedef void (*tbRolloutKernel)(const tbModel, tbData, const tbScratch, int, tbRecord, int,
                                 const tbProbe, int);
 
-// local-memory tiers (bytes of scratch per scene); larger scratch takes global slots
+// local-memory tiers (bytes of scratch per scene); larger scratch takes global slots and a warp
 enum { TB_GPU_LOCAL_SMALL = 4096, TB_GPU_LOCAL_LARGE = 16384 };
 
-// the local tier that holds a scene's scratch, or 0
+// the local tier that holds a scene's scratch, or 0 (global slots, a warp per scene)
 static int tb_localTier(const tbModel* m) {
   tbScratch sizes;
   memset(&sizes, 0, sizeof(sizes));
@@ -329,12 +342,13 @@ static int tb_localTier(const tbModel* m) {
 static tbRolloutKernel tb_kernel(int tier) {
   if (tier == TB_GPU_LOCAL_SMALL) return tb_rolloutKernel<TB_GPU_LOCAL_SMALL>;
   if (tier == TB_GPU_LOCAL_LARGE) return tb_rolloutKernel<TB_GPU_LOCAL_LARGE>;
-  return tb_rolloutKernel<0>;
+  return tb_rolloutWarpKernel;
 }
 
 static void tb_launch(int tier, const tbModel* dm, const tbGpuChunk* c, int nstep, int record,
                       const tbProbe* dp, int reduce) {
-  int grid = (c->d.nscene + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK;
+  size_t threads = (size_t)c->d.nscene * (tier ? 1 : TB_GPU_WARP);
+  int grid = (int)((threads + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK);
   tb_kernel(tier)<<<grid, TB_GPU_BLOCK, 0, c->stream>>>(*dm, c->d, c->sc, nstep, c->rec, record,
                                                         *dp, reduce);
 }

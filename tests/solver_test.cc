@@ -158,7 +158,7 @@ TEST(SolverTest, PgsRowReadsOnSymmetricAMatchColumnReads) {
     ASSERT_EQ(tb_readProblem(f.c_str(), &fp), TB_OK) << tb_lastError();
     tbProblem p = tb_fileProblemView(&fp);
     if (p.n <= 300) {
-      int sym = tb_pgsSymmetric(&p);
+      int sym = tb_pgsSymmetric(tb_solo(), &p);
       (sym ? nsym : nasym)++;
       std::vector<double> x[2], u[2];
       for (int v = 0; v < 2 && sym; v++) {
@@ -166,7 +166,8 @@ TEST(SolverTest, PgsRowReadsOnSymmetricAMatchColumnReads) {
         u[v].resize(p.n);
         tb_problemVelocity(&p, x[v].data(), u[v].data());
         int sweeps, reason;
-        tb_pgsSweeps(&p, v, 1.0, 1e-8, 50, 1, x[v].data(), u[v].data(), &sweeps, &reason);
+        tb_pgsSweeps(tb_solo(), &p, v, 1.0, 1e-8, 50, 1, x[v].data(), u[v].data(), &sweeps,
+                     &reason);
       }
       if (sym) {
         EXPECT_EQ(x[0], x[1]) << f;

@@ -1,7 +1,9 @@
 // The GPU path's layout on the CPU (host/stage_step.h, host/stage_probe.h): every built-in scene
 // rolled out with one scratch slot per scene, in chunks of scenes copied into batches of their
-// own as the GPU path runs them, is bitwise the CPU path's slot-per-thread rollout. This checks
-// on machines without a GPU everything of the GPU path but the kernel launch and the transfers.
+// own with the scene as the fast index, as the GPU path runs them, is bitwise the CPU path's
+// slot-per-thread rollout, and so is a team of OpenMP threads stepping each scene together as a
+// warp does for the large scenes. This checks on machines without a GPU everything of the GPU
+// path but the kernel launch and the transfers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +11,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <omp.h>
 
 #include <tumble/estimate.h>
 
@@ -20,15 +24,40 @@ namespace {
 
 const int kScenes = 24, kSteps = 150, kChunk = 7;
 
-// the GPU path's loop, on the CPU: chunks of scenes copied into a batch of their own, one
-// scratch slot per scene (or, carved, each scene's scratch in a buffer of its own as the local-
-// memory kernels lay it out), records and probe outputs chunk-relative, copied back
+// how a scene's scratch is laid out and who steps it: one thread in the scene's slot, one thread
+// in a buffer of its own as the local-memory kernels carve it, or a team of threads sharing the
+// slot as a warp does
+enum Layout { kSlot, kCarved, kTeam };
+const Layout kLayouts[] = {kSlot, kCarved, kTeam};
+const char* const kLayoutName[] = {"slot", "carved", "team"};
+const int kTeamSize = 2;
+
+// scene s of c by a team of kTeamSize OpenMP threads sharing one view of slot s
+void teamRollout(const tbModel* m, tbData* c, int s, int nstep, tbRecord* rec, const tbProbe* probe,
+                 const tbScratch* sc) {
+  tbWork w;
+  tb_workSlot(m, sc, s, &w);
+  int size = 0;
+#pragma omp parallel num_threads(kTeamSize)
+  {
+    tbTeam t = {omp_get_thread_num(), omp_get_num_threads()};
+#pragma omp single
+    size = t.size;
+    tb_rolloutScene(t, m, c, s, nstep, rec, probe, &w);
+  }
+  ASSERT_EQ(size, kTeamSize) << "no OpenMP team to stand in for a warp";
+}
+
+// the GPU path's loop, on the CPU: chunks of scenes copied into a batch of their own with the
+// scene the fast index, one scratch slot per scene (or as layout says), records and probe
+// outputs chunk-relative, copied back
 void deviceLayoutRollout(const tbModel* m, tbData* d, int nstep, tbRecord* rec,
-                         const tbProbe* probe, bool carved = false) {
+                         const tbProbe* probe, Layout layout = kSlot) {
   for (int s0 = 0; s0 < d->nscene; s0 += kChunk) {
     int n = std::min(kChunk, d->nscene - s0);
     tbData* c = tb_newData(m, n);
     ASSERT_NE(c, nullptr);
+    c->scene_fast = 1;  // the chunks' layout: every array's contents are overwritten below
     for (int i = 0; i < n; i++) tb_copyScene(m, d, s0 + i, c, i);
     tbScratch* sc = tb_newScratch(m, n);
     ASSERT_NE(sc, nullptr);
@@ -51,15 +80,21 @@ void deviceLayoutRollout(const tbModel* m, tbData* d, int nstep, tbRecord* rec,
       tb_setProbeOut(&cp, out.data());
     }
     for (int i = n - 1; i >= 0; i--) {  // any order: the scenes are independent
+      tbRecord* r = rec ? &crec : nullptr;
+      const tbProbe* pr = probe ? &cp : nullptr;
+      if (layout == kTeam) {
+        teamRollout(m, c, i, nstep, r, pr, sc);
+        continue;
+      }
       tbWork w;
       // a scene's own buffer, carved like a kernel's local scratch
-      std::vector<double> local(carved ? tb_workBytes(m, sc) / sizeof(double) + 1 : 0);
-      if (carved) {
+      std::vector<double> local(layout == kCarved ? tb_workBytes(m, sc) / sizeof(double) + 1 : 0);
+      if (layout == kCarved) {
         tb_workCarve(m, sc, reinterpret_cast<char*>(local.data()), &w);
       } else {
         tb_workSlot(m, sc, i, &w);
       }
-      tb_rolloutScene(m, c, i, nstep, rec ? &crec : nullptr, probe ? &cp : nullptr, &w);
+      tb_rolloutScene(tb_solo(), m, c, i, nstep, r, pr, &w);
     }
     for (int i = 0; i < n; i++) tb_copyScene(m, c, i, d, s0 + i);
     if (rec) {
@@ -114,17 +149,18 @@ TEST_P(DeviceLayoutTest, EveryModelIsBitwiseTheCpuLayout) {
   probe.coord = coord;
   probe.obs = oa.data();
   ASSERT_EQ(tb_rolloutProbe(a.m, a.d, 0, kScenes, kSteps, &ra.rec, &probe), TB_OK);
-  for (bool carved : {false, true}) {
+  for (Layout layout : kLayouts) {
     Scene b(studyModel(GetParam()), kScenes);
     jitterParams(b, 7);
     Recording rb(b.m, kScenes, kSteps);
     std::vector<double> ob(oa.size());
     probe.obs = ob.data();
-    deviceLayoutRollout(b.m, b.d, kSteps, &rb.rec, &probe, carved);
-    EXPECT_EQ(firstDifference(a.d, b.d), "") << name << (carved ? " (carved)" : "");
-    EXPECT_TRUE(sameBits(ra.state, rb.state)) << name << (carved ? " (carved)" : "");
-    EXPECT_TRUE(sameBits(ra.time, rb.time)) << name << (carved ? " (carved)" : "");
-    EXPECT_TRUE(sameBits(oa, ob)) << name << (carved ? " (carved)" : "");
+    deviceLayoutRollout(b.m, b.d, kSteps, &rb.rec, &probe, layout);
+    const char* how = kLayoutName[layout];
+    EXPECT_EQ(firstDifference(a.d, b.d), "") << name << " " << how;
+    EXPECT_TRUE(sameBits(ra.state, rb.state)) << name << " " << how;
+    EXPECT_TRUE(sameBits(ra.time, rb.time)) << name << " " << how;
+    EXPECT_TRUE(sameBits(oa, ob)) << name << " " << how;
   }
   int moved = 0;  // the check must see scenes that did something
   for (int s = 0; s < kScenes; s++) moved += a.d->iter_sum[s] > 0;
@@ -134,7 +170,7 @@ TEST_P(DeviceLayoutTest, EveryModelIsBitwiseTheCpuLayout) {
 INSTANTIATE_TEST_SUITE_P(Models, DeviceLayoutTest, ::testing::Range(0, studyCount()),
                          [](const ::testing::TestParamInfo<int>& i) { return studyName(i.param); });
 
-// every step solver in both layouts (the solvers' scratch is slot-strided like the rest)
+// every step solver in the layouts in turn (the solvers' scratch is slot-strided like the rest)
 TEST(SolverLayoutTest, EverySolverIsBitwiseTheCpuLayout) {
   for (int solver = 0; solver < TB_NSOLVER; solver++) {
     int cone = solverCone(solver);
@@ -144,7 +180,7 @@ TEST(SolverLayoutTest, EverySolverIsBitwiseTheCpuLayout) {
       jitterParams(*sc, 19);
     }
     ASSERT_EQ(tb_rollout(a.m, a.d, 0, 6, 30, nullptr), TB_OK) << tb_lastError();
-    deviceLayoutRollout(b.m, b.d, 30, nullptr, nullptr, solver % 2 == 1);
+    deviceLayoutRollout(b.m, b.d, 30, nullptr, nullptr, kLayouts[solver % 3]);
     EXPECT_EQ(firstDifference(a.d, b.d), "") << tb_solverName(solver);
     for (int s = 0; s < 6; s++) {
       EXPECT_FALSE(a.d->status[s] & TB_SCENE_FAILMASK) << tb_solverName(solver) << " scene " << s;
@@ -152,7 +188,7 @@ TEST(SolverLayoutTest, EverySolverIsBitwiseTheCpuLayout) {
   }
 }
 
-// the plate probes (field statistics, the ch. 6 objective's terms) in both layouts
+// the plate probes (field statistics, the ch. 6 objective's terms) in the device layouts
 TEST(PlateProbeLayoutTest, BitwiseTheCpuLayout) {
   const int n = 20, nstep = 400;
   for (int kind : {TB_PROBE_FIELD, TB_PROBE_COST}) {
@@ -186,7 +222,7 @@ TEST(PlateProbeLayoutTest, BitwiseTheCpuLayout) {
     ASSERT_EQ(tb_rolloutProbe(a.m, a.d, 0, n, nstep, nullptr, &p), TB_OK);
     p.field = fb.data();
     p.cost = cb.data();
-    deviceLayoutRollout(b.m, b.d, nstep, nullptr, &p, kind == TB_PROBE_COST);
+    deviceLayoutRollout(b.m, b.d, nstep, nullptr, &p, kind == TB_PROBE_COST ? kCarved : kTeam);
     EXPECT_EQ(firstDifference(a.d, b.d), "");
     EXPECT_EQ(std::memcmp(fa.data(), fb.data(), sizeof(tbFieldPoint) * n), 0);
     EXPECT_TRUE(sameBits(ca, cb));

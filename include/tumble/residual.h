@@ -10,6 +10,7 @@
 #include "cone.h"
 #include "problem.h"
 #include "tb_math.h"
+#include "team.h"
 
 // the solvers' defaults, the seeds' own
 TB_HD tbSolverOpt tb_defaultSolverOpt(void) {
@@ -34,14 +35,19 @@ TB_HD tbSolverOpt tb_defaultSolverOpt(void) {
   return o;
 }
 
-// u = A x + b
-TB_HD void tb_problemVelocity(const tbProblem* p, const double* x, double* u) {
-  for (int i = 0; i < p->n; i++) {
+// u = A x + b, its rows split over team t
+TB_HD void tb_problemVelocityTeam(tbTeam t, const tbProblem* p, const double* x, double* u) {
+  for (int i = t.lane; i < p->n; i += t.size) {
     const double* a = p->A + (size_t)i * p->n;
     double s = p->b[i];
     for (int j = 0; j < p->n; j++) s += a[j] * x[j];
     u[i] = s;
   }
+  tb_teamSync(t);
+}
+
+TB_HD void tb_problemVelocity(const tbProblem* p, const double* x, double* u) {
+  tb_problemVelocityTeam(tb_solo(), p, x, u);
 }
 
 // squared natural-map residual of block k given x and u = A x + b
@@ -95,10 +101,12 @@ TB_HD double tb_residual(const tbProblem* p, const double* x, double* work) {
 }
 
 // the final bookkeeping every solver does: residual of the returned x from scratch, converged
-// iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged)
-TB_HD void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const double* x, double* work,
-                          tbSolveResult* res) {
-  res->residual = tb_residual(p, x, work);
+// iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged); team t
+// computes the velocity, and every member gets the result
+TB_HD void tb_finishSolveTeam(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, const double* x,
+                              double* work, tbSolveResult* res) {
+  tb_problemVelocityTeam(t, p, x, work);
+  res->residual = tb_residualFromVelocity(p, x, work);
   res->converged = res->residual <= opt->tol;
   if (res->converged) {
     res->reason = TB_STOP_CONVERGED;
@@ -106,6 +114,11 @@ TB_HD void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const doub
     res->reason = TB_STOP_MAXITER;
   }
   if (!isfinite(res->residual)) res->reason = TB_STOP_NONFINITE;
+}
+
+TB_HD void tb_finishSolve(const tbProblem* p, const tbSolverOpt* opt, const double* x, double* work,
+                          tbSolveResult* res) {
+  tb_finishSolveTeam(tb_solo(), p, opt, x, work, res);
 }
 
 #endif  // TUMBLE_RESIDUAL_H_

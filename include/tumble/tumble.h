@@ -339,9 +339,10 @@ enum {
   TB_SCENE_FAILMASK = 1 | 2 | 8,
 };
 
-// The batch's per-scene arrays, declared once: (type, name, count per scene), scene the outer
-// index of each. The table gives tbData its fields and drives allocation, freeing, scene copies
-// and the device transfers.
+// The batch's per-scene arrays, declared once: (type, name, count per scene). The table gives
+// tbData its fields and drives allocation, freeing, scene copies and the device transfers. The
+// scene is the outer index of each array in a host batch and the inner one (scene_fast) in the
+// GPU's chunks, where neighbouring threads then read neighbouring words.
 //   param (nparam) parameter values; time (s); nstep steps taken
 //   body_pos (nbody x 3) center of mass, world; body_quat (nbody x 4); body_vel (nbody x 6) [v; w]
 //   warm, warm_key (maxrow) the previous step's impulses and their row keys; nwarm their count
@@ -371,6 +372,7 @@ enum {
 typedef struct tbData {
   int nscene;
   int nbody, nparam, maxrow;
+  int scene_fast;  // element i of scene s of an array at [i nscene + s], else at [s count + i]
 #define TB_X(type, name, count) type* name;
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X

@@ -1,0 +1,57 @@
+// A team of threads that steps one scene together: a warp on the GPU (the large scenes'
+// kernel), one thread on the CPU (tb_solo), and in the tests an OpenMP team standing in for a
+// warp. Work a team splits is bitwise the work of one thread: every element is computed by one
+// member with the serial code, and every member computes the same scalars, so all take the same
+// branches.
+#ifndef TUMBLE_TEAM_H_
+#define TUMBLE_TEAM_H_
+
+#include "tb_math.h"
+
+typedef struct tbTeam {
+  int lane;  // this member, 0 the lead
+  int size;  // members
+} tbTeam;
+
+TB_HD tbTeam tb_solo(void) {
+  tbTeam t = {0, 1};
+  return t;
+}
+
+// every member's writes before it are seen by every member after it
+TB_HD void tb_teamSync(tbTeam t) {
+#if defined(__CUDA_ARCH__)
+  if (t.size > 1) __syncwarp();
+#elif defined(_OPENMP)
+  if (t.size > 1) {
+    _Pragma("omp barrier")
+  }
+#else
+  (void)t;
+#endif
+}
+
+// 1 when v is nonzero on every member
+TB_HD int tb_teamAll(tbTeam t, int v) {
+#if defined(__CUDA_ARCH__)
+  return t.size > 1 ? __all_sync(0xffffffffu, v) : v;
+#elif defined(_OPENMP)
+  if (t.size == 1) return v;
+  static int all;  // the host team's vote, read between barriers
+  tb_teamSync(t);
+  if (t.lane == 0) all = 1;
+  tb_teamSync(t);
+  if (!v) {
+    _Pragma("omp atomic write") all = 0;
+  }
+  tb_teamSync(t);
+  int r = all;
+  tb_teamSync(t);
+  return r;
+#else
+  (void)t;
+  return v;
+#endif
+}
+
+#endif  // TUMBLE_TEAM_H_
