@@ -104,14 +104,14 @@ static void tb_clearLocked(int lock, double vel[6]) {
   }
 }
 
-static void tb_resetScene(const tbModel* m, tbData* d, int s, double* vary) {
+static void tb_resetScene(const tbModel* m, tbData* d, int s, double* vary, tbPlateMemo* memo) {
   tb_sceneVary(m, d, s, vary);
   for (int b = 0; b < m->nbody; b++) {
     double* pos = d->body_pos + ((size_t)s * m->nbody + b) * 3;
     double* quat = d->body_quat + ((size_t)s * m->nbody + b) * 4;
     double* vel = d->body_vel + ((size_t)s * m->nbody + b) * 6;
     if (m->body_type[b] == TB_BODY_KINEMATIC) {
-      tb_kinematicInit(m, vary, b, pos, quat, vel);
+      tb_kinematicInit(m, vary, b, memo, pos, quat, vel);
       continue;
     }
     memcpy(pos, vary + tb_varyIndex(m, TB_F_BODY_POS, b, 0), sizeof(double) * 3);
@@ -139,9 +139,11 @@ int tb_resetData(const tbModel* m, tbData* d) {
   // a tripod's loads come from the scene's parameters: refuse scenes whose tripod cannot carry it
   int rc = m->nsupport ? tb_checkSceneSupports(m, d) : TB_OK;
   if (rc != TB_OK) return rc;
-    // the plate driver integrates one period per scene to find its initial orientation
+    // the plate driver integrates one period to find its initial orientation: once per thread
+    // and plate motion, not once per scene
 #pragma omp parallel
   {
+    tbPlateMemo memo = {0};
     double* vary = (double*)malloc(sizeof(double) * (m->nvary + 1));
     if (!vary) {
 #pragma omp atomic write
@@ -149,7 +151,7 @@ int tb_resetData(const tbModel* m, tbData* d) {
     }
 #pragma omp for schedule(static)
     for (int s = 0; s < d->nscene; s++) {
-      if (vary) tb_resetScene(m, d, s, vary);
+      if (vary) tb_resetScene(m, d, s, vary, &memo);
     }
     free(vary);
   }

@@ -39,35 +39,37 @@ typedef struct tbRowJ {
 //   gpose, greach      shapes at the work pose; radius about each shape's origin that holds it
 //   con, con_pair      contacts and their candidate pair
 //   row .. blk_angle   the rows, M^-1 J^T per row side, warm-start keys and the Delassus problem
+//   eq_factor          the Cholesky factor of a step whose rows are all equalities
 //   solver_d, solver_i the model solver's scratch (tb_solverNeed)
 //   scene_buf          the arrays of the one-scene batch `scene` (tb_workScene) in which a
 //                      rollout keeps its scene: on chip on the GPU, between one load and one store
-#define TB_WORK_ARRAYS(X)                             \
-  X(double, vary, m->nvary + 1)                       \
-  X(double, xpos, tb_cap(m->nbody) * 3)               \
-  X(double, xquat, tb_cap(m->nbody) * 4)              \
-  X(double, xvel, tb_cap(m->nbody) * 6)               \
-  X(double, minv, tb_cap(m->nbody) * 12)              \
-  X(double, vfree, tb_cap(m->nbody) * 6)              \
-  X(tbGeomPose, gpose, tb_cap(m->ngeom))              \
-  X(double, greach, tb_cap(m->ngeom))                 \
-  X(tbContactPoint, con, tb_cap(m->maxcon))           \
-  X(int, con_pair, tb_cap(m->maxcon))                 \
-  X(tbRowJ, row, tb_cap(m->maxrow))                   \
-  X(double, row_MJ, tb_cap(m->maxrow) * 12)           \
-  X(int, row_key, tb_cap(m->maxrow))                  \
-  X(double, A, tb_cap(m->maxrow) * tb_cap(m->maxrow)) \
-  X(double, b, tb_cap(m->maxrow))                     \
-  X(double, lo, tb_cap(m->maxrow))                    \
-  X(double, hi, tb_cap(m->maxrow))                    \
-  X(double, x, tb_cap(m->maxrow))                     \
-  X(int, blk_type, tb_cap(m->maxrow))                 \
-  X(int, blk_adr, tb_cap(m->maxrow))                  \
-  X(int, blk_dim, tb_cap(m->maxrow))                  \
-  X(double, blk_mu, tb_cap(m->maxrow))                \
-  X(double, blk_angle, tb_cap(m->maxrow))             \
-  X(double, solver_d, sc->nsolver_d)                  \
-  X(int, solver_i, sc->nsolver_i)                     \
+#define TB_WORK_ARRAYS(X)                                   \
+  X(double, vary, m->nvary + 1)                             \
+  X(double, xpos, tb_cap(m->nbody) * 3)                     \
+  X(double, xquat, tb_cap(m->nbody) * 4)                    \
+  X(double, xvel, tb_cap(m->nbody) * 6)                     \
+  X(double, minv, tb_cap(m->nbody) * 12)                    \
+  X(double, vfree, tb_cap(m->nbody) * 6)                    \
+  X(tbGeomPose, gpose, tb_cap(m->ngeom))                    \
+  X(double, greach, tb_cap(m->ngeom))                       \
+  X(tbContactPoint, con, tb_cap(m->maxcon))                 \
+  X(int, con_pair, tb_cap(m->maxcon))                       \
+  X(tbRowJ, row, tb_cap(m->maxrow))                         \
+  X(double, row_MJ, tb_cap(m->maxrow) * 12)                 \
+  X(int, row_key, tb_cap(m->maxrow))                        \
+  X(double, A, tb_cap(m->maxrow) * tb_cap(m->maxrow))       \
+  X(double, b, tb_cap(m->maxrow))                           \
+  X(double, lo, tb_cap(m->maxrow))                          \
+  X(double, hi, tb_cap(m->maxrow))                          \
+  X(double, x, tb_cap(m->maxrow))                           \
+  X(int, blk_type, tb_cap(m->maxrow))                       \
+  X(int, blk_adr, tb_cap(m->maxrow))                        \
+  X(int, blk_dim, tb_cap(m->maxrow))                        \
+  X(double, blk_mu, tb_cap(m->maxrow))                      \
+  X(double, blk_angle, tb_cap(m->maxrow))                   \
+  X(double, eq_factor, tb_cap(m->maxeq) * tb_cap(m->maxeq)) \
+  X(double, solver_d, sc->nsolver_d)                        \
+  X(int, solver_i, sc->nsolver_i)                           \
   X(double, scene_buf, tb_sceneWords(m))
 
 // index of element i of scene s in a batch array of count elements per scene, in d's layout

@@ -549,13 +549,23 @@ static int tb_compilePairs(tbModel* m) {
   return TB_OK;
 }
 
+// a joint's bilateral rows
+static int tb_jointEqRows(const tbModel* m, int j) {
+  return m->jnt_type[j] == TB_JOINT_SPHERICAL ? 3 : m->jnt_type[j] == TB_JOINT_FIXED ? 6 : 5;
+}
+
+// rows of the joints that can be equalities: their bilateral rows
+static int tb_eqRowCapacity(const tbModel* m) {
+  int rows = 0;
+  for (int j = 0; j < m->njnt; j++) rows += tb_jointEqRows(m, j);
+  return rows;
+}
+
 // rows per joint: bilateral rows, 2 limit rows, 1 servo row
 static int tb_jointRowCapacity(const tbModel* m) {
   int rows = 0;
-  for (int j = 0; j < m->njnt; j++) {
-    rows += m->jnt_type[j] == TB_JOINT_SPHERICAL ? 3 : m->jnt_type[j] == TB_JOINT_FIXED ? 6 : 5;
-    rows += 2 * m->jnt_limited[j] + m->jnt_servo[j];
-  }
+  for (int j = 0; j < m->njnt; j++)
+    rows += tb_jointEqRows(m, j) + 2 * m->jnt_limited[j] + m->jnt_servo[j];
   return rows;
 }
 
@@ -669,6 +679,7 @@ int tb_compileModel(tbModel* m) {
   m->nv = 6 * m->nbody;
   // a support tripod: three contacts of 3 rows
   m->maxrow = tb_jointRowCapacity(m) + 3 * m->maxcon + 9 * m->nsupport;
+  m->maxeq = tb_eqRowCapacity(m);
   m->compiled = 1;
   return TB_OK;
 }

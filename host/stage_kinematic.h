@@ -18,8 +18,34 @@ TB_HD void tb_plateState(const double* prm, const double p0[3], double t, double
   tbu_plateAngVel(prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t, vel + 3);
 }
 
-TB_HD void tb_kinematicInit(const tbModel* m, const double* vary, int b, double pos[3],
-                            double quat[4], double vel[6]) {
+// the last plate motion whose initial orientation was worked out, and that orientation: the
+// scenes of a batch mostly share their plate's motion, and each orientation integrates a period
+typedef struct tbPlateMemo {
+  int valid;
+  double key[7];  // angular amplitudes, phases, omega
+  double qoff[4];
+} tbPlateMemo;
+
+// the plate's initial orientation offset (tbu_plateQuat0), from memo when it holds this motion
+// (bitwise), else worked out and kept there (memo may be NULL)
+TB_HD void tb_plateOffset(const double* prm, tbPlateMemo* memo, double qoff[4]) {
+  double key[7];
+  memcpy(key, prm + TB_DRV_AMP + 3, sizeof(double) * 3);
+  memcpy(key + 3, prm + TB_DRV_PHASE + 3, sizeof(double) * 3);
+  key[6] = prm[TB_DRV_OMEGA];
+  if (memo && memo->valid && !memcmp(memo->key, key, sizeof(key))) {
+    memcpy(qoff, memo->qoff, sizeof(double) * 4);
+    return;
+  }
+  tbu_plateQuat0(qoff, key, key + 3, key[6]);
+  if (!memo) return;
+  memo->valid = 1;
+  memcpy(memo->key, key, sizeof(key));
+  memcpy(memo->qoff, qoff, sizeof(double) * 4);
+}
+
+TB_HD void tb_kinematicInit(const tbModel* m, const double* vary, int b, tbPlateMemo* memo,
+                            double pos[3], double quat[4], double vel[6]) {
   int k = m->body_driver[b];
   const double* prm = tb_driverPrm(m, vary, k);
   const double* p0 = tb_varyOf(m, vary, TB_F_BODY_POS, b);
@@ -29,7 +55,7 @@ TB_HD void tb_kinematicInit(const tbModel* m, const double* vary, int b, double 
   switch (m->drv_type[k]) {
     case TB_DRIVER_PLATE: {
       double qoff[4];
-      tbu_plateQuat0(qoff, prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA]);
+      tb_plateOffset(prm, memo, qoff);
       tbu_quatMul(quat, qoff, q0);
       tb_plateState(prm, p0, 0.0, pos, vel);
       break;

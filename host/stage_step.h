@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <tumble/dense.h>
 #include <tumble/residual.h>
 #include <tumble/tb_math.h>
 
@@ -123,13 +124,52 @@ TB_HD int tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
   return 0;
 }
 
-// the model's solver on the step's problem, shared by team t; 0, or -1 when it does not apply
+// 1 when every row of p is an equality (a box row without bounds) and there are at most cap:
+// the step's problem is then the linear system A x + b = 0 (joints, no contact)
+TB_HD int tb_equalitiesOnly(const tbProblem* p, int cap) {
+  if (p->n == 0 || p->n > cap) return 0;
+  for (int k = 0; k < p->nblock; k++) {
+    if (p->blk_type[k] != TB_BLOCK_BOX) return 0;
+  }
+  for (int i = 0; i < p->n; i++) {
+    if (p->lo[i] != -INFINITY || p->hi[i] != INFINITY) return 0;
+  }
+  return 1;
+}
+
+// A x = -b by one Cholesky factorization into L (n x n), no iterations. Returns 1 when x meets
+// the tolerance (res then says so), else 0: x untouched when A is not positive definite
+// (redundant joints), the direct answer otherwise, for the iterative solver to start from.
+TB_HD int tb_solveEqualities(const tbProblem* p, const tbSolverOpt* opt, double* x, double* L,
+                             double* work, tbSolveResult* res) {
+  int n = p->n;
+  memcpy(L, p->A, sizeof(double) * n * n);
+  if (tbu_cholesky(n, L)) return 0;
+  for (int i = 0; i < n; i++) x[i] = -p->b[i];
+  tbu_cholSolve(n, L, x);
+  memset(res, 0, sizeof(*res));
+  res->iterations = 1;
+  tb_finishSolve(p, opt, x, work, res);
+  return res->converged;
+}
+
+// the step's solve, shared by team t: a problem of equalities alone by one factorization when
+// the model's solver is PGS or auto, and otherwise (or when that falls short) the model's
+// solver; 0, or -1 when the solver does not apply
 TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
   tbSolverOpt so = tb_defaultSolverOpt();
   so.max_iter = m->opt.max_iter;
   so.tol = m->opt.tol;
   so.sor = m->opt.sor;
+  int direct = m->opt.solver == TB_SOLVER_PGS || m->opt.solver == TB_SOLVER_AUTO;
+  if (direct && tb_equalitiesOnly(&p, m->maxeq)) {
+    int done =
+        t.lane == 0 ? tb_solveEqualities(&p, &so, w->x, w->eq_factor, w->solver_work.d, res) : 1;
+    done = tb_teamAll(t, done);
+    tb_teamSync(t);  // the lead's x, for the solver that follows
+    if (done) return 0;
+  }
   return tb_solveQuiet(t, m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
 }
 

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include <tumble/driver_geom.h>
 
@@ -175,6 +177,36 @@ TEST(KinematicTest, KeyframesInterpolate) {
   tbu_keyframePose(key, 3, 5.0, pos, quat, vel);  // held after the last key
   EXPECT_NEAR(pos[1], 4.0, 1e-15);
   EXPECT_EQ(vel[1], 0.0);
+}
+
+// reset works a plate's initial orientation out once per motion, not per scene: the batch's
+// poses are bitwise each scene's own, whether its scenes share the motion or each has its own
+TEST(KinematicTest, ResetSharesThePlateOrientationOnlyBetweenEqualMotions) {
+  const int n = 12;
+  for (bool jitter : {false, true}) {
+    Scene sc("plate-particle", n);
+    if (jitter) jitterParams(sc, 5);
+    sc.reset();
+    int plate = sc.body("plate");
+    std::vector<double> vary(sc.m->nvary + 1);
+    std::vector<double> first(4);
+    int differ = 0;
+    for (int s = 0; s < n; s++) {
+      double pos[3], quat[4], vel[6];
+      tb_sceneVary(sc.m, sc.d, s, vary.data());
+      tb_kinematicInit(sc.m, vary.data(), plate, nullptr, pos, quat, vel);
+      const double* q = sc.d->body_quat + ((size_t)s * sc.m->nbody + plate) * 4;
+      EXPECT_EQ(std::memcmp(q, quat, sizeof(quat)), 0) << "scene " << s;
+      if (s == 0) first.assign(q, q + 4);
+      differ += std::memcmp(q, first.data(), sizeof(quat)) != 0;
+    }
+    // the jittered motions each have their own orientation; the shared one is shared
+    if (jitter) {
+      EXPECT_EQ(differ, n - 1);
+    } else {
+      EXPECT_EQ(differ, 0);
+    }
+  }
 }
 
 }  // namespace

@@ -31,6 +31,9 @@ enum Layout { kSlot, kCarved, kTeam };
 const Layout kLayouts[] = {kSlot, kCarved, kTeam};
 const char* const kLayoutName[] = {"slot", "carved", "team"};
 const int kTeamSize = 2;
+// scenes of a chunk a team steps (the others one thread): a barrier per row update is slow on a
+// loaded machine, and two scenes take every branch a team has
+const int kTeamScenes = 2;
 
 // scene s of c by a team of kTeamSize OpenMP threads sharing one view of slot s
 void teamRollout(const tbModel* m, tbData* c, int s, int nstep, tbRecord* rec, const tbProbe* probe,
@@ -82,7 +85,7 @@ void deviceLayoutRollout(const tbModel* m, tbData* d, int nstep, tbRecord* rec,
     for (int i = n - 1; i >= 0; i--) {  // any order: the scenes are independent
       tbRecord* r = rec ? &crec : nullptr;
       const tbProbe* pr = probe ? &cp : nullptr;
-      if (layout == kTeam) {
+      if (layout == kTeam && i < kTeamScenes) {
         teamRollout(m, c, i, nstep, r, pr, sc);
         continue;
       }
@@ -232,6 +235,52 @@ TEST(PlateProbeLayoutTest, BitwiseTheCpuLayout) {
       for (int s = 0; s < n; s++) EXPECT_TRUE(std::isfinite(fa[s].mean_x)) << s;
     }
   }
+}
+
+// a step of joints alone (the 3-link pendulum) is one Cholesky solve to round-off, and its
+// trajectory is that of an iterative solver run to a tight tolerance
+TEST(EqualityStepTest, JointStepsAreOneDirectSolve) {
+  const int n = 4, nstep = 300;
+  Scene direct("pendulum", n), iter("pendulum", n);
+  jitterParams(direct, 3);
+  jitterParams(iter, 3);
+  iter.m->opt.solver = TB_SOLVER_PROX_GS;
+  iter.m->opt.tol = 1e-13;
+  iter.m->opt.max_iter = 100000;
+  ASSERT_EQ(tb_rollout(direct.m, direct.d, 0, n, nstep, nullptr), TB_OK) << tb_lastError();
+  ASSERT_EQ(tb_rollout(iter.m, iter.d, 0, n, nstep, nullptr), TB_OK) << tb_lastError();
+  for (int s = 0; s < n; s++) {
+    EXPECT_EQ(direct.d->status[s], 0) << s;
+    EXPECT_EQ(direct.d->iter_max[s], 1) << s;
+    EXPECT_LT(direct.d->resid_max[s], 1e-13) << s;
+    EXPECT_GT(iter.d->iter_max[s], 1) << s;
+  }
+  for (int i = 0; i < n * direct.m->nbody * 6; i++) {
+    EXPECT_NEAR(direct.d->body_vel[i], iter.d->body_vel[i], 1e-9) << i;
+  }
+}
+
+// the direct solve leaves x alone where A is not positive definite (redundant rows)
+TEST(EqualityStepTest, SingularSystemsGoToTheIterativeSolver) {
+  double A[4] = {1.0, 1.0, 1.0, 1.0}, b[2] = {-1.0, -1.0}, lo[2] = {-INFINITY, -INFINITY};
+  double hi[2] = {INFINITY, INFINITY}, mu[2] = {0, 0}, ang[2] = {0, 0}, L[4], work[2];
+  int type[2] = {TB_BLOCK_BOX, TB_BLOCK_BOX}, adr[2] = {0, 1}, dim[2] = {1, 1};
+  tbProblem p = {2, 2, A, b, lo, hi, type, adr, dim, mu, ang, 0, 4};
+  tbSolverOpt opt = tb_defaultSolverOpt();
+  tbSolveResult res = {};
+  ASSERT_TRUE(tb_equalitiesOnly(&p, 2));
+  EXPECT_FALSE(tb_equalitiesOnly(&p, 1));  // more rows than the capacity
+  double x[2] = {0.25, 0.5};
+  EXPECT_EQ(tb_solveEqualities(&p, &opt, x, L, work, &res), 0);
+  EXPECT_EQ(x[0], 0.25);
+  EXPECT_EQ(x[1], 0.5);
+  A[3] = 2.0;  // now positive definite: x = A^-1 (1, 1) = (1, 0)
+  ASSERT_EQ(tb_solveEqualities(&p, &opt, x, L, work, &res), 1);
+  EXPECT_NEAR(x[0], 1.0, 1e-15);
+  EXPECT_NEAR(x[1], 0.0, 1e-15);
+  EXPECT_EQ(res.iterations, 1);
+  lo[1] = 0.0;  // a one-sided row: not a linear system
+  EXPECT_FALSE(tb_equalitiesOnly(&p, 2));
 }
 
 }  // namespace

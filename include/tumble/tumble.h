@@ -284,6 +284,7 @@ typedef struct tbModel {
   int npair;     // candidate shape pairs
   int maxcon;    // contact capacity per scene
   int maxrow;    // constraint-row capacity per scene
+  int maxeq;     // rows that are equalities (the joints' bilateral rows): the direct solve's size
   int nv;        // velocity DoFs (6 per body, locked ones included)
 
   tbOption opt;
