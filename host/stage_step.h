@@ -109,19 +109,18 @@ TB_HD int tb_integrate(const tbModel* m, tbData* d, int s, const tbWork* w) {
   return finite;
 }
 
-// the step's problem: values, pose, free velocity, contacts and rows. Returns 0, or -1 when
-// the scene has just been stopped.
-TB_HD int tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
+// the step's problem: values, pose, free velocity, contacts and rows; too many contacts stop
+// the scene (its status says so)
+TB_HD void tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_stepValues(m, d, s, w);
   tb_workPose(m, d, s, w);
   tb_massInverse(m, w);
   tb_freeVelocity(m, d, s, w);
   if (tb_collide(m, w) < 0) {
     tb_failScene(d, s, TB_SCENE_OVERFLOW_FAIL);
-    return -1;
+    return;
   }
   tb_makeRows(m, d, s, w);
-  return 0;
 }
 
 // 1 when every row of p is an equality (a box row without bounds) and there are at most cap:
