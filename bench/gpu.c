@@ -106,9 +106,19 @@ static double tbb_parity(const tbModel* m) {
   return worst;
 }
 
+// name is an entry of the comma-separated list
+static int tbb_listed(const char* list, const char* name) {
+  size_t len = strlen(name);
+  for (const char* p = list; (p = strstr(p, name)) != NULL; p += len) {
+    if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   long nmax = argc > 1 ? atol(argv[1]) : 10000000L;
   int nstep = argc > 2 ? atoi(argv[2]) : 1000;
+  const char* only = argc > 3 ? argv[3] : NULL;  // a comma-separated list of scenes to run
   tbbMachine mach;
   tbb_machine(&mach);
   char gpu[256];
@@ -124,6 +134,7 @@ int main(int argc, char** argv) {
       "| scene | N | steps | parity (max rel diff) | GPU s | GPU scene-steps/s | CPU scene-steps/s "
       "| GPU / CPU |\n|---|---|---|---|---|---|---|---|\n");
   for (size_t k = 0; k < sizeof(kScenes) / sizeof(kScenes[0]); k++) {
+    if (only && !tbb_listed(only, kScenes[k])) continue;
     tbModel* m = tbb_model(kScenes[k]);
     if (!m) continue;
     double par = tbb_parity(m);

@@ -4,6 +4,7 @@
 // (the refusal of --device gpu) runs everywhere.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -27,38 +28,56 @@ int rolloutOn(int device, Scene& sc, int nstep) {
   return rc;
 }
 
-// |gpu - cpu| <= tol (1 + |cpu|) over the state of every scene; prints the worst
-void expectClose(const Scene& cpu, const Scene& gpu, double tol, const std::string& name) {
-  double worst = 0.0;
-  int worst_s = -1;
-  const char* worst_f = "";
-  double wc = 0.0, wg = 0.0;
-  auto check = [&](const double* c, const double* g, int per, const char* field) {
-    for (int s = 0; s < cpu.d->nscene; s++) {
+// per scene, the largest |b - a| / (1 + |a|) over the bodies' positions, orientations and
+// velocities (NaN counts as infinite); *where names the field of the batch's largest
+std::vector<double> sceneDiffs(const Scene& a, const Scene& b, std::string* where) {
+  std::vector<double> diff(a.d->nscene, 0.0);
+  double worst = -1.0;
+  auto check = [&](const double* x, const double* y, int per, const char* field) {
+    for (int s = 0; s < a.d->nscene; s++) {
       for (int k = 0; k < per; k++) {
-        double a = c[(size_t)s * per + k], b = g[(size_t)s * per + k];
-        double r = std::fabs(a - b) / (tol * (1.0 + std::fabs(a)));
-        if (!(r <= worst)) {  // NaN becomes the worst
-          worst = r;
-          worst_s = s;
-          worst_f = field;
-          wc = a;
-          wg = b;
+        double u = x[(size_t)s * per + k], v = y[(size_t)s * per + k];
+        double r = std::fabs(u - v) / (1.0 + std::fabs(u));
+        if (!(r <= diff[s])) diff[s] = std::isnan(r) ? INFINITY : r;
+        if (diff[s] > worst) {
+          worst = diff[s];
+          *where = "scene " + std::to_string(s) + " " + field + " cpu " +
+                   testing::PrintToString(u) + " gpu " + testing::PrintToString(v);
         }
       }
     }
   };
-  int nb = cpu.m->nbody;
-  check(cpu.d->body_pos, gpu.d->body_pos, 3 * nb, "body_pos");
-  check(cpu.d->body_quat, gpu.d->body_quat, 4 * nb, "body_quat");
-  check(cpu.d->body_vel, gpu.d->body_vel, 6 * nb, "body_vel");
-  EXPECT_LE(worst, 1.0) << name << ": worst scene " << worst_s << " " << worst_f << " cpu "
-                        << testing::PrintToString(wc) << " gpu " << testing::PrintToString(wg);
+  int nb = a.m->nbody;
+  check(a.d->body_pos, b.d->body_pos, 3 * nb, "body_pos");
+  check(a.d->body_quat, b.d->body_quat, 4 * nb, "body_quat");
+  check(a.d->body_vel, b.d->body_vel, 6 * nb, "body_vel");
+  return diff;
+}
+
+double largest(const std::vector<double>& v) {
+  return *std::max_element(v.begin(), v.end());
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// the failure bits and step counts agree scene by scene
+void expectSameOutcome(const Scene& cpu, const Scene& gpu, const std::string& name) {
   for (int s = 0; s < cpu.d->nscene; s++) {
     EXPECT_EQ(cpu.d->status[s] & TB_SCENE_FAILMASK, gpu.d->status[s] & TB_SCENE_FAILMASK)
         << name << " scene " << s;
     EXPECT_EQ(cpu.d->nstep[s], gpu.d->nstep[s]) << name << " scene " << s;
   }
+}
+
+// |gpu - cpu| <= tol (1 + |cpu|) over the state of every scene; prints the worst
+void expectClose(const Scene& cpu, const Scene& gpu, double tol, const std::string& name) {
+  std::string where;
+  double worst = largest(sceneDiffs(cpu, gpu, &where));
+  EXPECT_LE(worst, tol) << name << ": " << where;
+  expectSameOutcome(cpu, gpu, name);
 }
 
 class GpuRolloutTest : public ::testing::TestWithParam<int> {};
@@ -137,19 +156,35 @@ TEST(GpuProbeTest, PlateFieldMatchesTheCpuPath) {
   }
 }
 
-// every step solver runs in the kernel: box stacks (exact cone; the pyramid for the LCP solvers)
+// every step solver runs in the kernel: box stacks (exact cone; the pyramid for the LCP solvers).
+// Unconverged and branching solvers carry an ulp far (on the CPU, 4e-16 relative on the initial
+// positions moves prox-jacobi's velocities by 0.13 and mlcp-fb-plm's by 4e-5 within 50 steps),
+// so each solver's tolerance is the CPU's own spread under that perturbation: the GPU may differ
+// from the CPU by at most 10 times it, in the batch's worst scene and in its median scene (a
+// wrong kernel moves most scenes, chaos a few), and never by less than the 1e-7 of the models.
 TEST(GpuSolverTest, EverySolverMatchesTheCpuPath) {
   SKIP_WITHOUT_GPU();
   for (int solver = 0; solver < TB_NSOLVER; solver++) {
     int cone = solverCone(solver);
-    Scene cpu("box-stack", 256, {}, cone, 4), gpu("box-stack", 256, {}, cone, 4);
-    for (Scene* sc : {&cpu, &gpu}) {
+    Scene cpu("box-stack", 256, {}, cone, 4), moved("box-stack", 256, {}, cone, 4);
+    Scene gpu("box-stack", 256, {}, cone, 4);
+    for (Scene* sc : {&cpu, &moved, &gpu}) {
       sc->m->opt.solver = solver;
       jitterParams(*sc, 17);
     }
+    for (size_t i = 0; i < (size_t)moved.d->nscene * moved.m->nbody * 3; i++) {
+      moved.d->body_pos[i] *= 1.0 + 4e-16;
+    }
     ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, cpu, 50), TB_OK) << tb_lastError();
+    ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, moved, 50), TB_OK) << tb_lastError();
     ASSERT_EQ(rolloutOn(TB_DEVICE_GPU, gpu, 50), TB_OK) << tb_lastError();
-    expectClose(cpu, gpu, 1e-7, tb_solverName(solver));
+    std::string where, unused;
+    std::vector<double> spread = sceneDiffs(cpu, moved, &unused),
+                        diff = sceneDiffs(cpu, gpu, &where);
+    const char* name = tb_solverName(solver);
+    EXPECT_LE(largest(diff), std::max(1e-7, 10.0 * largest(spread))) << name << ": " << where;
+    EXPECT_LE(median(diff), std::max(1e-7, 10.0 * median(spread))) << name;
+    expectSameOutcome(cpu, gpu, name);
   }
 }
 

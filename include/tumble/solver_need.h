@@ -52,10 +52,9 @@ TB_HD int tb_solverApplies(int solver, const tbProblem* p) {
   }
 }
 
-// doubles (return) and ints (*ints) of scratch `solver` needs for a problem of n rows whose LCP
-// form has m unknowns (m = 0 when it has none); tb_solve checks this before calling a solver,
-// and a solver never uses more
-TB_HD size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
+// tb_solverNeed of a solver other than auto (auto's stages: no recursion, whose depth the device
+// compiler would leave out of the stack it sizes)
+TB_HD size_t tb_singleSolverNeed(int solver, int n, int m, size_t* ints) {
   size_t N = (size_t)(n > 0 ? n : 1), Mm = (size_t)(m > 0 ? m : 1);
   *ints = 0;
   switch (solver) {
@@ -76,24 +75,28 @@ TB_HD size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
     case TB_SOLVER_LEMKE:
       *ints = 4 * Mm + 4 + N;
       return 3 * Mm * Mm + 12 * Mm + 4 * N;
-    case TB_SOLVER_AUTO: {
-      // the largest of its stages, plus the best iterate so far
-      size_t d = 0, in;
-      const int stages[5] = {TB_SOLVER_PGS, TB_SOLVER_MNCP_PLM, TB_SOLVER_MLCP_FB_PLM,
-                             TB_SOLVER_LEMKE, TB_SOLVER_PROX_GS};
-      for (int k = 0; k < 5; k++) {
-        if (m <= 0 && (stages[k] == TB_SOLVER_MLCP_FB_PLM || stages[k] == TB_SOLVER_LEMKE)) {
-          continue;
-        }
-        size_t dk = tb_solverNeed(stages[k], n, m, &in);
-        d = dk > d ? dk : d;
-        *ints = in > *ints ? in : *ints;
-      }
-      return d + N;
-    }
     default:
       return 0;
   }
+}
+
+// doubles (return) and ints (*ints) of scratch `solver` needs for a problem of n rows whose LCP
+// form has m unknowns (m = 0 when it has none); tb_solve checks this before calling a solver,
+// and a solver never uses more
+TB_HD size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
+  if (solver != TB_SOLVER_AUTO) return tb_singleSolverNeed(solver, n, m, ints);
+  // the largest of auto's stages, plus the best iterate so far
+  size_t d = 0, in;
+  const int stages[5] = {TB_SOLVER_PGS, TB_SOLVER_MNCP_PLM, TB_SOLVER_MLCP_FB_PLM, TB_SOLVER_LEMKE,
+                         TB_SOLVER_PROX_GS};
+  *ints = 0;
+  for (int k = 0; k < 5; k++) {
+    if (m <= 0 && (stages[k] == TB_SOLVER_MLCP_FB_PLM || stages[k] == TB_SOLVER_LEMKE)) continue;
+    size_t dk = tb_singleSolverNeed(stages[k], n, m, &in);
+    d = dk > d ? dk : d;
+    *ints = in > *ints ? in : *ints;
+  }
+  return d + (size_t)(n > 0 ? n : 1);
 }
 
 #endif  // TUMBLE_SOLVER_NEED_H_
