@@ -219,6 +219,9 @@ typedef struct tbSimArgs {
   const char* out;
   tbBuild build;
   int steps_given;
+  int solver;         // the step solver, -1: the scene's
+  long max_iter;      // its iteration cap, 0: the scene's
+  double solver_tol;  // its tolerance, 0: the scene's
 } tbSimArgs;
 
 static void tb_printList(void) {
@@ -255,6 +258,7 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
   memset(a, 0, sizeof(*a));
   a->scene = -1;
   a->nscene = 1;
+  a->solver = -1;
   for (int i = 0; i < argc; i++) {
     const char* arg = argv[i];
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -292,6 +296,14 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       long f;
       rc = tb_parseInt(arg, val, 3, 256, &f);
       a->build.facets = (int)f;
+    } else if (!strcmp(arg, "--solver")) {
+      a->solver = tb_findSolver(val);
+      if (a->solver < 0) rc = tb_cliError("--solver %s: unknown (see tumble solve --list)", val);
+    } else if (!strcmp(arg, "--max-iter")) {
+      rc = tb_parseInt(arg, val, 1, 1000000L, &a->max_iter);
+    } else if (!strcmp(arg, "--solver-tol")) {
+      rc = tb_parseNumber(arg, val, &a->solver_tol);
+      if (!rc && !(a->solver_tol > 0.0)) rc = tb_cliError("--solver-tol %s: must be > 0", val);
     } else {
       rc = tb_parseBatchOption("simulate", arg, val, &a->out);
       if (rc < 0) return tb_cliError("unknown option '%s'", arg);
@@ -389,6 +401,9 @@ static int tb_simulate(int argc, char** argv) {
   if ((rc = tb_applyStructural(&a, used))) return rc;
   tbModel* m = tb_buildScene(a.scene, &a.build);
   if (!m) return tb_cliError("%s", tb_lastError());
+  if (a.solver >= 0) m->opt.solver = a.solver;
+  if (a.max_iter > 0) m->opt.max_iter = (int)a.max_iter;
+  if (a.solver_tol > 0.0) m->opt.tol = a.solver_tol;
   tbData* d = tb_newData(m, (int)a.nscene);
   tbRecord rec = {0};
   if (!d) {
@@ -435,8 +450,9 @@ static void tb_usage(FILE* f) {
           "  tumble                      the default main job: the grasp study (tumble grasp)\n"
           "  tumble simulate --list      built-in scenes with their parameters\n"
           "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
-          "         [--cone exact|pyramid] [--facets N] [--align] [--every K] [--seed S]\n"
-          "         [--threads T] [--device auto|cpu|gpu] [--out FILE.csv]\n"
+          "         [--cone exact|pyramid] [--facets N] [--align] [--solver NAME] [--max-iter K]\n"
+          "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
+          "         [--device auto|cpu|gpu] [--out FILE.csv]\n"
           "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
           "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K]\n"
           "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"

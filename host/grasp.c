@@ -61,7 +61,7 @@ tbGraspDef tb_defaultGraspDef(void) {
   g.dt = 1e-3;
   g.cone = TB_CONE_EXACT;
   g.facets = 8;
-  g.solver = TB_SOLVER_PGS;
+  g.solver = TB_SOLVER_AUTO;
   g.max_iter = 200;
   g.solver_tol = 1e-6;
   g.sor = 1.0;

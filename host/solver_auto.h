@@ -13,7 +13,9 @@
 // PGS where it is fast (Box_Stacks 39 sweeps, Confeti-ex03 78, Rover4396 40, NESpheres 20) and
 // switches to Newton after 20 to 30 sweeps where PGS crawls: Rover1039, Rover1040, Rover4144
 // (PGS alone: 139 to 398 sweeps; Newton then takes 3 iterations), OneObject (PGS alone: 1044
-// sweeps; Newton: 8) and BoxesStack1 (PGS stalls near 1e-6; Newton: 7).
+// sweeps; Newton: 8) and BoxesStack1 (PGS stalls near 1e-6; Newton: 7). Where Newton makes no
+// headway from that point, PGS goes on and Newton starts again from a better one
+// (tb_pgsThenNewton).
 // Larger problems (Capsules, 858 rows: PGS takes 2473 sweeps, 0.8 s, where dense Newton took
 // minutes) get PGS while the residual keeps falling, then Newton. Whatever is left over: PGS
 // while it progresses, for a standard LCP Lemke, then adaptive prox from the best iterate. The
@@ -32,9 +34,10 @@
 #include "stage_pgs.h"
 
 // run one stage from x and remember x if it beats the best so far (x itself goes on from where
-// the stage left it: PGS is not monotone, and its later sweeps need its current iterate)
-TB_HD double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, int budget, double* x,
-                      double* best, tbSolverWork* w, tbSolveResult* acc) {
+// the stage left it: PGS is not monotone, and its later sweeps need its current iterate); the
+// Newton stages take their direction by `lm` (TB_LM_PROJECTED_LU or TB_LM_PROJECTED)
+TB_HD double tb_stage(int solver, int lm, const tbProblem* p, const tbSolverOpt* opt, int budget,
+                      double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
   tbSolverOpt o = *opt;
   o.max_iter = budget;
   tbSolveResult r;
@@ -44,10 +47,10 @@ TB_HD double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, in
       tb_solvePGS(tb_solo(), p, &o, x, w, &r);
       break;
     case TB_SOLVER_MNCP_PLM:
-      tb_solveMNCP(p, &o, x, w, &r, TB_LM_PROJECTED_LU);
+      tb_solveMNCP(p, &o, x, w, &r, lm);
       break;
     case TB_SOLVER_MLCP_FB_PLM:
-      tb_solveMLCPFB(p, &o, x, w, &r, TB_LM_PROJECTED_LU);
+      tb_solveMLCPFB(p, &o, x, w, &r, lm);
       break;
     case TB_SOLVER_LEMKE:
       tb_solveLemke(p, &o, x, w, &r);
@@ -65,12 +68,14 @@ TB_HD double tb_stage(int solver, const tbProblem* p, const tbSolverOpt* opt, in
   return r.residual;
 }
 
-#define TB_AUTO_DENSE_MAX 300   // dense Newton first only up to this many unknowns
-#define TB_AUTO_MIN_SWEEPS 20   // PGS sweeps before the first switch to Newton
-#define TB_AUTO_CHECK_MAX 60    // PGS on at most this many rows: residual every 2nd sweep
-#define TB_AUTO_CHUNK 10        // PGS sweeps between two looks at its rate
-#define TB_AUTO_NEWTON_ITERS 6  // Newton iterations the cost model expects from a PGS iterate
-#define TB_AUTO_NEWTON_CAP 50   // Newton iterations before auto falls back to PGS and prox
+#define TB_AUTO_DENSE_MAX 300    // dense Newton first only up to this many unknowns
+#define TB_AUTO_MIN_SWEEPS 20    // PGS sweeps before the first switch to Newton
+#define TB_AUTO_CHECK_MAX 60     // PGS on at most this many rows: residual every 2nd sweep
+#define TB_AUTO_CHUNK 10         // PGS sweeps between two looks at its rate
+#define TB_AUTO_NEWTON_ITERS 6   // Newton iterations the cost model expects from a PGS iterate
+#define TB_AUTO_NEWTON_CAP 50    // Newton iterations of one round, at most
+#define TB_AUTO_NEWTON_TRY 12    // Newton iterations before a round checks that Newton gains
+#define TB_AUTO_NEWTON_ROUNDS 4  // PGS-then-Newton rounds before auto falls back to PGS and prox
 
 // cost of one Newton iteration (direction, line search) in PGS sweeps on m unknowns: a sweep
 // costs O(m^2), an iteration O(m^3) plus a fixed overhead. Measured on the shared files (2
@@ -92,7 +97,7 @@ TB_HD int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int
   int since = 0;
   while (left > 0 && res->residual > opt->tol) {
     int budget = left < chunk ? left : chunk;
-    tb_stage(TB_SOLVER_PGS, p, opt, budget, x, best, w, res);
+    tb_stage(TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
     left -= budget;
     if (res->residual < 0.9 * mark) {
       mark = res->residual;
@@ -147,6 +152,57 @@ TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, i
   return left;
 }
 
+// PGS while it is the faster way, then Newton from its best iterate, in rounds: Newton often
+// diverges from a PGS iterate far from the solution and converges in 2 iterations from one a few
+// dozen sweeps further (a grasp's step: 20 sweeps to 0.039, Newton 50 iterations up to 0.22; 20
+// more sweeps to 0.0085, Newton 2 iterations to 4e-15). So a round gives Newton
+// TB_AUTO_NEWTON_TRY iterations, more (to TB_AUTO_NEWTON_CAP) only while it gains tenfold, one
+// try by least squares where the fast direction gains nothing, and otherwise hands back to PGS
+// from the best iterate, for at most TB_AUTO_NEWTON_ROUNDS Newton starts, each from a point at
+// least twice as good as the last. Returns the budget left; *tried says whether Newton ran.
+TB_HD int tb_pgsThenNewton(const tbProblem* p, const tbSolverOpt* opt, int newton, int m, int left,
+                           double* x, double* best, tbSolverWork* w, tbSolveResult* res,
+                           int* tried) {
+  double newton_from = INFINITY;  // the best residual when Newton last started
+  for (int rounds = 0; rounds < TB_AUTO_NEWTON_ROUNDS && left > 0;) {
+    double before = res->residual;
+    left = tb_pgsWhileFaster(p, opt, m, left, x, best, w, res);
+    if (res->residual <= opt->tol || left <= 0) break;
+    // Newton from about the same point would fail the same way: PGS goes on from its own
+    // iterate while it gains, and the stages after the rounds take over where it does not
+    if (!(res->residual < 0.5 * newton_from)) {
+      if (!(res->residual < before)) break;
+      continue;
+    }
+    newton_from = res->residual;
+    rounds++;
+    *tried = 1;
+    memcpy(x, best, sizeof(double) * p->n);
+    int lm = TB_LM_PROJECTED_LU;
+    for (int used = 0; used < TB_AUTO_NEWTON_CAP && left > 0;) {
+      int budget = left < TB_AUTO_NEWTON_TRY ? left : TB_AUTO_NEWTON_TRY;
+      double from = res->residual;
+      int iters = res->iterations;
+      tb_stage(newton, lm, p, opt, budget, x, best, w, res);
+      int spent = res->iterations - iters > 0 ? res->iterations - iters : 1;
+      left -= spent;
+      used += spent;
+      memcpy(x, best, sizeof(double) * p->n);  // what follows goes on from the best point
+      if (res->residual <= opt->tol) break;
+      if (!(res->residual < 0.1 * from)) {
+        // the fast direction (LU, else Cholesky of the normal equations) squares J's condition;
+        // where the implicit MNCP's J is singular (a jammed grasp's redundant contacts) the
+        // seed's least squares by QR can still converge
+        if (lm == TB_LM_PROJECTED || newton != TB_SOLVER_MNCP_PLM) break;
+        lm = TB_LM_PROJECTED;
+      }
+    }
+    if (res->residual <= opt->tol) break;
+    tb_residual(p, x, w->d);  // u = A x + b, which PGS keeps current
+  }
+  return left;
+}
+
 TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                         tbSolveResult* res) {
   // the best iterate lives at the end of the scratch, past what any stage uses
@@ -160,30 +216,22 @@ TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, t
   int nfree, m = newton == TB_SOLVER_MNCP_PLM ? p->n : tb_lcpSize(p, &nfree);
   int tried = 0;
   if (m <= TB_AUTO_DENSE_MAX && tb_solverApplies(newton, p)) {
-    left = tb_pgsWhileFaster(p, opt, m, left, x, best, w, res);
-    if (res->residual > opt->tol && left > 0) {
-      int budget = left < TB_AUTO_NEWTON_CAP ? left : TB_AUTO_NEWTON_CAP;
-      memcpy(x, best, sizeof(double) * p->n);
-      tb_stage(newton, p, opt, budget, x, best, w, res);
-      left -= budget;
-      tried = 1;
-      memcpy(x, best, sizeof(double) * p->n);  // what follows goes on from the best point
-    }
+    left = tb_pgsThenNewton(p, opt, newton, m, left, x, best, w, res, &tried);
   }
   left = tb_pgsWhileProgressing(p, opt, left, x, best, w, res);
   if (!tried && res->residual > opt->tol && left > 0 && tb_solverApplies(newton, p)) {
     int budget = left < 100 ? left : 100;
     memcpy(x, best, sizeof(double) * p->n);
-    tb_stage(newton, p, opt, budget, x, best, w, res);
+    tb_stage(newton, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
     left -= budget;
   }
   if (res->residual > opt->tol && tb_solverApplies(TB_SOLVER_LEMKE, p)) {
     // a standard LCP the iterations could not crack: pivot (no warm start, exact when it ends)
-    tb_stage(TB_SOLVER_LEMKE, p, opt, opt->max_iter, x, best, w, res);
+    tb_stage(TB_SOLVER_LEMKE, TB_LM_PROJECTED_LU, p, opt, opt->max_iter, x, best, w, res);
   }
   if (res->residual > opt->tol && left > 0) {
     memcpy(x, best, sizeof(double) * p->n);
-    tb_stage(TB_SOLVER_PROX_GS, p, opt, left, x, best, w, res);
+    tb_stage(TB_SOLVER_PROX_GS, TB_LM_PROJECTED_LU, p, opt, left, x, best, w, res);
   }
   memcpy(x, best, sizeof(double) * p->n);
   tb_finishSolve(p, opt, x, w->d, res);

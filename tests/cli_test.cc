@@ -127,6 +127,18 @@ TEST_F(CliTest, UnknownOption) {
   ExpectRejected({"simulate", "falling-particle", "--frobnicate", "1"}, {"--frobnicate"});
 }
 
+TEST_F(CliTest, UnknownSolver) {
+  ExpectRejected({"simulate", "box-stack", "--solver", "newton"}, {"--solver", "newton"});
+}
+
+TEST_F(CliTest, NonPositiveSolverTolerance) {
+  ExpectRejected({"simulate", "box-stack", "--solver-tol", "0"}, {"--solver-tol"});
+}
+
+TEST_F(CliTest, ZeroSolverIterations) {
+  ExpectRejected({"simulate", "box-stack", "--max-iter", "0"}, {"--max-iter"});
+}
+
 TEST_F(CliTest, UnknownCone) {
   ExpectRejected({"simulate", "falling-particle", "--cone", "cubic"}, {"--cone", "cubic"});
 }
@@ -175,6 +187,18 @@ TEST_F(CliTest, ListNamesEveryScene) {
     for (const auto& l : lines) found = found || l.rfind(name + ":", 0) == 0;
     EXPECT_TRUE(found) << "scene '" << name << "' missing from --list:\n" << r.out;
   }
+}
+
+// the step solver is the user's: on a box stack PGS stops at its 200 sweeps above 1e-8 where
+// auto's Newton polish converges
+TEST_F(CliTest, SolverOptionsReachTheStep) {
+  CliResult pgs = Run({"simulate", "box-stack", "--scenes", "4", "--steps", "100"});
+  ASSERT_EQ(pgs.status, 0) << pgs.err;
+  EXPECT_NE(pgs.out.find("\"unconverged\": 4,"), std::string::npos) << pgs.out;
+  CliResult aut = Run({"simulate", "box-stack", "--scenes", "4", "--steps", "100", "--solver",
+                       "auto", "--max-iter", "400", "--solver-tol", "1e-9"});
+  ASSERT_EQ(aut.status, 0) << aut.err;
+  EXPECT_NE(aut.out.find("\"unconverged\": 0,"), std::string::npos) << aut.out;
 }
 
 TEST_F(CliTest, BoxStackCsv) {

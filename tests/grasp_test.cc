@@ -166,3 +166,37 @@ TEST_F(GraspCliTest, BadInputNamesTheOptionAndWritesNothing) {
     EXPECT_FALSE(Exists(Path("bad.csv"))) << c.first;
   }
 }
+
+// the steps of one trial (draw of cell 9, trial 9, seed 1, fingertips at (-1, -20) mm from the
+// gear's centre: the fingers close on the gear) under each solver: how many steps ended above
+// the study's tolerance
+static int unconvergedSteps(int solver) {
+  tbGraspDef g = tb_defaultGraspDef();
+  g.solver = solver;
+  tbModel* m = tb_buildGraspModel(&g);
+  tbData* d = tb_newData(m, 1);
+  const double offset[2] = {-0.001, -0.020};
+  tb_graspDraw(m, &g, 1, 9, 9, offset, d->param);
+  EXPECT_EQ(tb_resetData(m, d), TB_OK) << tb_lastError();
+  tbWork* w = tb_newWork(m);
+  int bad = 0;
+  for (int k = 0; k < tb_graspSteps(&g); k++) {
+    tb_stepScene(m, d, 0, w);
+    bad += !(d->resid_last[0] <= g.solver_tol);
+  }
+  EXPECT_EQ(d->status[0] & TB_SCENE_FAILMASK, 0);
+  tb_freeWork(w);
+  tb_freeData(d);
+  tb_freeModel(m);
+  return bad;
+}
+
+// auto, the study's default, converges every step of a jammed trial where PGS alone (200
+// sweeps: 7 steps) and its Newton method alone (projected LM on the MNCP: 28 steps) do not;
+// auto with a single Newton start left one step unconverged here, auto with Newton rounds
+// (tb_pgsThenNewton) none
+TEST(GraspTest, AutoConvergesAJammedTrialWherePgsAndNewtonAloneDoNot) {
+  EXPECT_GT(unconvergedSteps(TB_SOLVER_PGS), 0);
+  EXPECT_GT(unconvergedSteps(TB_SOLVER_MNCP_PLM), 0);
+  EXPECT_EQ(unconvergedSteps(TB_SOLVER_AUTO), 0);
+}

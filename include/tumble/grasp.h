@@ -61,7 +61,7 @@ typedef struct tbGraspDef {
   double dt;             // s, time step (1e-3)
   int cone;              // tbtCone
   int facets;            // pyramid facets
-  int solver;            // tbtSolver (PGS)
+  int solver;            // tbtSolver (auto: PGS with a Newton polish)
   int max_iter;          // solver iterations per step (200)
   double solver_tol;     // relative residual (1e-6: a jammed grasp's redundant contacts make
                          // tighter tolerances cost thousands of sweeps for sub-nm changes)
