@@ -1,0 +1,151 @@
+"""tumble's CPU path against MuJoCo's native multi-threaded rollout (mujoco.rollout).
+
+Same scene, time step, friction, scene count and thread count on both sides; the scenes are
+tumble's built-ins written as MJCF (MuJoCo: Newton solver, elliptic cone, condim 3, its default
+solref/solimp; tumble: the step solver named by --solver, default auto, at its 1e-8 tolerance).
+Each (scene, engine) pair is timed best-of-`--reps`, the engines alternated within a repetition
+so that both see the same load. tumble runs through its command line (`tumble simulate`), MuJoCo
+through `mujoco.rollout.rollout` with one MjData per thread.
+
+Output: a markdown table on stdout (date, machine, commit, versions in its header).
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import time
+
+import mujoco
+import numpy as np
+from mujoco import rollout
+
+GROUND = "<geom type='plane' size='0 0 1' friction='{mu} 0 0'/>"
+
+SLIDING_SPHERE = f"""<mujoco>
+  <option timestep='1e-3' gravity='0 0 -9.81' cone='elliptic' solver='Newton'/>
+  <default><geom condim='3'/></default>
+  <worldbody>
+    {GROUND.format(mu=0.2)}
+    <body pos='0 0 1'>
+      <freejoint/>
+      <geom type='sphere' size='1' friction='0.2 0 0'/>
+      <inertial pos='0 0 0' mass='1' diaginertia='0.4 0.4 0.4'/>
+    </body>
+  </worldbody>
+  <keyframe><key qpos='0 0 1 1 0 0 0' qvel='2 0 0 0 0 0'/></keyframe>
+</mujoco>"""
+
+BOX_STACK = f"""<mujoco>
+  <option timestep='1e-3' gravity='0 0 -9.81' cone='elliptic' solver='Newton'/>
+  <default><geom condim='3' friction='0.5 0 0'/></default>
+  <worldbody>
+    {GROUND.format(mu=0.5)}
+    <body pos='0 0 0.1'><freejoint/><geom type='box' size='.1 .1 .1' mass='1'/></body>
+    <body pos='0 0 0.3'><freejoint/><geom type='box' size='.1 .1 .1' mass='1'/></body>
+    <body pos='0 0 0.5'><freejoint/><geom type='box' size='.1 .1 .1' mass='1'/></body>
+  </worldbody>
+</mujoco>"""
+
+
+def pendulum(links=3, length=1.0, angle0=0.3):
+    """tumble's `pendulum`: links of mass 1 and inertia L^2/12 (0.5 r^2 along), capsules of
+    radius 0.05 L, hanging from a pivot at height links L + 1, released at angle0 from vertical
+    towards +x; MuJoCo holds the joints in minimal coordinates (hinges), tumble as equality rows"""
+    r, ixx = 0.05 * length, length * length / 12.0
+    chain = ""
+    for i in reversed(range(links)):
+        frame = f"pos='0 0 {links * length + 1.0}' euler='0 {-angle0} 0'" if i == 0 else \
+            f"pos='0 0 {-length}'"
+        chain = (f"<body {frame}><joint type='hinge' axis='0 1 0'/>"
+                 f"<geom type='capsule' fromto='0 0 {-r} 0 0 {r - length}' size='{r}'/>"
+                 f"<inertial pos='0 0 {-length / 2}' mass='1' "
+                 f"diaginertia='{ixx} {ixx} {0.5 * r * r}'/>{chain}</body>")
+    return f"""<mujoco>
+  <compiler angle='radian'/>
+  <option timestep='1e-3' gravity='0 0 -9.81' cone='elliptic' solver='Newton'/>
+  <default><geom condim='3' friction='0.5 0 0'/></default>
+  <worldbody>
+    {GROUND.format(mu=0.5)}
+    {chain}
+  </worldbody>
+</mujoco>"""
+
+
+# (tumble scene, MJCF, scenes, steps): the sizes of issue 13's table
+SCENES = [
+    ("sliding-sphere", SLIDING_SPHERE, 2000, 600),
+    ("box-stack", BOX_STACK, 200, 1000),
+    ("pendulum", pendulum(), 2000, 2000),
+]
+
+
+def mujoco_seconds(xml, nscene, nstep, threads):
+    m = mujoco.MjModel.from_xml_string(xml)
+    datas = [mujoco.MjData(m) for _ in range(threads)]
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    state = np.empty(mujoco.mj_stateSize(m, spec))
+    if m.nkey:  # the initial velocity (sliding-sphere)
+        mujoco.mj_resetDataKeyframe(m, datas[0], 0)
+    mujoco.mj_getState(m, datas[0], state, spec)
+    init = np.tile(state, (nscene, 1))
+    rollout.rollout(m, datas, init[:threads], nstep=10)  # warm-up: thread pool, first contacts
+    t0 = time.perf_counter()
+    out, _ = rollout.rollout(m, datas, init, nstep=nstep)
+    seconds = time.perf_counter() - t0
+    if not np.all(np.isfinite(out)):
+        raise RuntimeError("MuJoCo's rollout produced a non-finite state")
+    return seconds
+
+
+def tumble_run(binary, scene, nscene, nstep, threads, solver):
+    cmd = [binary, "simulate", scene, "--scenes", str(nscene), "--steps", str(nstep), "--threads",
+           str(threads), "--device", "cpu", "--solver", solver]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "describe", "--always", "--dirty"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tumble", default="build/tumble", help="the tumble binary")
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--solver", default="auto", help="tumble's step solver")
+    ap.add_argument("--scale", type=float, default=1.0, help="scenes x this (a quick run: 0.1)")
+    a = ap.parse_args()
+
+    print("# tumble's CPU path against MuJoCo's rollout\n")
+    print(f"- date: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}")
+    print(f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs,"
+          f" load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"- commit: {commit()}")
+    print(f"- MuJoCo {mujoco.__version__} (Newton, elliptic cone); tumble step solver "
+          f"{a.solver}; {a.threads} threads on both; best of {a.reps}, alternated\n")
+    print("| scene | scenes x steps | tumble scene-steps/s | MuJoCo scene-steps/s | "
+          "tumble / MuJoCo | tumble: unconverged scenes, max residual |")
+    print("|---|---|---:|---:|---:|---|")
+    for scene, xml, nscene, nstep in SCENES:
+        nscene = max(a.threads, int(nscene * a.scale))
+        best_t = best_m = float("inf")
+        run = None
+        for _ in range(a.reps):
+            run = tumble_run(a.tumble, scene, nscene, nstep, a.threads, a.solver)
+            best_t = min(best_t, run["seconds"])
+            best_m = min(best_m, mujoco_seconds(xml, nscene, nstep, a.threads))
+        work = nscene * nstep
+        print(f"| {scene} | {nscene} x {nstep} | {work / best_t:.3g} | {work / best_m:.3g} | "
+              f"{best_m / best_t:.2f} | {run['unconverged']}/{nscene}, {run['max_residual']:.2g} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
