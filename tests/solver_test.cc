@@ -248,3 +248,32 @@ TEST(SolverTest, LcpLemkeAndIterativeAgree) {
 }
 
 }  // namespace
+
+// on a small standard LCP started from zero auto probes with a few PGS sweeps, then pivots:
+// lcp_tobenna (40 rows, where PGS and Fischer-Burmeister Newton both fail) costs it Lemke's
+// pivots plus the probe, lcp_trivial (PGS finishes it in the probe) no pivot at all
+TEST(SolverTest, AutoPivotsEarlyOnSmallLcpsFromZero) {
+  std::vector<std::string> files = Files("lcp");
+  if (files.empty()) GTEST_SKIP() << "../shared/data/lcp not found";
+  int seen = 0;
+  for (const std::string& f : files) {
+    std::string base = f.substr(f.rfind('/') + 1);
+    if (base != "lcp_tobenna.dat" && base != "lcp_trivial.dat") continue;
+    seen++;
+    tbFileProblem fp;
+    ASSERT_EQ(tb_readProblem(f.c_str(), &fp), TB_OK) << tb_lastError();
+    tbProblem p = tb_fileProblemView(&fp);
+    SolveRun aut = Solve(TB_SOLVER_AUTO, p, 0, 100000);
+    SolveRun lemke = Solve(TB_SOLVER_LEMKE, p, 0, 100000);
+    EXPECT_TRUE(aut.res.converged) << base;
+    if (base == "lcp_tobenna.dat") {
+      EXPECT_TRUE(lemke.res.converged);
+      EXPECT_FALSE(Solve(TB_SOLVER_PGS, p, 0, 1000).res.converged);
+      EXPECT_LE(aut.res.iterations, lemke.res.iterations + 4);
+    } else {
+      EXPECT_LE(aut.res.iterations, 4);
+    }
+    tb_freeFileProblem(&fp);
+  }
+  EXPECT_EQ(seen, 2);
+}
