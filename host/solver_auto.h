@@ -135,6 +135,7 @@ TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, i
     res->iterations += sweeps;
     if (reason == TB_STOP_NONFINITE) {
       memcpy(x, best, sizeof(double) * p->n);
+      tb_residual(p, x, w->d);  // u of the restored x, for a later round's sweeps
       break;
     }
     // converged by the running residual: confirm from scratch (u itself is left as it was)
