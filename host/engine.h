@@ -79,7 +79,15 @@ TB_HD size_t tb_sceneAt(const tbData* d, int s, size_t count, size_t i) {
 
 // scene s of a into scene t of b, whatever the layout of each (batches of one model)
 TB_HD void tb_sceneCopy(const tbData* a, int s, tbData* b, int t) {
-  const tbData* d = a;  // the counts of TB_DATA_ARRAYS
+  const tbData* d = a;                     // the counts of TB_DATA_ARRAYS
+  if (!a->scene_fast && !b->scene_fast) {  // both scene-major: each array's run is contiguous
+#define TB_X(type, name, count)                                                        \
+  memcpy(b->name + (size_t)t * (size_t)(count), a->name + (size_t)s * (size_t)(count), \
+         sizeof(type) * (size_t)(count));
+    TB_DATA_ARRAYS(TB_X)
+#undef TB_X
+    return;
+  }
 #define TB_X(type, name, count)                                                                    \
   for (size_t i = 0; i < (size_t)(count); i++) {                                                   \
     b->name[tb_sceneAt(b, t, (size_t)(count), i)] = a->name[tb_sceneAt(a, s, (size_t)(count), i)]; \

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <tumble/dense.h>
+#include <tumble/lcp_form.h>
 #include <tumble/residual.h>
 #include <tumble/tb_math.h>
 
@@ -131,7 +132,7 @@ TB_HD int tb_equalitiesOnly(const tbProblem* p, int cap) {
     if (p->blk_type[k] != TB_BLOCK_BOX) return 0;
   }
   for (int i = 0; i < p->n; i++) {
-    if (p->lo[i] != -INFINITY || p->hi[i] != INFINITY) return 0;
+    if (!tb_isFree(p, i)) return 0;
   }
   return 1;
 }

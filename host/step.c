@@ -95,10 +95,9 @@ int tb_rolloutDevice(void) {
   return tb_resolved;
 }
 
+// a host batch is scene-major, which is how the stages index it: no one-scene copy per step
 void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
-  tb_sceneCopy(d, s, &w->scene, 0);
-  tb_step(tb_solo(), m, &w->scene, 0, w);
-  tb_sceneCopy(&w->scene, 0, d, s);
+  tb_step(tb_solo(), m, d, s, w);
 }
 
 //---- rollout -----------------------------------------------------------------------------------
