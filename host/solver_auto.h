@@ -74,6 +74,8 @@ TB_HD double tb_stage(int solver, int lm, const tbProblem* p, const tbSolverOpt*
 #define TB_AUTO_CHECK_MAX 60     // PGS on at most this many rows: residual every 2nd sweep
 #define TB_AUTO_CHUNK 10         // PGS sweeps between two looks at its rate
 #define TB_AUTO_NEWTON_ITERS 6   // Newton iterations the cost model expects from a PGS iterate
+#define TB_AUTO_NEAR 1e-4        // a start this close (a step's warm start): Newton expects
+#define TB_AUTO_NEAR_ITERS 2     // this many iterations, judged after one chunk of sweeps
 #define TB_AUTO_NEWTON_CAP 50    // Newton iterations of one round, at most
 #define TB_AUTO_NEWTON_TRY 12    // Newton iterations before a round checks that Newton gains
 #define TB_AUTO_NEWTON_ROUNDS 4  // PGS-then-Newton rounds before auto falls back to PGS and prox
@@ -121,7 +123,9 @@ TB_HD int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int
 // the chunks. Returns the budget left.
 TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, int left, double* x,
                             double* best, tbSolverWork* w, tbSolveResult* res) {
-  double *u = w->d, r = res->residual, newton = TB_AUTO_NEWTON_ITERS * tb_newtonSweeps(m);
+  int near = res->residual <= TB_AUTO_NEAR;
+  double *u = w->d, r = res->residual;
+  double newton = (near ? TB_AUTO_NEAR_ITERS : TB_AUTO_NEWTON_ITERS) * tb_newtonSweeps(m);
   // on small problems the residual (a projection and a few square roots per contact) costs as
   // much as the sweep itself (Rover11035, one contact: 68% of PGS's time); evaluating it every
   // second sweep costs at most one sweep more (1.29 -> 1.14 us there)
@@ -146,7 +150,7 @@ TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, i
       memcpy(best, x, sizeof(double) * p->n);
     }
     if (rn <= opt->tol) break;
-    if (done >= TB_AUTO_MIN_SWEEPS) {
+    if (done >= (near ? TB_AUTO_CHUNK : TB_AUTO_MIN_SWEEPS)) {
       double rate = r > 0.0 ? pow(rn / r, 1.0 / sweeps) : 1.0;
       double need = rate < 1.0 ? log(opt->tol / rn) / log(rate) : INFINITY;
       if (!(need <= newton)) break;

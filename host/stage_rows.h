@@ -353,7 +353,7 @@ TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   double ra[3], rb[3], t[3], o[3];
   tbu_sub3(ra, c->pos, w->xpos + 3 * a);
   tbu_sub3(rb, c->pos, w->xpos + 3 * b);
-  int key = 1 + 4 * (16 * pair + (c->feature & 15));
+  int key = 1 + 4 * (TB_NFEATURE * pair + c->feature);
 
   tbRowJ nrow, trow[2];
   tb_rowLinear(&nrow, a, ra, b, rb, c->normal);

@@ -308,6 +308,31 @@ TEST(CollideGeom, BoxOnEqualBoxRotated45) {
   ExpectStacked(c, n, -0.01, -1.0, 0.495);  // normal flips, gaps unchanged
 }
 
+// Equal boxes stacked flush: every incident edge lies along a reference side. Round-off in the
+// poses (here 1e-13 shifts and turns, what a resting stack's integration leaves) must not put
+// crossings anywhere along those sides: the manifold is the four corners, with the same
+// features whichever way the round-off falls, so the step's warm start finds them again.
+TEST(CollideGeom, FlushStackedEqualBoxesGiveTheFourCornersWhateverTheRoundOff) {
+  const double h = 0.1;
+  tbGeomPose base = Pose(TB_GEOM_BOX, h, h, h, 0, 0, h);
+  tbContactPoint c0[TB_MAXCON_PAIR];
+  tbGeomPose top0 = Pose(TB_GEOM_BOX, h, h, h, 0, 0, 3 * h);
+  ASSERT_EQ(Collide(top0, base, 1e-6, c0), 4);
+  Lcg r;
+  for (int trial = 0; trial < 200; trial++) {
+    tbGeomPose top = Pose(TB_GEOM_BOX, h, h, h, r.Next(-1e-13, 1e-13), r.Next(-1e-13, 1e-13),
+                          3 * h + r.Next(-1e-13, 1e-13));
+    Rotate(&top, r.Next(-1, 1), r.Next(-1, 1), r.Next(-1, 1), r.Next(-1e-13, 1e-13));
+    tbContactPoint c[TB_MAXCON_PAIR];
+    ASSERT_EQ(Collide(top, base, 1e-6, c), 4) << "trial " << trial;
+    for (int i = 0; i < 4; i++) {
+      EXPECT_NEAR(std::fabs(c[i].pos[0]), h, 1e-12) << "a corner, trial " << trial;
+      EXPECT_NEAR(std::fabs(c[i].pos[1]), h, 1e-12) << "a corner, trial " << trial;
+      EXPECT_EQ(c[i].feature, c0[i].feature) << "trial " << trial;
+    }
+  }
+}
+
 TEST(CollideGeom, BoxBoxEdgeEdge) {
   const double h = 0.5, pen = 0.02;
   tbGeomPose b = Pose(TB_GEOM_BOX, h, h, h, 0, 0, 0);
@@ -371,6 +396,9 @@ TEST(CollideGeom, CountsBoundedAndContactsWellFormed) {
           double tn = tbu_norm3(c[i].tangent);
           EXPECT_TRUE(tn == 0.0 || std::fabs(tn - 1.0) < 1e-9);         // unit or none
           EXPECT_NEAR(tbu_dot3(c[i].tangent, c[i].normal), 0.0, 1e-9);  // orthogonal
+          EXPECT_GE(c[i].feature, 0);                                   // a warm-start key's range
+          EXPECT_LT(c[i].feature, TB_NFEATURE);                         // a warm-start key's range
+          for (int j = 0; j < i; j++) EXPECT_NE(c[i].feature, c[j].feature);  // one key each
         }
       }
     }

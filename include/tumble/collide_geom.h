@@ -35,6 +35,7 @@ enum {
 };
 
 #define TB_MAXCON_PAIR 8  // most contacts one shape pair can produce
+#define TB_NFEATURE 80    // features of one pair's contacts are below this (box-box: 64 + 9)
 
 typedef struct tbGeomPose {
   int type;            // TB_GEOM_*
@@ -53,7 +54,7 @@ typedef struct tbContactPoint {
   double gap;         // signed distance along normal: > 0 separated, < 0 penetrating
   double tangent[3];  // preferred first tangent (unit, orthogonal to normal) or all zeros for
                       // none: for contacts against a plane, the plane's local x axis in world
-  int feature;        // small integer, stable while the same features touch (for warm start)
+  int feature;        // in [0, TB_NFEATURE), stable while the same features touch (warm start)
 } tbContactPoint;
 
 //---- small helpers -----------------------------------------------------------------------------
@@ -400,34 +401,49 @@ TB_HD double tbg_boxSep(const double L[3], const double d[3], const double ua[9]
 }
 
 // One polygon vertex while clipping in reference-face coordinates: (x, y) along the reference
-// face's two in-plane axes, z = height above the reference face, id = feature tag.
+// face's two in-plane axes, z = height above the reference face; in and out name the boundary
+// pieces that meet at it (the polygon's edge arriving and leaving): 0-3 the incident face's
+// edges, 4-7 the reference face's sides. The unordered pair names the vertex uniquely (an
+// incident corner, an incident edge across a side, or a reference corner), and stays the same
+// while the same pieces cross, so it is the contact's feature (tbg_clipFeature).
 typedef struct tbgClipVert {
   double x, y, z;
-  int id;
+  int in, out;
 } tbgClipVert;
+
+// feature of a clipped vertex: its two boundary pieces, smaller first, in [0, 64)
+TB_HD int tbg_clipFeature(const tbgClipVert* v) {
+  int lo = v->in < v->out ? v->in : v->out, hi = v->in < v->out ? v->out : v->in;
+  return 8 * lo + hi;
+}
 
 #define TBG_CLIPMAX 16  // a convex quad clipped by 4 lines has <= 8 vertices; 16 is headroom
 
 // Sutherland-Hodgman against the half-plane sgn * coord(v) <= e (coord: x for axis 0, y for 1);
-// interpolation is exact because x, y, z are affine in the 3D position.
+// interpolation is exact because x, y, z are affine in the 3D position. A vertex up to snap
+// outside counts as inside: where an incident edge lies along the side (equal boxes stacked
+// flush), round-off would put its ends on either side and the crossing anywhere along the
+// edge, a contact that jumps from step to step. Crossings stay on the side itself.
 TB_HD int tbg_clipSide(const tbgClipVert* in, int nin, tbgClipVert* out, int axis, double sgn,
-                       double e, int plane) {
+                       double e, double snap, int plane) {
   int n = 0;
   for (int i = 0; i < nin; i++) {
     const tbgClipVert* cur = in + i;
     const tbgClipVert* prv = in + (i + nin - 1) % nin;
     double dc = sgn * (axis == 0 ? cur->x : cur->y) - e;
     double dp = sgn * (axis == 0 ? prv->x : prv->y) - e;
-    if ((dc <= 0.0) != (dp <= 0.0) && n < TBG_CLIPMAX) {
+    if ((dc <= snap) != (dp <= snap) && n < TBG_CLIPMAX) {
       double t = dp / (dp - dc);
-      const tbgClipVert* ins = dc <= 0.0 ? cur : prv;
+      int entering = dc <= snap;
       out[n].x = prv->x + t * (cur->x - prv->x);
       out[n].y = prv->y + t * (cur->y - prv->y);
       out[n].z = prv->z + t * (cur->z - prv->z);
-      out[n].id = 8 + 8 * plane + (ins->id & 7);  // crossing of side `plane` next to a corner
+      // the edge prv -> cur crosses side `plane`: entering, the side comes before the edge
+      out[n].in = entering ? 4 + plane : prv->out;
+      out[n].out = entering ? prv->out : 4 + plane;
       n++;
     }
-    if (dc <= 0.0 && n < TBG_CLIPMAX) out[n++] = *cur;
+    if (dc <= snap && n < TBG_CLIPMAX) out[n++] = *cur;
   }
   return n;
 }
@@ -558,13 +574,15 @@ TB_HD int tbg_collideBoxBox(const tbGeomPose* a, const tbGeomPose* b, double mar
     poly[v].x = tbu_dot3(q, uR + 3 * k1);
     poly[v].y = tbu_dot3(q, uR + 3 * k2);
     poly[v].z = tbu_dot3(q, nr);
-    poly[v].id = ((sI > 0.0) << j) | ((s1v[v] > 0.0) << j1) | ((s2v[v] > 0.0) << j2);
+    poly[v].in = (v + 3) % 4;  // the incident face's edge v runs from corner v to corner v + 1
+    poly[v].out = v;
   }
+  double snap = 1e-9 * scale;  // round-off of the poses, not a distance that matters
   int np = 4;
-  np = tbg_clipSide(poly, np, tmp, 0, 1.0, hR[k1], 0);
-  np = tbg_clipSide(tmp, np, poly, 0, -1.0, hR[k1], 1);
-  np = tbg_clipSide(poly, np, tmp, 1, 1.0, hR[k2], 2);
-  np = tbg_clipSide(tmp, np, poly, 1, -1.0, hR[k2], 3);
+  np = tbg_clipSide(poly, np, tmp, 0, 1.0, hR[k1], snap, 0);
+  np = tbg_clipSide(tmp, np, poly, 0, -1.0, hR[k1], snap, 1);
+  np = tbg_clipSide(poly, np, tmp, 1, 1.0, hR[k2], snap, 2);
+  np = tbg_clipSide(tmp, np, poly, 1, -1.0, hR[k2], snap, 3);
 
   // keep the points below margin (compacted in place, order preserved)
   int nk = 0;
@@ -609,7 +627,8 @@ TB_HD int tbg_collideBoxBox(const tbGeomPose* a, const tbGeomPose* b, double mar
     tbu_addscl3(ps, cr, uR + 3 * k1, poly[v].x);
     tbu_addscl3(ps, ps, uR + 3 * k2, poly[v].y);
     tbu_addscl3(pi, ps, nr, poly[v].z);
-    nc += tbg_emit(out + nc, mode == 0 ? ps : pi, mode == 0 ? pi : ps, n, 0, poly[v].id, margin);
+    nc += tbg_emit(out + nc, mode == 0 ? ps : pi, mode == 0 ? pi : ps, n, 0,
+                   tbg_clipFeature(&poly[v]), margin);
   }
   return nc;
 }
