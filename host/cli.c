@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <tumble/grasp.h>
 #include <tumble/plate.h>
@@ -222,6 +223,7 @@ typedef struct tbSimArgs {
   int solver;         // the step solver, -1: the scene's
   long max_iter;      // its iteration cap, 0: the scene's
   double solver_tol;  // its tolerance, 0: the scene's
+  const char* export_dir;  // the recorded steps' problems as FC3D files here, or NULL
 } tbSimArgs;
 
 static void tb_printList(void) {
@@ -301,6 +303,8 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       if (a->solver < 0) rc = tb_cliError("--solver %s: unknown (see tumble solve --list)", val);
     } else if (!strcmp(arg, "--max-iter")) {
       rc = tb_parseInt(arg, val, 1, 1000000L, &a->max_iter);
+    } else if (!strcmp(arg, "--export-problems")) {
+      a->export_dir = val;
     } else if (!strcmp(arg, "--solver-tol")) {
       rc = tb_parseNumber(arg, val, &a->solver_tol);
       if (!rc && !(a->solver_tol > 0.0)) rc = tb_cliError("--solver-tol %s: must be > 0", val);
@@ -311,6 +315,10 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
     if (rc) return rc;
   }
   if (a->scene < 0) return tb_cliError("simulate needs a scene (see tumble simulate --list)");
+  if (a->export_dir && a->build.cone != TB_CONE_EXACT)
+    return tb_cliError("--export-problems writes FC3D files, the exact cone: not --cone pyramid");
+  if (a->export_dir && a->out)
+    return tb_cliError("--export-problems steps scene by scene and records no --out");
   if (!a->steps_given) a->nstep = tb_sceneInfo(a->scene)->steps;
   return 0;
 }
@@ -388,6 +396,36 @@ static void tb_printSummary(const tbData* d, const tbSimArgs* a, double seconds)
       failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName());
 }
 
+// step every scene on the host, one after the other, and write the problem of each recorded
+// step that has contacts (the last, and every --every-th) as
+// DIR/SCENE-sS-kK.dat; the batch ends where tb_rollout would leave it
+static int tb_exportProblems(const tbModel* m, tbData* d, const tbSimArgs* a) {
+  if (mkdir(a->export_dir, 0777) && errno != EEXIST)
+    return tb_cliError("--export-problems %s: %s", a->export_dir, strerror(errno));
+  tbWork* w = tb_newWork(m);
+  if (!w) return tb_cliError("%s", tb_lastError());
+  int rc = 0, written = 0;
+  for (int s = 0; s < d->nscene && !rc; s++) {
+    for (int k = 1; k <= a->nstep && !rc; k++) {
+      tb_stepScene(m, d, s, w);
+      int recorded = k == a->nstep || (a->every > 0 && k % a->every == 0);
+      if (!recorded || d->ncon[s] == 0) continue;
+      if (d->status[s] & TB_SCENE_FAILMASK) break;
+      char path[4096];
+      snprintf(path, sizeof(path), "%s/%s-s%d-k%d.dat", a->export_dir,
+               tb_sceneInfo(a->scene)->name, s, k);
+      if (tb_writeStepProblem(m, w, path) != TB_OK) {
+        rc = tb_cliError("--export-problems: %s", tb_lastError());
+      } else {
+        written++;
+      }
+    }
+  }
+  tb_freeWork(w);
+  if (!rc) fprintf(stderr, "tumble: wrote %d problem files to %s\n", written, a->export_dir);
+  return rc;
+}
+
 static int tb_simulate(int argc, char** argv) {
   if (argc >= 1 && !strcmp(argv[0], "--list")) {
     tb_printList();
@@ -428,7 +466,9 @@ static int tb_simulate(int argc, char** argv) {
     }
   }
   double t0 = omp_get_wtime();
-  if (tb_rollout(m, d, 0, d->nscene, (int)a.nstep, a.out ? &rec : NULL) != TB_OK) {
+  if (a.export_dir) {
+    if ((rc = tb_exportProblems(m, d, &a))) goto done;
+  } else if (tb_rollout(m, d, 0, d->nscene, (int)a.nstep, a.out ? &rec : NULL) != TB_OK) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
   }
@@ -452,7 +492,7 @@ static void tb_usage(FILE* f) {
           "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
           "         [--cone exact|pyramid] [--facets N] [--align] [--solver NAME] [--max-iter K]\n"
           "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
-          "         [--device auto|cpu|gpu] [--out FILE.csv]\n"
+          "         [--device auto|cpu|gpu] [--out FILE.csv] [--export-problems DIR]\n"
           "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
           "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K]\n"
           "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tumble/reader.h>
+
 #include "engine.h"
 #include "gpu.h"
 #include "solver.h"
@@ -98,6 +100,11 @@ int tb_rolloutDevice(void) {
 // a host batch is scene-major, which is how the stages index it: no one-scene copy per step
 void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_step(tb_solo(), m, d, s, w);
+}
+
+int tb_writeStepProblem(const tbModel* m, const tbWork* w, const char* path) {
+  tbProblem p = tb_problemOf(m, w);
+  return tb_writeFC3D(path, &p);
 }
 
 //---- rollout -----------------------------------------------------------------------------------

@@ -201,6 +201,40 @@ TEST_F(CliTest, SolverOptionsReachTheStep) {
   EXPECT_NE(aut.out.find("\"unconverged\": 0,"), std::string::npos) << aut.out;
 }
 
+TEST_F(CliTest, ExportOnlyWhatFc3dHolds) {
+  ExpectRejected({"simulate", "falling-particle", "--cone", "pyramid", "--export-problems",
+                  Path("p")},
+                 {"--export-problems", "pyramid"});
+  ExpectRejected({"simulate", "box-stack", "--export-problems", Path("p")},  // with --out
+                 {"--export-problems", "--out"});
+}
+
+// the recorded steps' problems as FC3D files: the batch ends as the rollout leaves it, and a
+// file is the step's problem (auto solves it, on the stack's twelve contacts)
+TEST_F(CliTest, ExportedStepProblemsAreSolvable) {
+  std::string dir = Path("problems");
+  std::vector<std::string> common = {"simulate", "box-stack", "--scenes", "2", "--steps", "20",
+                                     "--solver", "auto"};
+  CliResult plain = Run(common);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  std::vector<std::string> exp = common;
+  exp.insert(exp.end(), {"--every", "10", "--export-problems", dir});
+  CliResult r = Run(exp);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto tail = [](const std::string& s) { return s.substr(s.find("\"failed\"")); };
+  auto upto = [](const std::string& s) { return s.substr(0, s.find(", \"threads\"")); };
+  EXPECT_EQ(upto(tail(r.out)), upto(tail(plain.out)));  // same statuses, residuals, iterations
+  EXPECT_NE(r.err.find("wrote 4 problem files"), std::string::npos) << r.err;
+  for (const char* f : {"box-stack-s0-k10.dat", "box-stack-s0-k20.dat", "box-stack-s1-k10.dat",
+                        "box-stack-s1-k20.dat"}) {
+    ASSERT_TRUE(Exists(dir + "/" + f)) << f;
+  }
+  CliResult s = Run({"solve", dir + "/box-stack-s1-k20.dat", "--solver", "auto"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_NE(s.out.find("\"converged\": true"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("\"contacts\": 12,"), std::string::npos) << s.out;
+}
+
 TEST_F(CliTest, BoxStackCsv) {
   std::string out = Path("stack.csv");
   CliResult r = Run({"simulate", "box-stack", "--scenes", "3", "--steps", "10", "--out", out});

@@ -412,6 +412,51 @@ TEST(ReaderTest, FclibFilesAndReferenceSolutions) {
 //----------------------------------------------------------
 
 // dense Siconos matrices are column-major on file; a sparse block matrix is the same matrix
+// every shared FC3D file written back by tb_writeFC3D reads as the same doubles
+TEST(ReaderTest, WrittenFc3dFilesReadBackBitwise) {
+  TempDir t;
+  auto files = dataFiles("fc3d", ".dat");
+  ASSERT_FALSE(files.empty()) << "no shared FC3D text files under " << dataDir();
+  for (const auto& path : files) {
+    tbFileProblem a, b;
+    ASSERT_EQ(tb_readProblem(path.c_str(), &a), TB_OK) << tb_lastError();
+    if (a.n > 600) {  // the large ones add time, not cases
+      tb_freeFileProblem(&a);
+      continue;
+    }
+    tbProblem v = tb_fileProblemView(&a);
+    std::string out = (t.dir / "w.dat").string();
+    ASSERT_EQ(tb_writeFC3D(out.c_str(), &v), TB_OK) << tb_lastError();
+    ASSERT_EQ(tb_readProblem(out.c_str(), &b), TB_OK) << tb_lastError();
+    ASSERT_EQ(b.n, a.n) << path;
+    ASSERT_EQ(b.ncontact, a.ncontact) << path;
+    bool same = true;
+    for (long k = 0; k < (long)a.n * a.n; k++) same = same && sameBits(a.W[k], b.W[k]);
+    for (int i = 0; i < a.n; i++) same = same && sameBits(a.q[i], b.q[i]);
+    for (int c = 0; c < a.ncontact; c++) same = same && sameBits(a.mu[c], b.mu[c]);
+    EXPECT_TRUE(same) << path;
+    tb_freeFileProblem(&a);
+    tb_freeFileProblem(&b);
+  }
+}
+
+// what has no FC3D form is refused by name, and no file is left
+TEST(ReaderTest, WriterRefusesWhatFc3dCannotHold) {
+  TempDir t;
+  std::string out = (t.dir / "w.dat").string();
+  // three box rows (an LCP): as many rows as one contact, but not one
+  double A[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, b[3] = {-1, -1, -1}, lo[3] = {0, 0, 0};
+  double hi[3] = {INFINITY, INFINITY, INFINITY}, mu[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
+  int type[3] = {TB_BLOCK_BOX, TB_BLOCK_BOX, TB_BLOCK_BOX}, adr[3] = {0, 1, 2}, dim[3] = {1, 1, 1};
+  tbProblem p = {3, 3, A, b, lo, hi, type, adr, dim, mu, ang, TB_CONE_EXACT, 8};
+  EXPECT_EQ(tb_writeFC3D(out.c_str(), &p), TB_ERR_ARG);
+  EXPECT_NE(std::string(tb_lastError()).find("block"), std::string::npos) << tb_lastError();
+  p.cone = TB_CONE_PYRAMID;
+  EXPECT_EQ(tb_writeFC3D(out.c_str(), &p), TB_ERR_ARG);
+  EXPECT_NE(std::string(tb_lastError()).find("cone"), std::string::npos) << tb_lastError();
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(ReaderTest, TextLayouts) {
   TempDir t;
   // LCP, M = [[1, 3], [2, 4]] written as Siconos writes it (column after column)

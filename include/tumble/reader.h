@@ -1,6 +1,6 @@
 // Reader for external problem files: Siconos numerics text files (.dat: 3D frictional contact
 // or LCP) and FCLib HDF5 files (local or global 3D frictional contact), turned into one dense
-// problem with a tbProblem view.
+// problem with a tbProblem view; and the writer of FC3D text files (a step's problem exported).
 //
 // Siconos text (what NM_new_from_file / SBM_new_from_file read):
 //   FC3D: dimension (3), contacts nc, matrix W, q (3 nc), mu (nc)
@@ -63,6 +63,12 @@ void tb_freeFileProblem(tbFileProblem* fp);
 // a tbProblem view of fp (pointers into fp): cone exact, every FC3D contact a 3-row contact
 // block with its mu, every LCP row a unilateral box row [0, inf)
 tbProblem tb_fileProblemView(const tbFileProblem* fp);
+
+// Write p as a Siconos FC3D text file (dense W, every value to 17 digits: tb_readProblem reads
+// back the same doubles). p must be exact-cone contacts of 3 rows each, in order; otherwise
+// TB_ERR_ARG naming the block (a step with joint rows, planar or frictionless contacts has no
+// FC3D form), as for a file that cannot be written.
+int tb_writeFC3D(const char* path, const tbProblem* p);
 
 #ifdef __cplusplus
 }
