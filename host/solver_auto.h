@@ -227,6 +227,57 @@ TB_HD int tb_lemkeFirst(const tbProblem* p, int m, const double* x) {
   return 1;
 }
 
+// Proximal point with Newton inside (Siconos' FRICTION_3D_PROX): the MNCP on A + alpha I and
+// b - alpha c, whose answer x becomes the next center c. Where contacts are redundant (a box's
+// four coplanar corners on the vibrating plate) A is singular and every method on A itself
+// stalls near 1e-6 (PGS, prox, the MNCP's Newton: its J is singular there too), while on A +
+// alpha I Newton converges in a few iterations; at a fixed point x = c the regularized problem
+// is the problem. alpha starts at TB_AUTO_PROX_ALPHA times A's largest diagonal entry and
+// shrinks tenfold after each outer step that gains. The copies of A and b sit before best.
+#define TB_AUTO_PROX_ALPHA 1e-2  // first regularization, relative to max A_ii
+#define TB_AUTO_PROX_OUTER 30    // outer (center) steps, at most
+#define TB_AUTO_PROX_INNER 20    // Newton iterations of one inner solve, at most
+TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left, double* x,
+                            double* best, tbSolverWork* w, tbSolveResult* res) {
+  int n = p->n;
+  size_t nn = (size_t)n * n;
+  double *Ar = best - nn - n, *br = best - n, amax = 0.0;
+  memcpy(Ar, p->A, sizeof(double) * nn);
+  for (int i = 0; i < n; i++) amax = fmax(amax, p->A[(size_t)i * n + i]);
+  double alpha = TB_AUTO_PROX_ALPHA * amax;
+  tbProblem q = *p;
+  q.A = Ar;
+  q.b = br;
+  tbSolverWork inner = *w;
+  inner.nd = (size_t)(Ar - w->d);
+  tbSolverOpt o = *opt;
+  o.tol = 0.1 * opt->tol;
+  memcpy(x, best, sizeof(double) * n);
+  for (int outer = 0; outer < TB_AUTO_PROX_OUTER && left > 0 && res->residual > opt->tol;
+       outer++) {
+    for (int i = 0; i < n; i++) {
+      Ar[(size_t)i * n + i] = p->A[(size_t)i * n + i] + alpha;
+      br[i] = p->b[i] - alpha * x[i];
+    }
+    tbSolveResult r;
+    memset(&r, 0, sizeof(r));
+    o.max_iter = left < TB_AUTO_PROX_INNER ? left : TB_AUTO_PROX_INNER;
+    tb_solveMNCP(&q, &o, x, &inner, &r, TB_LM_PROJECTED_LU);
+    left -= r.iterations > 0 ? r.iterations : 1;
+    res->iterations += r.iterations;
+    double rn = tb_residual(p, x, w->d);
+    if (!isfinite(rn)) break;
+    if (rn < res->residual) {
+      res->residual = rn;
+      res->reason = rn <= opt->tol ? TB_STOP_CONVERGED : TB_STOP_MAXITER;
+      memcpy(best, x, sizeof(double) * n);
+    }
+    alpha = fmax(0.3 * alpha, 1e-8 * amax);
+  }
+  memcpy(x, best, sizeof(double) * n);
+  return left;
+}
+
 TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                         tbSolveResult* res) {
   // the best iterate lives at the end of the scratch, past what any stage uses
@@ -263,6 +314,10 @@ TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, t
   if (res->residual > opt->tol && lemke) {
     // a standard LCP the iterations could not crack: pivot (no warm start, exact when it ends)
     tb_stage(TB_SOLVER_LEMKE, TB_LM_PROJECTED_LU, p, opt, opt->max_iter, x, best, w, res);
+  }
+  if (res->residual > opt->tol && left > 0 && newton == TB_SOLVER_MNCP_PLM &&
+      m <= TB_AUTO_DENSE_MAX) {
+    left = tb_proximalNewton(p, opt, left, x, best, w, res);
   }
   if (res->residual > opt->tol && left > 0) {
     memcpy(x, best, sizeof(double) * p->n);

@@ -85,7 +85,7 @@ TB_HD size_t tb_singleSolverNeed(int solver, int n, int m, size_t* ints) {
 // and a solver never uses more
 TB_HD size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
   if (solver != TB_SOLVER_AUTO) return tb_singleSolverNeed(solver, n, m, ints);
-  // the largest of auto's stages, plus the best iterate so far
+  // the largest of auto's stages
   size_t d = 0, in;
   const int stages[5] = {TB_SOLVER_PGS, TB_SOLVER_MNCP_PLM, TB_SOLVER_MLCP_FB_PLM, TB_SOLVER_LEMKE,
                          TB_SOLVER_PROX_GS};
@@ -96,7 +96,9 @@ TB_HD size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
     d = dk > d ? dk : d;
     *ints = in > *ints ? in : *ints;
   }
-  return d + (size_t)(n > 0 ? n : 1);
+  // the best iterate, and before it the proximal Newton stage's copies of A and b
+  size_t N = (size_t)(n > 0 ? n : 1);
+  return d + N * N + 2 * N;
 }
 
 #endif  // TUMBLE_SOLVER_NEED_H_
