@@ -106,7 +106,7 @@ typedef struct FileResult {
 typedef struct Args {
   const char* data;
   const char* validation;  // a second tree of fc3d/ and lcp/ files, or NULL
-  const char* only;  // substring filter on file names
+  const char* only;        // substring filter on file names
   int all;
   int reps;
   double guard;

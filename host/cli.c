@@ -220,9 +220,9 @@ typedef struct tbSimArgs {
   const char* out;
   tbBuild build;
   int steps_given;
-  int solver;         // the step solver, -1: the scene's
-  long max_iter;      // its iteration cap, 0: the scene's
-  double solver_tol;  // its tolerance, 0: the scene's
+  int solver;              // the step solver, -1: the scene's
+  long max_iter;           // its iteration cap, 0: the scene's
+  double solver_tol;       // its tolerance, 0: the scene's
   const char* export_dir;  // the recorded steps' problems as FC3D files here, or NULL
 } tbSimArgs;
 
@@ -412,8 +412,8 @@ static int tb_exportProblems(const tbModel* m, tbData* d, const tbSimArgs* a) {
       if (!recorded || d->ncon[s] == 0) continue;
       if (d->status[s] & TB_SCENE_FAILMASK) break;
       char path[4096];
-      snprintf(path, sizeof(path), "%s/%s-s%d-k%d.dat", a->export_dir,
-               tb_sceneInfo(a->scene)->name, s, k);
+      snprintf(path, sizeof(path), "%s/%s-s%d-k%d.dat", a->export_dir, tb_sceneInfo(a->scene)->name,
+               s, k);
       if (tb_writeStepProblem(m, w, path) != TB_OK) {
         rc = tb_cliError("--export-problems: %s", tb_lastError());
       } else {

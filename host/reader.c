@@ -775,18 +775,22 @@ tbProblem tb_fileProblemView(const tbFileProblem* fp) {
 static int wr_notFC3D(const tbProblem* p) {
   if (p->nblock * 3 != p->n) return 0;
   for (int k = 0; k < p->nblock; k++) {
-    if (p->blk_type[k] != TB_BLOCK_CONTACT || p->blk_dim[k] != 3 || p->blk_adr[k] != 3 * k) return k;
+    if (p->blk_type[k] != TB_BLOCK_CONTACT || p->blk_dim[k] != 3 || p->blk_adr[k] != 3 * k)
+      return k;
   }
   return -1;
 }
 
 int tb_writeFC3D(const char* path, const tbProblem* p) {
-  if (p->cone != TB_CONE_EXACT) return tb_setError("%s: cone: FC3D files hold the exact cone", path);
+  if (p->cone != TB_CONE_EXACT)
+    return tb_setError("%s: cone: FC3D files hold the exact cone", path);
   if (p->n < 3) return tb_setError("%s: nc: a problem without contacts", path);
   int k = wr_notFC3D(p);
   if (k >= 0)
-    return tb_setError("%s: block %d: not a 3-row contact (joint rows, planar or frictionless "
-                       "contacts have no FC3D form)", path, k);
+    return tb_setError(
+        "%s: block %d: not a 3-row contact (joint rows, planar or frictionless "
+        "contacts have no FC3D form)",
+        path, k);
   FILE* f = fopen(path, "w");
   if (!f) return tb_setError("%s: cannot open for writing: %s", path, strerror(errno));
   int n = p->n;

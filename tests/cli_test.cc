@@ -202,9 +202,9 @@ TEST_F(CliTest, SolverOptionsReachTheStep) {
 }
 
 TEST_F(CliTest, ExportOnlyWhatFc3dHolds) {
-  ExpectRejected({"simulate", "falling-particle", "--cone", "pyramid", "--export-problems",
-                  Path("p")},
-                 {"--export-problems", "pyramid"});
+  ExpectRejected(
+      {"simulate", "falling-particle", "--cone", "pyramid", "--export-problems", Path("p")},
+      {"--export-problems", "pyramid"});
   ExpectRejected({"simulate", "box-stack", "--export-problems", Path("p")},  // with --out
                  {"--export-problems", "--out"});
 }
@@ -213,8 +213,8 @@ TEST_F(CliTest, ExportOnlyWhatFc3dHolds) {
 // file is the step's problem (auto solves it, on the stack's twelve contacts)
 TEST_F(CliTest, ExportedStepProblemsAreSolvable) {
   std::string dir = Path("problems");
-  std::vector<std::string> common = {"simulate", "box-stack", "--scenes", "2", "--steps", "20",
-                                     "--solver", "auto"};
+  std::vector<std::string> common = {"simulate", "box-stack", "--scenes", "2",
+                                     "--steps",  "20",        "--solver", "auto"};
   CliResult plain = Run(common);
   ASSERT_EQ(plain.status, 0) << plain.err;
   std::vector<std::string> exp = common;
