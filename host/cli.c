@@ -396,34 +396,18 @@ static void tb_printSummary(const tbData* d, const tbSimArgs* a, double seconds)
       failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName());
 }
 
-// step every scene on the host, one after the other, and write the problem of each recorded
-// step that has contacts (the last, and every --every-th) as
-// DIR/SCENE-sS-kK.dat; the batch ends where tb_rollout would leave it
-static int tb_exportProblems(const tbModel* m, tbData* d, const tbSimArgs* a) {
+// the recorded steps' problems as DIR/SCENE-sS-kK.dat (tb_exportProblems)
+static int tb_exportProblemsTo(const tbModel* m, tbData* d, const tbSimArgs* a) {
   if (mkdir(a->export_dir, 0777) && errno != EEXIST)
     return tb_cliError("--export-problems %s: %s", a->export_dir, strerror(errno));
-  tbWork* w = tb_newWork(m);
-  if (!w) return tb_cliError("%s", tb_lastError());
-  int rc = 0, written = 0;
-  for (int s = 0; s < d->nscene && !rc; s++) {
-    for (int k = 1; k <= a->nstep && !rc; k++) {
-      tb_stepScene(m, d, s, w);
-      int recorded = k == a->nstep || (a->every > 0 && k % a->every == 0);
-      if (!recorded || d->ncon[s] == 0) continue;
-      if (d->status[s] & TB_SCENE_FAILMASK) break;
-      char path[4096];
-      snprintf(path, sizeof(path), "%s/%s-s%d-k%d.dat", a->export_dir, tb_sceneInfo(a->scene)->name,
-               s, k);
-      if (tb_writeStepProblem(m, w, path) != TB_OK) {
-        rc = tb_cliError("--export-problems: %s", tb_lastError());
-      } else {
-        written++;
-      }
-    }
-  }
-  tb_freeWork(w);
-  if (!rc) fprintf(stderr, "tumble: wrote %d problem files to %s\n", written, a->export_dir);
-  return rc;
+  char stem[4096];
+  snprintf(stem, sizeof(stem), "%s/%s", a->export_dir, tb_sceneInfo(a->scene)->name);
+  int written;
+  int rc = tb_exportProblems(m, d, (int)a->nstep, (int)a->every, stem, &written);
+  if (rc == TB_ERR_MEMORY) return tb_cliError("--export-problems: out of memory");
+  if (rc != TB_OK) return tb_cliError("--export-problems: %s", tb_lastError());
+  fprintf(stderr, "tumble: wrote %d problem files to %s\n", written, a->export_dir);
+  return 0;
 }
 
 static int tb_simulate(int argc, char** argv) {
@@ -467,7 +451,7 @@ static int tb_simulate(int argc, char** argv) {
   }
   double t0 = omp_get_wtime();
   if (a.export_dir) {
-    if ((rc = tb_exportProblems(m, d, &a))) goto done;
+    if ((rc = tb_exportProblemsTo(m, d, &a))) goto done;
   } else if (tb_rollout(m, d, 0, d->nscene, (int)a.nstep, a.out ? &rec : NULL) != TB_OK) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;

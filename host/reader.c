@@ -791,8 +791,12 @@ int tb_writeFC3D(const char* path, const tbProblem* p) {
         "%s: block %d: not a 3-row contact (joint rows, planar or frictionless "
         "contacts have no FC3D form)",
         path, k);
-  FILE* f = fopen(path, "w");
-  if (!f) return tb_setError("%s: cannot open for writing: %s", path, strerror(errno));
+  // to a temporary name, renamed when whole: a failed write leaves an earlier file as it was
+  char tmp[4200];
+  if (snprintf(tmp, sizeof tmp, "%s.part", path) >= (int)sizeof tmp)
+    return tb_setError("%s: path: longer than %d characters", path, (int)sizeof tmp - 6);
+  FILE* f = fopen(tmp, "w");
+  if (!f) return tb_setError("%s: cannot open for writing: %s", tmp, strerror(errno));
   int n = p->n;
   fprintf(f, "3\n%d\n0\n%d\n%d\n%d\t%d\n", p->nblock, n, n, n, n);
   // column-major, Siconos' dense layout; %.17g round-trips every double
@@ -802,6 +806,9 @@ int tb_writeFC3D(const char* path, const tbProblem* p) {
   }
   for (int i = 0; i < n; i++) fprintf(f, "%.17g\n", p->b[i]);
   for (int c = 0; c < p->nblock; c++) fprintf(f, "%.17g\n", p->blk_mu[c]);
-  if (ferror(f) | fclose(f)) return tb_setError("%s: write failed", path);
+  if (ferror(f) | fclose(f) || rename(tmp, path)) {
+    remove(tmp);
+    return tb_setError("%s: write failed", path);
+  }
   return TB_OK;
 }

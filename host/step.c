@@ -1,6 +1,7 @@
 // The CPU launcher of the step: the batch's scratch, and the one rollout (OpenMP over scenes,
 // each thread stepping in its own slot) that hands batches to the GPU path when it is selected.
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,9 +103,26 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_step(tb_solo(), m, d, s, w);
 }
 
-int tb_writeStepProblem(const tbModel* m, const tbWork* w, const char* path) {
-  tbProblem p = tb_problemOf(m, w);
-  return tb_writeFC3D(path, &p);
+int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const char* stem,
+                      int* written) {
+  *written = 0;
+  tbWork* w = tb_newWork(m);
+  if (!w) return TB_ERR_MEMORY;
+  int rc = TB_OK;
+  for (int s = 0; s < d->nscene && rc == TB_OK; s++) {
+    for (int k = 1; k <= nstep && rc == TB_OK; k++) {
+      tb_stepScene(m, d, s, w);
+      if (d->status[s] & TB_SCENE_FAILMASK) break;
+      if (!tb_isRecordStep(k, nstep, every) || d->ncon[s] == 0) continue;
+      char path[4096];
+      snprintf(path, sizeof(path), "%s-s%d-k%d.dat", stem, s, k);
+      tbProblem p = tb_problemOf(m, w);
+      rc = tb_writeFC3D(path, &p);
+      *written += rc == TB_OK;
+    }
+  }
+  tb_freeWork(w);
+  return rc;
 }
 
 //---- rollout -----------------------------------------------------------------------------------

@@ -455,6 +455,16 @@ TEST(ReaderTest, WriterRefusesWhatFc3dCannotHold) {
   EXPECT_EQ(tb_writeFC3D(out.c_str(), &p), TB_ERR_ARG);
   EXPECT_NE(std::string(tb_lastError()).find("cone"), std::string::npos) << tb_lastError();
   EXPECT_FALSE(fs::exists(out));
+
+  // a write that fails at the end (the name is taken by a directory) leaves no partial file
+  int ctype[1] = {TB_BLOCK_CONTACT}, cdim[1] = {3};
+  tbProblem c = {3, 1, A, b, lo, hi, ctype, adr, cdim, mu, ang, TB_CONE_EXACT, 8};
+  fs::create_directory(t.dir / "taken.dat");
+  std::string taken = (t.dir / "taken.dat").string();
+  EXPECT_EQ(tb_writeFC3D(taken.c_str(), &c), TB_ERR_ARG);
+  EXPECT_TRUE(fs::is_directory(taken));
+  EXPECT_FALSE(fs::exists(taken + ".part"));
+  EXPECT_EQ(tb_writeFC3D(out.c_str(), &c), TB_OK) << tb_lastError();  // and a free name works
 }
 
 TEST(ReaderTest, TextLayouts) {

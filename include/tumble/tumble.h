@@ -407,10 +407,13 @@ void tb_freeWork(tbWork* w);
 // advance scene s by one step (thesis Eq. 2.77/2.78), using w as scratch
 void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w);
 
-// the problem of the step just taken with w (tb_stepScene) written as a Siconos FC3D text file,
-// for `tumble solve` and other solvers to read: TB_OK, or TB_ERR_ARG naming what has no FC3D form
-// (reader.h: tb_writeFC3D)
-int tb_writeStepProblem(const tbModel* m, const tbWork* w, const char* path);
+// step every scene of d on the host, one after the other, nstep steps, and write the problem of
+// each recorded step that has contacts (the last, and every `every`-th: tbRecord's steps) as a
+// Siconos FC3D text file "<stem>-s<scene>-k<step>.dat" for `tumble solve` and other solvers to
+// read; the batch ends where tb_rollout would leave it. TB_OK with *written files, or an error
+// (TB_ERR_ARG naming what has no FC3D form: reader.h, tb_writeFC3D)
+int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const char* stem,
+                      int* written);
 
 // what a rollout records: the state of every non-static body every `every` steps (0: only the
 // first and last step); rec has room for (nscene x nrecord x nbody x 13) doubles
