@@ -9,7 +9,7 @@
 // shows predicts that it finishes sooner than Newton would (a cost model in PGS sweeps,
 // tb_pgsWhileFaster), then the projected-LM Newton method from the best PGS iterate (implicit
 // MNCP for the exact cone, Fischer-Burmeister on the LCP form for the pyramid; its direction by
-// LU, or Cholesky where J is near singular: solver_lm.c). On the shared FC3D files this keeps
+// LU, or by LU on J - sigma I where J is singular: solver_lm.h). On the shared FC3D files this keeps
 // PGS where it is fast (Box_Stacks 39 sweeps, Confeti-ex03 78, Rover4396 40, NESpheres 20) and
 // switches to Newton after 20 to 30 sweeps where PGS crawls: Rover1039, Rover1040, Rover4144
 // (PGS alone: 139 to 398 sweeps; Newton then takes 3 iterations), OneObject (PGS alone: 1044
@@ -76,7 +76,7 @@ TB_HD double tb_stage(int solver, int lm, const tbProblem* p, const tbSolverOpt*
 #define TB_AUTO_CHUNK 10         // PGS sweeps between two looks at its rate
 #define TB_AUTO_NEWTON_ITERS 6   // Newton iterations the cost model expects from a PGS iterate
 #define TB_AUTO_NEAR 1e-4        // a start this close (a step's warm start): Newton expects
-#define TB_AUTO_NEAR_ITERS 2     // this many iterations, judged after one chunk of sweeps
+#define TB_AUTO_NEAR_ITERS 2     // this many iterations, judged after the first residual check
 #define TB_AUTO_NEWTON_CAP 50    // Newton iterations of one round, at most
 #define TB_AUTO_NEWTON_TRY 12    // Newton iterations before a round checks that Newton gains
 #define TB_AUTO_NEWTON_ROUNDS 4  // PGS-then-Newton rounds before auto falls back to PGS and prox
@@ -121,9 +121,10 @@ TB_HD int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int
 // each, judged from TB_AUTO_MIN_SWEEPS on (the first sweeps from a cold start say little: on
 // Rover1040 the residual grows over the first 10, and Newton from there took 11 iterations
 // where from 20 sweeps it took 3). A start within TB_AUTO_NEAR (a step's warm start) is judged
-// after one chunk against TB_AUTO_NEAR_ITERS Newton iterations: on the resting box stack Newton
-// from there takes 1 to 2, where PGS needs 20 to 60 sweeps. u = A x + b is in w->d on entry and
-// kept current across the chunks. Returns the budget left.
+// at the first residual check against TB_AUTO_NEAR_ITERS Newton iterations: on the resting box
+// stack the warm start is at 2.6e-8 (tol 1e-8), 10 sweeps take it up to 3.1e-8, and Newton from
+// there takes 1 iteration to 1e-15. u = A x + b is in w->d on entry and kept current across the
+// chunks. Returns the budget left.
 TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, int left, double* x,
                             double* best, tbSolverWork* w, tbSolveResult* res) {
   int near = res->residual <= TB_AUTO_NEAR;
@@ -133,8 +134,10 @@ TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, i
   // much as the sweep itself (Rover11035, one contact: 68% of PGS's time); evaluating it every
   // second sweep costs at most one sweep more (1.29 -> 1.14 us there)
   int done = 0, check = p->n <= TB_AUTO_CHECK_MAX ? 2 : 1, sym = tb_pgsSymmetric(tb_solo(), p);
+  int first = near ? check : TB_AUTO_MIN_SWEEPS;  // sweeps before the first judgement
   while (left > 0 && res->residual > opt->tol) {
-    int budget = left < TB_AUTO_CHUNK ? left : TB_AUTO_CHUNK, sweeps, reason;
+    int chunk = done < first && first < TB_AUTO_CHUNK ? first : TB_AUTO_CHUNK;
+    int budget = left < chunk ? left : chunk, sweeps, reason;
     double rn =
         tb_pgsSweeps(tb_solo(), p, sym, opt->sor, opt->tol, budget, check, x, u, &sweeps, &reason);
     left -= sweeps;
@@ -153,7 +156,7 @@ TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, i
       memcpy(best, x, sizeof(double) * p->n);
     }
     if (rn <= opt->tol) break;
-    if (done >= (near ? TB_AUTO_CHUNK : TB_AUTO_MIN_SWEEPS)) {
+    if (done >= first) {
       double rate = r > 0.0 ? pow(rn / r, 1.0 / sweeps) : 1.0;
       double need = rate < 1.0 ? log(opt->tol / rn) / log(rate) : INFINITY;
       if (!(need <= newton)) break;
@@ -253,6 +256,7 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
   tbProblem q = *p;
   q.A = Ar;
   q.b = br;
+  q.rank_max = 0;  // A + alpha I has full rank
   tbSolverWork inner = *w;
   inner.nd = (size_t)(Ar - w->d);
   tbSolverOpt o = *opt;

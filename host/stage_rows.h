@@ -534,6 +534,8 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   p.blk_angle = w->blk_angle;
   p.cone = m->opt.cone;
   p.facets = m->opt.facets;
+  p.rank_max = 0;
+  for (int b = 0; b < m->nbody; b++) p.rank_max += m->body_type[b] == TB_BODY_DYNAMIC ? 6 : 0;
   return p;
 }
 

@@ -60,7 +60,7 @@ TEST(SolverTest, NamesAndApplicability) {
   double A[16] = {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2}, b[4] = {-1, 1, 0, 0};
   double lo[4] = {-1, 0, 0, 0}, hi[4] = {1, 0, 0, 0}, mu[2] = {0, 0.5}, ang[2] = {0, 0};
   int type[2] = {TB_BLOCK_BOX, TB_BLOCK_CONTACT}, adr[2] = {0, 1}, dim[2] = {1, 3};
-  tbProblem p = {4, 2, A, b, lo, hi, type, adr, dim, mu, ang, 0, 4};
+  tbProblem p = {4, 2, A, b, lo, hi, type, adr, dim, mu, ang, 0, 4, 0};
   EXPECT_TRUE(tb_solverApplies(TB_SOLVER_PGS, &p));
   EXPECT_TRUE(tb_solverApplies(TB_SOLVER_AUTO, &p));
   EXPECT_FALSE(tb_solverApplies(TB_SOLVER_MNCP_RLM, &p));  // a bounded row

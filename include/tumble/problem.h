@@ -37,6 +37,8 @@ typedef struct tbProblem {
   const double* blk_angle;  // (nblock) pyramid: angle of the first facet direction in (t, o)
   int cone;                 // tbtCone
   int facets;               // pyramid facets n_d (>= 3) for 2-tangent contacts
+  int rank_max;             // an upper bound on A's rank (the velocity unknowns behind A,
+                            // A = G M^-1 G^T); 0: not known
 } tbProblem;
 
 typedef enum tbtSolver {
