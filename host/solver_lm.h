@@ -759,6 +759,16 @@ TB_HD double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double
   return psi;
 }
 
+// test hook: tb_lmSurelySingular of the MNCP equation of p at y
+TB_HD int tb_lmTestSurelySingular(const tbProblem* p, const double* y) {
+  tbLm c;
+  memset(&c, 0, sizeof(c));
+  c.kind = TB_LM_MNCP;
+  c.p = p;
+  c.n = p->n;
+  return tb_lmSurelySingular(&c, y);
+}
+
 TB_HD void tb_solveTodorov(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                            tbSolveResult* res, int driver, int lu) {
   tbLm c;

@@ -478,6 +478,65 @@ TEST(SolverLmTest, LuDirectionAgreesWithSeedPlm) {
   std::printf("  %d problems: LU direction converged %d, seed's QR %d\n", ncase, nconv, nconv_seed);
 }
 
+// A's rank bound (tbProblem.rank_max) tells the Newton stage that J is singular without an LU
+// to refuse: where it says so, J at the answer is singular indeed (LU's smallest pivot at
+// round-off), and the stage with the bound converges wherever the one without does, to the same
+// velocities
+TEST(SolverLmTest, RankBoundSingularityIsRealAndChangesNoAnswer) {
+  const double kTol = 1e-10, kVel = 1e-7;  // as in RandomProblemsAgreeWithPgs
+  tbSolverOpt opt = tb_defaultSolverOpt();
+  opt.tol = kTol;
+  opt.max_iter = 200;
+  std::mt19937_64 rng(77);
+  int ncase = 0, nsingular = 0;
+  for (int nc : {2, 4, 8}) {
+    for (int nbody : {1, 2}) {
+      for (double mu : {0.5, 2.0}) {
+        for (int rep = 0; rep < 3; rep++) {
+          Prob q = Random(rng, nc, nbody, 0, mu, 0, 8);
+          tbSolverWork* w = tb_newSolverWork(TB_SOLVER_MNCP_PLM, q.n, q.ncontact, q.p.facets);
+          ASSERT_NE(w, nullptr);
+          std::vector<double> xs[2], u[2];
+          tbSolveResult res[2];
+          for (int v = 0; v < 2; v++) {
+            q.p.rank_max = v ? 6 * nbody : 0;
+            xs[v].assign(q.n, 0.0);
+            u[v].assign(q.n, 0.0);
+            tb_solveMNCP(&q.p, &opt, xs[v].data(), w, &res[v], TB_LM_PROJECTED_LU);
+            tb_problemVelocity(&q.p, xs[v].data(), u[v].data());
+          }
+          ncase++;
+          EXPECT_TRUE(res[1].converged || !res[0].converged)
+              << "nc " << nc << " nbody " << nbody << " mu " << mu << " rep " << rep;
+          if (res[0].converged && res[1].converged) {
+            EXPECT_LT(MaxDiff(u[0], u[1]), kVel);
+          }
+          // the MNCP point of the answer: y = u - x
+          std::vector<double> y(q.n), phi(q.n), J((size_t)q.n * q.n);
+          for (int i = 0; i < q.n; i++) y[i] = u[1][i] - xs[1][i];
+          if (!tb_lmTestSurelySingular(&q.p, y.data())) {
+            tb_freeSolverWork(w);
+            continue;
+          }
+          nsingular++;
+          tb_lmTestEval(TB_LM_MNCP, &q.p, y.data(), phi.data(), J.data(), w);
+          tb_freeSolverWork(w);
+          std::vector<int> piv(q.n);
+          if (tbu_lu(q.n, J.data(), piv.data())) continue;  // an exact zero pivot
+          double umin = INFINITY, umax = 0.0;
+          for (int i = 0; i < q.n; i++) {
+            umin = std::fmin(umin, std::fabs(J[(size_t)i * q.n + i]));
+            umax = std::fmax(umax, std::fabs(J[(size_t)i * q.n + i]));
+          }
+          EXPECT_LT(umin, 1e-10 * umax) << "nc " << nc << " nbody " << nbody << " rep " << rep;
+        }
+      }
+    }
+  }
+  std::printf("  %d problems, %d with J singular by the rank bound\n", ncase, nsingular);
+  EXPECT_GE(nsingular, 4);
+}
+
 // warm start from an answer: no iteration is needed
 TEST(SolverLmTest, WarmStartFromAnswer) {
   std::mt19937_64 rng(5);

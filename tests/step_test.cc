@@ -200,7 +200,9 @@ TEST(StepTest, BoxStackKeepsItsTwelveContactsAndWarmStarts) {
     ASSERT_EQ(sc.d->ncon[0], 12) << "step " << k;
   }
   EXPECT_EQ(sc.d->status[0], 0);  // neither failed nor unconverged
-  EXPECT_LT(static_cast<double>(sc.d->iter_sum[0]) / sc.d->nstep[0], 10.0);
+  // the warm start sits just above tol at rest: the regularized Newton step, not PGS sweeps
+  // (20 to 60 there), finishes it (1.94 iterations per step on average)
+  EXPECT_LT(static_cast<double>(sc.d->iter_sum[0]) / sc.d->nstep[0], 3.0);
 }
 
 }  // namespace
