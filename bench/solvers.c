@@ -233,8 +233,8 @@ static void runOurs(const tbFileProblem* fp, const tbProblem* p, int s, const Ar
   }
   OurCtx c = {p, s, w, 0};
   measure(ourRun, &c, p, cap, isSweep(s), a, x, work, out);
-  static const char* const reasons[] = {"converged", "max-iter", "non-finite",
-                                        "stalled",   "ray",      "singular"};
+  static const char* const reasons[] = {"converged", "max-iter", "non-finite", "stalled",
+                                        "ray",       "singular", "time"};
   if (!out->claimed) {
     size_t l = strlen(out->note);
     snprintf(out->note + l, sizeof(out->note) - l, "%sstop: %s", l ? "; " : "",

@@ -478,7 +478,7 @@ static void tb_usage(FILE* f) {
           "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
           "         [--device auto|cpu|gpu] [--out FILE.csv] [--export-problems DIR]\n"
           "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
-          "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K]\n"
+          "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K] [--max-seconds S]\n"
           "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
           "  tumble solve --list         the solvers\n"
           "  tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"

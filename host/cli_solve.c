@@ -14,6 +14,7 @@ typedef struct tbSolveArgs {
   int solver;  // -1: every applicable solver
   double tol;
   long max_iter;
+  double max_seconds;  // 0: no deadline
   int cone, facets;
 } tbSolveArgs;
 
@@ -49,6 +50,10 @@ static int tb_parseSolveArgs(int argc, char** argv, tbSolveArgs* a) {
       if (!rc && !(a->tol > 0.0)) return tb_cliError("--tol %s: must be > 0", val);
     } else if (!strcmp(arg, "--max-iter")) {
       rc = tb_parseInt(arg, val, 1, 100000000L, &a->max_iter);
+    } else if (!strcmp(arg, "--max-seconds")) {
+      rc = tb_parseNumber(arg, val, &a->max_seconds);
+      if (!rc && !(a->max_seconds >= 0.0 && isfinite(a->max_seconds)))
+        return tb_cliError("--max-seconds %s: must be a finite number >= 0", val);
     } else if (!strcmp(arg, "--cone")) {
       if (!strcmp(val, "exact")) {
         a->cone = 0;
@@ -72,8 +77,8 @@ static int tb_parseSolveArgs(int argc, char** argv, tbSolveArgs* a) {
 
 static void tb_printRun(const tbSolveArgs* a, const tbFileProblem* fp, const tbProblem* p,
                         int solver, const tbSolveResult* r) {
-  static const char* const reasons[] = {"converged", "max-iter", "non-finite",
-                                        "stalled",   "ray",      "singular"};
+  static const char* const reasons[] = {"converged", "max-iter", "non-finite", "stalled",
+                                        "ray",       "singular", "time"};
   const char* base = strrchr(a->file, '/');
   printf(
       "{\"file\": \"%s\", \"solver\": \"%s\", \"converged\": %s, \"iterations\": %d, "
@@ -89,6 +94,7 @@ static int tb_runSolver(const tbSolveArgs* a, const tbFileProblem* fp, const tbP
   tbSolverOpt opt = tb_defaultSolverOpt();
   opt.tol = a->tol;
   opt.max_iter = (int)a->max_iter;
+  if (a->max_seconds > 0.0) opt.deadline = tb_clock() + a->max_seconds;
   tbSolverWork* w = tb_newSolverWork(solver, p->n, fp->ncontact, p->facets);
   double* x = (double*)calloc((size_t)p->n + 1, sizeof(double));
   if (!w || !x) {

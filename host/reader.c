@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cholmod.h>
 #include <hdf5.h>
 
 #include <tumble/reader.h>
@@ -16,6 +17,8 @@
 
 // largest n the dense form takes (n x n doubles: 2 GiB)
 #define TB_READER_MAXN 16384
+// largest mass matrix of a global problem (held sparse)
+#define TB_READER_MAXDOF (1 << 24)
 
 typedef struct tbRdCtx {
   const char* name;  // the file's base name, for messages
@@ -406,20 +409,34 @@ static int h5_vec(const tbRdCtx* c, hid_t file, const char* path, long n, int no
   return TB_OK;
 }
 
-// an FCLib sparse matrix (group `g`) as a dense (m x n) row-major matrix; *D malloc'd
-static int h5_sparse(const tbRdCtx* c, hid_t file, const char* g, int* m_out, int* n_out,
-                     double** D) {
+// an FCLib sparse matrix's entries, each checked (duplicates stay: their sum is the entry)
+typedef struct rdEntries {
+  int m, n;
+  long nnz;
+  int *i, *j;  // rows, columns
+  double* x;
+} rdEntries;
+
+static void rd_freeEntries(rdEntries* e) {
+  free(e->i);
+  free(e->j);
+  free(e->x);
+  memset(e, 0, sizeof(*e));
+}
+
+// the entries of the FCLib sparse matrix in group `g` (triplet, compressed columns or rows), at
+// most maxm rows and maxn columns
+static int h5_entries(const tbRdCtx* c, hid_t file, const char* g, int maxm, int maxn,
+                      rdEntries* e) {
   char path[160], f[192];
   int m, n, nz, rc;
-  *D = NULL;
+  memset(e, 0, sizeof(*e));
   snprintf(path, sizeof path, "%s/m", g);
   if ((rc = h5_int(c, file, path, &m)) != TB_OK) return rc;
-  if (m < 1 || m > TB_READER_MAXN)
-    return rd_fail(c, path, 0, "%d rows: must be in [1, %d]", m, TB_READER_MAXN);
+  if (m < 1 || m > maxm) return rd_fail(c, path, 0, "%d rows: must be in [1, %d]", m, maxm);
   snprintf(path, sizeof path, "%s/n", g);
   if ((rc = h5_int(c, file, path, &n)) != TB_OK) return rc;
-  if (n < 1 || n > TB_READER_MAXN)
-    return rd_fail(c, path, 0, "%d columns: must be in [1, %d]", n, TB_READER_MAXN);
+  if (n < 1 || n > maxn) return rd_fail(c, path, 0, "%d columns: must be in [1, %d]", n, maxn);
   snprintf(path, sizeof path, "%s/nz", g);
   if ((rc = h5_int(c, file, path, &nz)) != TB_OK) return rc;
   if (nz < -2)
@@ -436,10 +453,12 @@ static int h5_sparse(const tbRdCtx* c, hid_t file, const char* g, int* m_out, in
   if (rc == TB_OK) rc = h5_read(c, file, path, 0, &xv, &nx);
   const int *P = (const int*)pv, *I = (const int*)iv;
   const double* X = (const double*)xv;
-  double* A = NULL;
   if (rc == TB_OK) {
-    A = (double*)calloc((size_t)m * n, sizeof(double));
-    if (!A) rc = tb_setError("%s: %s: out of memory", c->name, g);
+    size_t cap = (size_t)(nx > 0 ? nx : 1);
+    e->i = (int*)malloc(sizeof(int) * cap);
+    e->j = (int*)malloc(sizeof(int) * cap);
+    e->x = (double*)malloc(sizeof(double) * cap);
+    if (!e->i || !e->j || !e->x) rc = tb_setError("%s: %s: out of memory", c->name, g);
   }
   if (rc == TB_OK && nz >= 0) {  // triplet, CSparse's convention: i rows, p columns
     if (np < nz || ni < nz || nx < nz) {
@@ -458,7 +477,9 @@ static int h5_sparse(const tbRdCtx* c, hid_t file, const char* g, int* m_out, in
         snprintf(f, sizeof f, "%s/x[%ld]", g, k);
         rc = rd_fail(c, f, 0, "not finite (%g)", X[k]);
       } else {
-        A[(size_t)I[k] * n + P[k]] += X[k];
+        e->i[e->nnz] = I[k];
+        e->j[e->nnz] = P[k];
+        e->x[e->nnz++] = X[k];
       }
     }
   } else if (rc == TB_OK) {  // compressed columns (-1) or rows (-2)
@@ -485,24 +506,36 @@ static int h5_sparse(const tbRdCtx* c, hid_t file, const char* g, int* m_out, in
           rc = rd_fail(c, f, 0, "not finite (%g)", X[k]);
           break;
         }
-        if (csr)
-          A[(size_t)o * n + I[k]] += X[k];
-        else
-          A[(size_t)I[k] * n + o] += X[k];
+        e->i[e->nnz] = csr ? o : I[k];
+        e->j[e->nnz] = csr ? I[k] : o;
+        e->x[e->nnz++] = X[k];
       }
     }
   }
   free(pv);
   free(iv);
   free(xv);
-  if (rc != TB_OK) {
-    free(A);
-    return rc;
-  }
-  *m_out = m;
-  *n_out = n;
+  e->m = m;
+  e->n = n;
+  if (rc != TB_OK) rd_freeEntries(e);
+  return rc;
+}
+
+// an FCLib sparse matrix (group `g`) as a dense (m x n) row-major matrix; *D malloc'd
+static int h5_dense(const tbRdCtx* c, hid_t file, const char* g, int* m_out, int* n_out,
+                    double** D) {
+  rdEntries e;
+  *D = NULL;
+  int rc = h5_entries(c, file, g, TB_READER_MAXN, TB_READER_MAXN, &e);
+  if (rc != TB_OK) return rc;
+  double* A = (double*)calloc((size_t)e.m * e.n, sizeof(double));
+  if (!A) rc = tb_setError("%s: %s: out of memory", c->name, g);
+  for (long k = 0; A && k < e.nnz; k++) A[(size_t)e.i[k] * e.n + e.j[k]] += e.x[k];
+  *m_out = e.m;
+  *n_out = e.n;
   *D = A;
-  return TB_OK;
+  rd_freeEntries(&e);
+  return rc;
 }
 
 static int h5_spacedim(const tbRdCtx* c, hid_t file, const char* g) {
@@ -520,7 +553,7 @@ static int h5_local(const tbRdCtx* c, hid_t file, tbFileProblem* fp) {
   if (H5Lexists(file, "/fclib_local/R", H5P_DEFAULT) > 0 ||
       H5Lexists(file, "/fclib_local/V", H5P_DEFAULT) > 0)
     return rd_fail(c, "/fclib_local/R", 0, "mixed problems (V, R, s) are not supported");
-  if ((rc = h5_sparse(c, file, "/fclib_local/W", &m, &n, &fp->W)) != TB_OK) return rc;
+  if ((rc = h5_dense(c, file, "/fclib_local/W", &m, &n, &fp->W)) != TB_OK) return rc;
   if (m != n || m % 3 != 0)
     return rd_fail(c, "/fclib_local/W", 0, "%d x %d: must be square with 3 rows per contact", m, n);
   fp->n = n;
@@ -529,97 +562,154 @@ static int h5_local(const tbRdCtx* c, hid_t file, tbFileProblem* fp) {
   return h5_vec(c, file, "/fclib_local/vectors/mu", fp->ncontact, 1, &fp->mu);
 }
 
-// W = H^T M^-1 H, q = H^T M^-1 f + w through M = L L^T: Z = L^-1 [H f], W = Z^T Z (exactly
-// symmetric), q = Z_H^T Z_f + w
-static int h5_global(const tbRdCtx* c, hid_t file, tbFileProblem* fp) {
-  int rc, mm = 0, mn = 0, hm = 0, hn = 0;
-  if ((rc = h5_spacedim(c, file, "/fclib_global")) != TB_OK) return rc;
-  if (H5Lexists(file, "/fclib_global/G", H5P_DEFAULT) > 0)
-    return rd_fail(c, "/fclib_global/G", 0, "equality constraints (G, b) are not supported");
-  double *M = NULL, *H = NULL, *f = NULL, *w = NULL, *Z = NULL;
-  rc = h5_sparse(c, file, "/fclib_global/M", &mm, &mn, &M);
-  if (rc == TB_OK && mm != mn)
-    rc = rd_fail(c, "/fclib_global/M", 0, "%d x %d: must be square", mm, mn);
-  if (rc == TB_OK) rc = h5_sparse(c, file, "/fclib_global/H", &hm, &hn, &H);
-  if (rc == TB_OK && (hm != mm || hn % 3 != 0))
-    rc = rd_fail(c, "/fclib_global/H", 0,
-                 "%d x %d: must have M's %d rows and 3 columns per contact", hm, hn, mm);
-  if (rc == TB_OK) rc = h5_vec(c, file, "/fclib_global/vectors/f", mm, 0, &f);
-  if (rc == TB_OK) rc = h5_vec(c, file, "/fclib_global/vectors/w", hn, 0, &w);
-  if (rc == TB_OK) rc = h5_vec(c, file, "/fclib_global/vectors/mu", hn / 3, 1, &fp->mu);
-  int nv = mm, n = hn;
-  // M symmetric (to round-off) and positive definite
-  double mmax = 0.0;
-  for (size_t k = 0; rc == TB_OK && k < (size_t)nv * nv; k++) mmax = fmax(mmax, fabs(M[k]));
-  for (int i = 0; rc == TB_OK && i < nv; i++) {
-    for (int j = 0; j < i; j++) {
-      if (fabs(M[(size_t)i * nv + j] - M[(size_t)j * nv + i]) > 1e-10 * mmax) {
+// e as a CHOLMOD compressed-column matrix (duplicates summed), or NULL out of memory
+static cholmod_sparse* rd_cholmod(const rdEntries* e, cholmod_common* cm) {
+  cholmod_triplet* t = cholmod_allocate_triplet(e->m, e->n, e->nnz, 0, CHOLMOD_REAL, cm);
+  if (!t) return NULL;
+  memcpy(t->i, e->i, sizeof(int) * (size_t)e->nnz);
+  memcpy(t->j, e->j, sizeof(int) * (size_t)e->nnz);
+  memcpy(t->x, e->x, sizeof(double) * (size_t)e->nnz);
+  t->nnz = (size_t)e->nnz;
+  cholmod_sparse* s = cholmod_triplet_to_sparse(t, e->nnz, cm);
+  cholmod_free_triplet(&t, cm);
+  return s;
+}
+
+// TB_OK when M equals its transpose to 1e-10 of its largest entry, else the first entry that
+// does not
+static int rd_symmetric(const tbRdCtx* c, cholmod_sparse* M, cholmod_common* cm) {
+  double one[2] = {1.0, 0.0}, minus[2] = {-1.0, 0.0};
+  cholmod_sparse* Mt = cholmod_transpose(M, 1, cm);
+  cholmod_sparse* D = Mt ? cholmod_add(M, Mt, one, minus, 1, 1, cm) : NULL;
+  int rc = D ? TB_OK : tb_setError("%s: /fclib_global/M: out of memory", c->name);
+  double tol = 1e-10 * cholmod_norm_sparse(M, 0, cm);  // largest |entry|
+  const int *Dp = D ? (const int*)D->p : NULL, *Di = D ? (const int*)D->i : NULL;
+  const double* Dx = D ? (const double*)D->x : NULL;
+  for (int j = 0; rc == TB_OK && j < (int)M->ncol; j++) {
+    for (int k = Dp[j]; k < Dp[j + 1]; k++) {
+      if (fabs(Dx[k]) > tol) {
         char fl[64];
-        snprintf(fl, sizeof fl, "/fclib_global/M(%d, %d)", i, j);
-        rc = rd_fail(c, fl, 0, "M is not symmetric (%g vs %g)", M[(size_t)i * nv + j],
-                     M[(size_t)j * nv + i]);
+        snprintf(fl, sizeof fl, "/fclib_global/M(%d, %d)", Di[k], j);
+        rc = rd_fail(c, fl, 0, "M is not symmetric (M(i, j) - M(j, i) = %g)", Dx[k]);
         break;
       }
     }
   }
-  for (int j = 0; rc == TB_OK && j < nv; j++) {  // Cholesky, lower triangle in place
-    double* Lj = M + (size_t)j * nv;
-    double d = Lj[j];
-    for (int k = 0; k < j; k++) d -= Lj[k] * Lj[k];
-    if (!(d > 0.0) || !isfinite(d)) {
-      char fl[64];
-      snprintf(fl, sizeof fl, "/fclib_global/M pivot %d", j);
-      rc = rd_fail(c, fl, 0, "M is not positive definite (%g)", d);
-      break;
-    }
-    d = sqrt(d);
-    Lj[j] = d;
-    for (int i = j + 1; i < nv; i++) {
-      double* Li = M + (size_t)i * nv;
-      double s = Li[j];
-      for (int k = 0; k < j; k++) s -= Li[k] * Lj[k];
-      Li[j] = s / d;
-    }
+  cholmod_free_sparse(&D, cm);
+  cholmod_free_sparse(&Mt, cm);
+  return rc;
+}
+
+// Z = L^-1 P B for M's factor P M P^T = L L^T (CHOLMOD's P then L solves)
+static cholmod_sparse* rd_halfSolve(cholmod_factor* L, cholmod_sparse* B, cholmod_common* cm) {
+  cholmod_sparse* PB = cholmod_spsolve(CHOLMOD_P, L, B, cm);
+  cholmod_sparse* Z = PB ? cholmod_spsolve(CHOLMOD_L, L, PB, cm) : NULL;
+  cholmod_free_sparse(&PB, cm);
+  return Z;
+}
+
+// W = H^T M^-1 H and q = H^T M^-1 f + w, M and H sparse from file to W (a mass matrix has
+// thousands of rows; held dense and factorized densely, a 12000-row one took 8 minutes):
+// Z = L^-1 P H, W = Z^T Z (its lower half mirrored: exactly symmetric), q = Z^T L^-1 P f + w.
+// CHOLMOD's simplicial factor calls no threaded BLAS, so W is the same bits on every run.
+static int rd_global(const tbRdCtx* c, const rdEntries* Me, const rdEntries* He, const double* f,
+                     const double* w, tbFileProblem* fp, cholmod_common* cm) {
+  int n = He->n;
+  cholmod_sparse *M = rd_cholmod(Me, cm), *H = rd_cholmod(He, cm), *Mu = NULL, *Z = NULL;
+  cholmod_sparse *Zt = NULL, *W = NULL;
+  cholmod_factor* L = NULL;
+  cholmod_dense *fd = NULL, *zf = NULL, *qd = NULL;
+  int rc =
+      M && H ? rd_symmetric(c, M, cm) : tb_setError("%s: /fclib_global: out of memory", c->name);
+  if (rc == TB_OK) {
+    Mu = cholmod_copy(M, 1, 1, cm);  // its upper half, as CHOLMOD's symmetric form
+    L = Mu ? cholmod_analyze(Mu, cm) : NULL;
+    if (L) cholmod_factorize(Mu, L, cm);
+    if (!L || cm->status < CHOLMOD_OK)
+      rc = tb_setError("%s: /fclib_global/M: out of memory", c->name);
+  }
+  if (rc == TB_OK && cm->status == CHOLMOD_NOT_POSDEF) {
+    char fl[64];
+    snprintf(fl, sizeof fl, "/fclib_global/M row %d", ((const int*)L->Perm)[L->minor]);
+    rc = rd_fail(c, fl, 0, "M is not positive definite (its Cholesky factorization fails here)");
   }
   if (rc == TB_OK) {
-    Z = (double*)malloc(sizeof(double) * (size_t)nv * (n + 1));  // column-major nv x (n+1)
-    fp->W = (double*)malloc(sizeof(double) * (size_t)n * n);
+    Z = rd_halfSolve(L, H, cm);
+    Zt = Z ? cholmod_transpose(Z, 1, cm) : NULL;
+    W = Zt ? cholmod_aat(Zt, NULL, 0, 1, cm) : NULL;
+    fd = cholmod_allocate_dense(Me->m, 1, Me->m, CHOLMOD_REAL, cm);
+    if (fd) memcpy(fd->x, f, sizeof(double) * (size_t)Me->m);
+    cholmod_dense* pf = fd ? cholmod_solve(CHOLMOD_P, L, fd, cm) : NULL;
+    zf = pf ? cholmod_solve(CHOLMOD_L, L, pf, cm) : NULL;
+    cholmod_free_dense(&pf, cm);
+    qd = cholmod_allocate_dense(n, 1, n, CHOLMOD_REAL, cm);
+    double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
+    if (Z && zf && qd) cholmod_sdmult(Z, 1, one, zero, zf, qd, cm);
+    fp->W = (double*)calloc((size_t)n * n, sizeof(double));
     fp->q = (double*)malloc(sizeof(double) * (size_t)n);
-    if (!Z || !fp->W || !fp->q) rc = tb_setError("%s: /fclib_global: out of memory", c->name);
+    if (!W || !qd || !zf || !fp->W || !fp->q || cm->status < CHOLMOD_OK)
+      rc = tb_setError("%s: /fclib_global: out of memory", c->name);
   }
   if (rc == TB_OK) {
-    for (int col = 0; col <= n; col++) {
-      double* z = Z + (size_t)col * nv;
-      for (int i = 0; i < nv; i++) {
-        const double* Li = M + (size_t)i * nv;
-        double s = col < n ? H[(size_t)i * n + col] : f[i];
-        for (int k = 0; k < i; k++) s -= Li[k] * z[k];
-        z[i] = s / Li[i];
+    const int *Wp = (const int*)W->p, *Wi = (const int*)W->i;
+    const double* Wx = (const double*)W->x;
+    for (int j = 0; j < n; j++) {
+      for (int k = Wp[j]; k < Wp[j + 1]; k++) {
+        if (Wi[k] < j) continue;
+        fp->W[(size_t)Wi[k] * n + j] = Wx[k];
+        fp->W[(size_t)j * n + Wi[k]] = Wx[k];
       }
     }
-    const double* zf = Z + (size_t)n * nv;
-    for (int i = 0; i < n; i++) {
-      const double* zi = Z + (size_t)i * nv;
-      for (int j = 0; j <= i; j++) {
-        const double* zj = Z + (size_t)j * nv;
-        double s = 0.0;
-        for (int k = 0; k < nv; k++) s += zi[k] * zj[k];
-        fp->W[(size_t)i * n + j] = s;
-        fp->W[(size_t)j * n + i] = s;
-      }
-      double s = 0.0;
-      for (int k = 0; k < nv; k++) s += zi[k] * zf[k];
-      fp->q[i] = s + w[i];
-    }
+    for (int i = 0; i < n; i++) fp->q[i] = ((const double*)qd->x)[i] + w[i];
     fp->n = n;
     fp->ncontact = n / 3;
     fp->global = 1;
   }
-  free(M);
-  free(H);
+  cholmod_free_sparse(&M, cm);
+  cholmod_free_sparse(&H, cm);
+  cholmod_free_sparse(&Mu, cm);
+  cholmod_free_sparse(&Z, cm);
+  cholmod_free_sparse(&Zt, cm);
+  cholmod_free_sparse(&W, cm);
+  cholmod_free_factor(&L, cm);
+  cholmod_free_dense(&fd, cm);
+  cholmod_free_dense(&zf, cm);
+  cholmod_free_dense(&qd, cm);
+  return rc;
+}
+
+static int h5_global(const tbRdCtx* c, hid_t file, tbFileProblem* fp) {
+  int rc;
+  if ((rc = h5_spacedim(c, file, "/fclib_global")) != TB_OK) return rc;
+  if (H5Lexists(file, "/fclib_global/G", H5P_DEFAULT) > 0)
+    return rd_fail(c, "/fclib_global/G", 0, "equality constraints (G, b) are not supported");
+  rdEntries Me, He;
+  memset(&He, 0, sizeof(He));
+  double *f = NULL, *w = NULL;
+  rc = h5_entries(c, file, "/fclib_global/M", TB_READER_MAXDOF, TB_READER_MAXDOF, &Me);
+  if (rc == TB_OK && Me.m != Me.n)
+    rc = rd_fail(c, "/fclib_global/M", 0, "%d x %d: must be square", Me.m, Me.n);
+  if (rc == TB_OK)
+    rc = h5_entries(c, file, "/fclib_global/H", TB_READER_MAXDOF, TB_READER_MAXN, &He);
+  if (rc == TB_OK && (He.m != Me.m || He.n % 3 != 0))
+    rc = rd_fail(c, "/fclib_global/H", 0,
+                 "%d x %d: must have M's %d rows and 3 columns per contact", He.m, He.n, Me.m);
+  if (rc == TB_OK) rc = h5_vec(c, file, "/fclib_global/vectors/f", Me.m, 0, &f);
+  if (rc == TB_OK) rc = h5_vec(c, file, "/fclib_global/vectors/w", He.n, 0, &w);
+  if (rc == TB_OK) rc = h5_vec(c, file, "/fclib_global/vectors/mu", He.n / 3, 1, &fp->mu);
+  if (rc == TB_OK) {
+    cholmod_common cm;
+    cholmod_start(&cm);
+    cm.print = 0;
+    cm.supernodal = CHOLMOD_SIMPLICIAL;
+    cm.final_ll = 1;
+    rc = rd_global(c, &Me, &He, f, w, fp, &cm);
+    cholmod_finish(&cm);
+  }
+  rd_freeEntries(&Me);
+  rd_freeEntries(&He);
   free(f);
   free(w);
-  free(Z);
   return rc;
 }
 

@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 #include "solver.h"
@@ -58,6 +59,12 @@ void tb_freeSolverWork(tbSolverWork* w) {
   free(w->d);
   free(w->i);
   free(w);
+}
+
+double tb_clock(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,

@@ -9,9 +9,9 @@
 // shows predicts that it finishes sooner than Newton would (a cost model in PGS sweeps,
 // tb_pgsWhileFaster), then the projected-LM Newton method from the best PGS iterate (implicit
 // MNCP for the exact cone, Fischer-Burmeister on the LCP form for the pyramid; its direction by
-// LU, or by LU on J - sigma I where J is singular: solver_lm.h). On the shared FC3D files this keeps
-// PGS where it is fast (Box_Stacks 39 sweeps, Confeti-ex03 78, Rover4396 40, NESpheres 20) and
-// switches to Newton after 20 to 30 sweeps where PGS crawls: Rover1039, Rover1040, Rover4144
+// LU, or by LU on J - sigma I where J is singular: solver_lm.h). On the shared FC3D files this
+// keeps PGS where it is fast (Box_Stacks 39 sweeps, Confeti-ex03 78, Rover4396 40, NESpheres 20)
+// and switches to Newton after 20 to 30 sweeps where PGS crawls: Rover1039, Rover1040, Rover4144
 // (PGS alone: 139 to 398 sweeps; Newton then takes 3 iterations), OneObject (PGS alone: 1044
 // sweeps; Newton: 8) and BoxesStack1 (PGS stalls near 1e-6; Newton: 7). Where Newton makes no
 // headway from that point, PGS goes on and Newton starts again from a better one
@@ -21,7 +21,8 @@
 // minutes) get PGS while the residual keeps falling, then Newton. Whatever is left over: PGS
 // while it progresses, for a standard LCP Lemke, on the exact cone Newton on a proximal
 // regularization (tb_proximalNewton: singular, redundant contacts), then adaptive prox from the
-// best iterate. The answer is the best iterate seen, re-checked by tb_residual.
+// best iterate. The answer is the best iterate seen, re-checked by tb_residual. A deadline
+// (tbSolverOpt.deadline) ends the rounds and the stages inside them at their next iteration.
 #ifndef TUMBLE_HOST_SOLVER_AUTO_H_
 #define TUMBLE_HOST_SOLVER_AUTO_H_
 
@@ -40,6 +41,7 @@
 // Newton stages take their direction by `lm` (TB_LM_PROJECTED_LU or TB_LM_PROJECTED)
 TB_HD double tb_stage(int solver, int lm, const tbProblem* p, const tbSolverOpt* opt, int budget,
                       double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
+  if (tb_pastDeadline(opt)) return acc->residual;
   tbSolverOpt o = *opt;
   o.max_iter = budget;
   tbSolveResult r;
@@ -101,7 +103,7 @@ TB_HD int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int
   const int chunk = 50, patience = p->n <= 300 ? 1 : 100;
   double mark = res->residual;
   int since = 0;
-  while (left > 0 && res->residual > opt->tol) {
+  while (left > 0 && res->residual > opt->tol && !tb_pastDeadline(opt)) {
     int budget = left < chunk ? left : chunk;
     tb_stage(TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
     left -= budget;
@@ -135,7 +137,7 @@ TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, i
   // second sweep costs at most one sweep more (1.29 -> 1.14 us there)
   int done = 0, check = p->n <= TB_AUTO_CHECK_MAX ? 2 : 1, sym = tb_pgsSymmetric(tb_solo(), p);
   int first = near ? check : TB_AUTO_MIN_SWEEPS;  // sweeps before the first judgement
-  while (left > 0 && res->residual > opt->tol) {
+  while (left > 0 && res->residual > opt->tol && !tb_pastDeadline(opt)) {
     int chunk = done < first && first < TB_AUTO_CHUNK ? first : TB_AUTO_CHUNK;
     int budget = left < chunk ? left : chunk, sweeps, reason;
     double rn =
@@ -178,7 +180,7 @@ TB_HD int tb_pgsThenNewton(const tbProblem* p, const tbSolverOpt* opt, int newto
                            double* x, double* best, tbSolverWork* w, tbSolveResult* res,
                            int* tried) {
   double newton_from = INFINITY;  // the best residual when Newton last started
-  for (int rounds = 0; rounds < TB_AUTO_NEWTON_ROUNDS && left > 0;) {
+  for (int rounds = 0; rounds < TB_AUTO_NEWTON_ROUNDS && left > 0 && !tb_pastDeadline(opt);) {
     double before = res->residual;
     left = tb_pgsWhileFaster(p, opt, m, left, x, best, w, res);
     if (res->residual <= opt->tol || left <= 0) break;
@@ -262,7 +264,9 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
   tbSolverOpt o = *opt;
   o.tol = 0.1 * opt->tol;
   memcpy(x, best, sizeof(double) * n);
-  for (int outer = 0; outer < TB_AUTO_PROX_OUTER && left > 0 && res->residual > opt->tol; outer++) {
+  for (int outer = 0;
+       outer < TB_AUTO_PROX_OUTER && left > 0 && res->residual > opt->tol && !tb_pastDeadline(opt);
+       outer++) {
     for (int i = 0; i < n; i++) {
       Ar[(size_t)i * n + i] = p->A[(size_t)i * n + i] + alpha;
       br[i] = p->b[i] - alpha * x[i];
@@ -332,6 +336,7 @@ TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, t
     tb_stage(TB_SOLVER_PROX_GS, TB_LM_PROJECTED_LU, p, opt, left, x, best, w, res);
   }
   memcpy(x, best, sizeof(double) * p->n);
+  if (res->residual > opt->tol && tb_pastDeadline(opt)) res->reason = TB_STOP_TIME;
   tb_finishSolve(p, opt, x, w->d, res);
 }
 

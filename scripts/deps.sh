@@ -2,7 +2,7 @@
 # Install what tumble needs to build and test, from Debian's packages (only what is missing).
 set -euo pipefail
 pkgs=(cmake make gcc g++ libgtest-dev librandom123-dev libhdf5-dev libsiconos-numerics-dev
-  libcairo2-dev pkg-config)
+  libsuitesparse-dev libcairo2-dev pkg-config)
 [ "${TUMBLE_BENCH_DEPS:-0}" = 1 ] && pkgs+=(libmujoco-dev)
 missing=()
 for p in "${pkgs[@]}"; do

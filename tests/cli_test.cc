@@ -349,6 +349,8 @@ TEST_F(CliTest, SolveRejectsBadInput) {
       {{"solve", ex, "--solver", "lemke"}, "lemke"},
       {{"solve", ex, "--tol", "0"}, "--tol"},
       {{"solve", ex, "--max-iter", "abc"}, "abc"},
+      {{"solve", ex, "--max-seconds", "-1"}, "--max-seconds"},
+      {{"solve", ex, "--max-seconds", "inf"}, "--max-seconds"},
       {{"solve"}, "problem file"},
   };
   for (const auto& c : cases) {
@@ -378,6 +380,12 @@ TEST_F(CliTest, SolvePrintsOneJsonPerRun) {
   r = Run({"solve", ex, "--cone", "pyramid", "--solver", "lemke"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("\"cone\": \"pyramid\""), std::string::npos) << r.out;
+  // a wall-clock budget that runs out: the best iterate, reported as such (Capsules: about 1 s)
+  std::string caps = DataFile("fc3d/Capsules-i101-404.dat");
+  r = Run({"solve", caps, "--max-seconds", "0.001"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"converged\": false"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"stop\": \"time\""), std::string::npos) << r.out;
   r = Run({"solve", "--list"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("auto"), std::string::npos);

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -588,6 +590,120 @@ TEST(ReaderTest, FclibForms) {
   tb_freeFileProblem(&fp);
 }
 
+// a global problem of a size a dense reader could not take in a test (12000 velocities: the
+// dense Cholesky alone is 6e11 flops): M block diagonal (a 3 x 3 SPD block per body), each
+// contact's H columns on two bodies; W and q against the blocks' inverses
+TEST(ReaderTest, LargeGlobalProblemStaysSparse) {
+  const int nbody = 4000, nv = 3 * nbody, nc = 1000, n = 3 * nc;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  std::vector<int> mi, mj, hi, hj;
+  std::vector<double> mx, hx, f(nv), w(n), mu(nc, 0.3);
+  std::vector<std::array<double, 9>> Minv(nbody);
+  for (int b = 0; b < nbody; b++) {
+    double a[9];  // B B^T + I: SPD
+    double B[9];
+    for (double& v : B) v = U(rng);
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 3; c++) {
+        a[3 * r + c] = (r == c);
+        for (int k = 0; k < 3; k++) a[3 * r + c] += B[3 * r + k] * B[3 * c + k];
+        mi.push_back(3 * b + r);
+        mj.push_back(3 * b + c);
+        mx.push_back(a[3 * r + c]);
+      }
+    double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+                 a[2] * (a[3] * a[7] - a[4] * a[6]);
+    for (int r = 0; r < 3; r++)  // the adjugate's entries over det (a is symmetric)
+      for (int c = 0; c < 3; c++) {
+        int r1 = (r + 1) % 3, r2 = (r + 2) % 3, c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+        Minv[b][3 * c + r] =
+            (a[3 * r1 + c1] * a[3 * r2 + c2] - a[3 * r1 + c2] * a[3 * r2 + c1]) / det;
+      }
+  }
+  std::vector<std::array<int, 2>> bodies(nc);
+  std::vector<double> Hd((size_t)nc * 2 * 9);  // contact k, body side s: 3 x 3 rows of H
+  for (int k = 0; k < nc; k++) {
+    int b0 = (int)(rng() % nbody), b1 = (int)(rng() % (nbody - 1));
+    bodies[k] = {b0, b1 + (b1 >= b0)};
+    for (int s = 0; s < 2; s++)
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+          double v = U(rng);
+          Hd[(size_t)k * 18 + 9 * s + 3 * r + c] = v;
+          hi.push_back(3 * bodies[k][s] + r);
+          hj.push_back(3 * k + c);
+          hx.push_back(v);
+        }
+  }
+  for (double& v : f) v = U(rng);
+  for (double& v : w) v = U(rng);
+  TempDir t;
+  std::string p = (t.dir / "big.hdf5").string();
+  hid_t h = H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  h5group(h, "/fclib_global");
+  h5group(h, "/fclib_global/vectors");
+  h5put(h, "/fclib_global/spacedim", std::vector<int>{3});
+  auto triplets = [&](const char* g, int m, int ncol, const std::vector<int>& i,
+                      const std::vector<int>& j, const std::vector<double>& x) {
+    std::string s = g;
+    h5group(h, g);
+    h5put(h, (s + "/m").c_str(), std::vector<int>{m});
+    h5put(h, (s + "/n").c_str(), std::vector<int>{ncol});
+    h5put(h, (s + "/nz").c_str(), std::vector<int>{(int)x.size()});
+    h5put(h, (s + "/i").c_str(), i);
+    h5put(h, (s + "/p").c_str(), j);
+    h5put(h, (s + "/x").c_str(), x);
+  };
+  triplets("/fclib_global/M", nv, nv, mi, mj, mx);
+  triplets("/fclib_global/H", nv, n, hi, hj, hx);
+  h5put(h, "/fclib_global/vectors/f", f);
+  h5put(h, "/fclib_global/vectors/w", w);
+  h5put(h, "/fclib_global/vectors/mu", mu);
+  H5Fclose(h);
+  tbFileProblem fp;
+  ASSERT_EQ(tb_readProblem(p.c_str(), &fp), TB_OK) << tb_lastError();
+  ASSERT_EQ(fp.n, n);
+  // the reference: W(a, b) sums, over the bodies contacts k(a) and l(b) share, Ha^T Minv Hb
+  std::vector<double> ref((size_t)n * n, 0.0), q(w);
+  auto col = [&](int k, int s, int c, int r) { return Hd[(size_t)k * 18 + 9 * s + 3 * r + c]; };
+  for (int k = 0; k < nc; k++)
+    for (int s = 0; s < 2; s++) {
+      const auto& Mi = Minv[bodies[k][s]];
+      for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++)
+          for (int r2 = 0; r2 < 3; r2++)
+            q[3 * k + c] += col(k, s, c, r) * Mi[3 * r + r2] * f[3 * bodies[k][s] + r2];
+      for (int l = 0; l < nc; l++)
+        for (int s2 = 0; s2 < 2; s2++) {
+          if (bodies[l][s2] != bodies[k][s]) continue;
+          for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) {
+              double v = 0.0;
+              for (int r = 0; r < 3; r++)
+                for (int r2 = 0; r2 < 3; r2++)
+                  v += col(k, s, a, r) * Mi[3 * r + r2] * col(l, s2, b, r2);
+              ref[(size_t)(3 * k + a) * n + 3 * l + b] += v;
+            }
+        }
+    }
+  double werr = 0.0, wmax = 0.0, qerr = 0.0, qmax = 0.0;
+  int asym = 0;
+  for (int a = 0; a < n; a++) {
+    qerr = std::max(qerr, std::fabs(fp.q[a] - q[a]));
+    qmax = std::max(qmax, std::fabs(q[a]));
+    for (int b = 0; b < n; b++) {
+      werr = std::max(werr, std::fabs(fp.W[(size_t)a * n + b] - ref[(size_t)a * n + b]));
+      wmax = std::max(wmax, std::fabs(ref[(size_t)a * n + b]));
+      asym += !sameBits(fp.W[(size_t)a * n + b], fp.W[(size_t)b * n + a]);
+    }
+  }
+  EXPECT_LE(werr, 1e-11 * wmax);
+  EXPECT_LE(qerr, 1e-11 * qmax);
+  EXPECT_EQ(asym, 0);
+  tb_freeFileProblem(&fp);
+}
+
 //---- bad input ---------------------------------------------------------------------------------
 
 TEST(ReaderTest, MalformedText) {
@@ -755,7 +871,13 @@ TEST(ReaderTest, MalformedHdf5) {
   h5put(f, "/fclib_global/vectors/w", std::vector<double>{0, 0, 0});
   h5put(f, "/fclib_global/vectors/mu", std::vector<double>{0.1});
   H5Fclose(f);
-  expectError(p, {"global.hdf5", "/fclib_global/M pivot 1", "not positive definite"});
+  expectError(p, {"global.hdf5", "/fclib_global/M row 1", "not positive definite"});
+  // and one whose M is not symmetric
+  f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/fclib_global/M", H5P_DEFAULT);
+  h5matrix(f, "/fclib_global/M", 3, 3, {2, 0, 0, 0.5, 2, 0, 0, 0, 2}, -1);
+  H5Fclose(f);
+  expectError(p, {"global.hdf5", "/fclib_global/M(1, 0)", "not symmetric"});
   // a truncated HDF5 file: the signature, then nothing usable
   std::string whole;
   {

@@ -247,6 +247,66 @@ TEST(SolverTest, LcpLemkeAndIterativeAgree) {
   }
 }
 
+// a deadline (tbSolverOpt.deadline) already passed stops every solver that honors it before its
+// first iteration, with its start (auto: x as given) and stop reason time; a far one changes no
+// bit of any answer; one that falls inside auto's run on the largest shared text file (Capsules,
+// 858 rows: about a second) ends it with the best iterate, within one iteration of it
+TEST(SolverTest, DeadlineStopsWithTheBestIterate) {
+  std::vector<std::string> files = Files("fc3d");
+  std::vector<std::string> lcp = Files("lcp");
+  files.insert(files.end(), lcp.begin(), lcp.end());
+  if (files.empty()) GTEST_SKIP() << "../shared/data not found";
+  const int solvers[] = {TB_SOLVER_AUTO,     TB_SOLVER_PROX_GS, TB_SOLVER_MNCP_PLM,
+                         TB_SOLVER_MNCP_RLM, TB_SOLVER_LEMKE,   TB_SOLVER_MLCP_FB_PLM};
+  int runs = 0;
+  for (const std::string& f : files) {
+    tbFileProblem fp;
+    ASSERT_EQ(tb_readProblem(f.c_str(), &fp), TB_OK) << tb_lastError();
+    tbProblem p = tb_fileProblemView(&fp);
+    std::vector<double> zero(p.n, 0.0), work(p.n + 1);
+    double start = tb_residual(&p, zero.data(), work.data());
+    for (int s : solvers) {
+      if (!tb_solverApplies(s, &p) || p.n > 200) continue;
+      tbSolverWork* w = tb_newSolverWork(s, p.n, fp.ncontact, p.facets);
+      std::vector<double> x[3];
+      tbSolveResult res[3];
+      for (int v = 0; v < 3; v++) {
+        tbSolverOpt opt = tb_defaultSolverOpt();
+        opt.max_iter = s == TB_SOLVER_AUTO || s == TB_SOLVER_PROX_GS ? 2000 : 100;
+        opt.deadline = v == 0 ? 0.0 : v == 1 ? tb_clock() + 1e6 : 1e-9;
+        x[v] = zero;
+        ASSERT_EQ(tb_solve(s, &p, &opt, x[v].data(), w, &res[v]), TB_OK) << tb_lastError();
+      }
+      runs++;
+      SCOPED_TRACE(f + " " + tb_solverName(s));
+      EXPECT_EQ(x[1], x[0]);
+      EXPECT_EQ(res[2].iterations, s == TB_SOLVER_LEMKE);  // Lemke's z0 enters first
+      EXPECT_EQ(res[2].reason, res[2].converged ? TB_STOP_CONVERGED : TB_STOP_TIME);
+      EXPECT_EQ(res[2].residual, tb_residual(&p, x[2].data(), work.data()));
+      if (s == TB_SOLVER_AUTO) {
+        EXPECT_EQ(x[2], zero);
+      }
+      tb_freeSolverWork(w);
+    }
+    if (f.find("Capsules-i101") != std::string::npos) {
+      tbSolverWork* w = tb_newSolverWork(TB_SOLVER_AUTO, p.n, fp.ncontact, p.facets);
+      tbSolverOpt opt = tb_defaultSolverOpt();
+      opt.max_iter = 100000;
+      std::vector<double> x = zero;
+      tbSolveResult res;
+      opt.deadline = tb_clock() + 1e-3;
+      ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &p, &opt, x.data(), w, &res), TB_OK);
+      EXPECT_EQ(res.reason, TB_STOP_TIME);
+      EXPECT_EQ(tb_residual(&p, x.data(), work.data()), res.residual);
+      EXPECT_LT(res.residual, start);
+      EXPECT_LT(res.seconds, 1e-3 + 0.5);  // one of its iterations costs milliseconds
+      tb_freeSolverWork(w);
+    }
+    tb_freeFileProblem(&fp);
+  }
+  EXPECT_GT(runs, 30);
+}
+
 }  // namespace
 
 // on a small standard LCP started from zero auto probes with a few PGS sweeps, then pivots:

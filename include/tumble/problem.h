@@ -62,6 +62,7 @@ typedef enum tbtStop {
   TB_STOP_STALLED = 3,    // no further progress possible (step or damping at its limit)
   TB_STOP_RAY = 4,        // Lemke: ray termination (no solution found from this start)
   TB_STOP_SINGULAR = 5,   // a linear system could not be solved
+  TB_STOP_TIME = 6,       // tbSolverOpt.deadline passed
 } tbtStop;
 
 typedef struct tbSolveResult {
@@ -95,7 +96,14 @@ typedef struct tbSolverOpt {
   double plm_lambda;     // PLM damping (1e-16)
   int plm_memory;        // PLM non-monotone line-search memory (10)
   int plm_watchdog;      // PLM watchdog length (20)
+  // stop once tb_clock() passes this (0: never), with the best iterate so far: auto between its
+  // stages and inside them, prox, Lemke and the Newton solvers at each iteration (PGS alone
+  // only at max_iter). A step never sets it: its stages read no clock (and the device has none)
+  double deadline;
 } tbSolverOpt;
+
+// seconds on the host's monotonic clock, the clock of tbSolverOpt.deadline
+double tb_clock(void);
 
 // scratch for the solvers: sized once for the largest problem, never grown inside a solve
 typedef struct tbSolverWork {
