@@ -16,6 +16,7 @@ import os
 import platform
 import re
 import subprocess
+import math
 import time
 
 import mujoco
@@ -74,15 +75,67 @@ def pendulum(links=3, length=1.0, angle0=0.3):
 </mujoco>"""
 
 
-# (tumble scene, MJCF, scenes, steps): the sizes of issue 13's table
+# tumble's `plate-particle`: a point of 1 kg (inertia 1) at (0.04, 0, 0) on the vibrating plate
+# of thesis §5.3, mu 0.5, dt 1e-4. MuJoCo has no points: a sphere of radius 1 mm resting on the
+# plate; the plate is a mocap body (a 1 m x 1 m x 2 cm box whose top face is the plate plane)
+# driven through the rollout's controls. MuJoCo gives a mocap body no velocity, so its friction
+# sees the plate's motion through its pose alone: the drift differs, the cost per step does not.
+PLATE_PARTICLE = """<mujoco>
+  <option timestep='1e-4' gravity='0 0 -9.81' cone='elliptic' solver='Newton'/>
+  <default><geom condim='3' friction='0.5 0 0'/></default>
+  <worldbody>
+    <body name='plate' mocap='true'><geom type='box' size='0.5 0.5 0.01' pos='0 0 -0.01'/></body>
+    <body pos='0.04 0 1e-3'>
+      <freejoint/>
+      <inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/>
+      <geom type='sphere' size='1e-3'/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def plate_poses(nstep, h, amp=(0, 0, 0, 100, 100, 0), phase=(0, 0, 0, math.pi / 2, math.pi, 0),
+                omega=66 * math.pi):
+    """The plate's pose (position, quaternion) at the end of each step, as tumble's driver moves
+    it (include/tumble/driver_geom.h, the centrifuge field by default): position p0 - A/w^2
+    sin(w t + C), orientation by one RK4 step per step of qdot = 1/2 (0, w(t)) q with
+    w_i(t) = -A_{i+3}/w cos(w t + C_{i+3}). It starts from the identity, not from tumble's
+    symmetric start (a rotation of A/w^2 = 2.3 mrad at most: the same contact, a slightly
+    different drift)."""
+    def angvel(t):
+        return np.array([-amp[3 + i] / omega * math.cos(omega * t + phase[3 + i])
+                         for i in range(3)])
+
+    def deriv(q, w):
+        return 0.5 * np.concatenate(([-w @ q[1:]], q[0] * w + np.cross(w, q[1:])))
+
+    out = np.empty((1, nstep, 7))
+    q = np.array([1.0, 0.0, 0.0, 0.0])
+    for k in range(nstep):
+        t = k * h
+        w0, wm, w1 = angvel(t), angvel(t + 0.5 * h), angvel(t + h)
+        k1 = deriv(q, w0)
+        k2 = deriv(q + 0.5 * h * k1, wm)
+        k3 = deriv(q + 0.5 * h * k2, wm)
+        k4 = deriv(q + h * k3, w1)
+        q = q + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+        q /= np.linalg.norm(q)
+        out[0, k, :3] = [-amp[i] / omega ** 2 * math.sin(omega * (t + h) + phase[i])
+                         for i in range(3)]
+        out[0, k, 3:] = q
+    return out
+
+
+# (tumble scene, MJCF, scenes, steps, the plate's poses or None): the sizes of issue 13's table
 SCENES = [
-    ("sliding-sphere", SLIDING_SPHERE, 2000, 600),
-    ("box-stack", BOX_STACK, 200, 1000),
-    ("pendulum", pendulum(), 2000, 2000),
+    ("sliding-sphere", SLIDING_SPHERE, 2000, 600, None),
+    ("box-stack", BOX_STACK, 200, 1000, None),
+    ("pendulum", pendulum(), 2000, 2000, None),
+    ("plate-particle", PLATE_PARTICLE, 2000, 2000, plate_poses),
 ]
 
 
-def mujoco_seconds(xml, nscene, nstep, threads):
+def mujoco_seconds(xml, nscene, nstep, threads, poses):
     m = mujoco.MjModel.from_xml_string(xml)
     datas = [mujoco.MjData(m) for _ in range(threads)]
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
@@ -95,9 +148,15 @@ def mujoco_seconds(xml, nscene, nstep, threads):
     # the trajectory buffer and the thread pool made before the clock starts: tumble's timed
     # call records nothing and keeps its threads
     out = np.empty((nscene, nstep, nstate))
-    rollout.rollout(m, datas, init[:threads], nstep=10, persistent_pool=True)
+    ctrl, spec = None, mujoco.mjtState.mjSTATE_CTRL
+    if poses:  # the mocap plate's pose in every step, as the rollout's controls
+        ctrl = np.tile(poses(nstep, m.opt.timestep), (nscene, 1, 1))
+        spec = mujoco.mjtState.mjSTATE_MOCAP_POS | mujoco.mjtState.mjSTATE_MOCAP_QUAT
+    rollout.rollout(m, datas, init[:threads], None if ctrl is None else ctrl[:threads, :10],
+                    control_spec=spec, nstep=10, persistent_pool=True)
     t0 = time.perf_counter()
-    rollout.rollout(m, datas, init, nstep=nstep, state=out, persistent_pool=True)
+    rollout.rollout(m, datas, init, ctrl, control_spec=spec, nstep=nstep, state=out,
+                    persistent_pool=True)
     seconds = time.perf_counter() - t0
     if not np.all(np.isfinite(out)):
         raise RuntimeError("MuJoCo's rollout produced a non-finite state")
@@ -140,14 +199,14 @@ def main():
     print("| scene | scenes x steps | tumble scene-steps/s | MuJoCo scene-steps/s | "
           "tumble / MuJoCo | tumble: failed, unconverged scenes, max residual |")
     print("|---|---|---:|---:|---:|---|")
-    for scene, xml, nscene, nstep in SCENES:
+    for scene, xml, nscene, nstep, poses in SCENES:
         nscene = max(a.threads, int(nscene * a.scale))
         best_t = best_m = float("inf")
         run = None
         for _ in range(a.reps):
             run = tumble_run(a.tumble, scene, nscene, nstep, a.threads, a.solver)
             best_t = min(best_t, run["seconds"])
-            best_m = min(best_m, mujoco_seconds(xml, nscene, nstep, a.threads))
+            best_m = min(best_m, mujoco_seconds(xml, nscene, nstep, a.threads, poses))
         work = nscene * nstep
         print(f"| {scene} | {nscene} x {nstep} | {work / best_t:.3g} | {work / best_m:.3g} | "
               f"{best_m / best_t:.2f} | {run['failed']}, {run['unconverged']}/{nscene}, "

@@ -3,7 +3,6 @@
 set -euo pipefail
 pkgs=(cmake make gcc g++ libgtest-dev librandom123-dev libhdf5-dev libsiconos-numerics-dev
   libsuitesparse-dev libcairo2-dev pkg-config)
-[ "${TUMBLE_BENCH_DEPS:-0}" = 1 ] && pkgs+=(libmujoco-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
