@@ -17,6 +17,12 @@
 TB_HD void tbu_plateLinear(const double amp[3], const double phase[3], double w, double t,
                            const double p0[3], double pos[3], double vel[3]) {
   for (int i = 0; i < 3; i++) {
+    // an axis at rest costs no sine (most motions move 2 or 3 of the 6)
+    if (amp[i] == 0.0) {
+      pos[i] = p0[i];
+      vel[i] = 0.0;
+      continue;
+    }
     double a = w * t + phase[i];
     pos[i] = p0[i] - amp[i] / (w * w) * sin(a);
     vel[i] = -amp[i] / w * cos(a);
@@ -26,7 +32,7 @@ TB_HD void tbu_plateLinear(const double amp[3], const double phase[3], double w,
 // plate angular velocity (world frame) at time t from the angular amplitudes and phases
 TB_HD void tbu_plateAngVel(const double amp[3], const double phase[3], double w, double t,
                            double out[3]) {
-  for (int i = 0; i < 3; i++) out[i] = -amp[i] / w * cos(w * t + phase[i]);
+  for (int i = 0; i < 3; i++) out[i] = amp[i] == 0.0 ? 0.0 : -amp[i] / w * cos(w * t + phase[i]);
 }
 
 // one RK4 step of the plate quaternion from t to t + h
