@@ -144,10 +144,23 @@ void h5group(hid_t f, const char* path) {
   H5Gclose(H5Gcreate2(f, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
 }
 
+// an FCLib sparse matrix's datasets in group g (created here): nz >= 0 triplets (i rows, p
+// columns), -1 compressed columns, -2 compressed rows
+void h5sparse(hid_t f, const std::string& g, int m, int n, int nz, const std::vector<int>& p,
+              const std::vector<int>& i, const std::vector<double>& x) {
+  h5group(f, g.c_str());
+  h5put(f, (g + "/m").c_str(), std::vector<int>{m});
+  h5put(f, (g + "/n").c_str(), std::vector<int>{n});
+  h5put(f, (g + "/nz").c_str(), std::vector<int>{nz});
+  h5put(f, (g + "/nzmax").c_str(), std::vector<int>{(int)x.size()});
+  h5put(f, (g + "/p").c_str(), p);
+  h5put(f, (g + "/i").c_str(), i);
+  h5put(f, (g + "/x").c_str(), x);
+}
+
 // an FCLib sparse matrix group `g` for the dense row-major (m x n) A, in triplet (nz >= 0),
 // compressed-column (-1) or compressed-row (-2) form, zeros left out
 void h5matrix(hid_t f, const std::string& g, int m, int n, const std::vector<double>& A, int form) {
-  h5group(f, g.c_str());
   std::vector<int> p, i;
   std::vector<double> x;
   if (form >= 0) {  // triplet, column-major order, CSparse convention: i rows, p columns
@@ -173,14 +186,7 @@ void h5matrix(hid_t f, const std::string& g, int m, int n, const std::vector<dou
       p.push_back((int)x.size());
     }
   }
-  int nz = form >= 0 ? (int)x.size() : form;
-  h5put(f, (g + "/m").c_str(), std::vector<int>{m});
-  h5put(f, (g + "/n").c_str(), std::vector<int>{n});
-  h5put(f, (g + "/nz").c_str(), std::vector<int>{nz});
-  h5put(f, (g + "/nzmax").c_str(), std::vector<int>{(int)x.size()});
-  h5put(f, (g + "/p").c_str(), p);
-  h5put(f, (g + "/i").c_str(), i);
-  h5put(f, (g + "/x").c_str(), x);
+  h5sparse(f, g, m, n, form >= 0 ? (int)x.size() : form, p, i, x);
 }
 
 // an FCLib local problem file; `skip` names a dataset to leave out
@@ -644,19 +650,8 @@ TEST(ReaderTest, LargeGlobalProblemStaysSparse) {
   h5group(h, "/fclib_global");
   h5group(h, "/fclib_global/vectors");
   h5put(h, "/fclib_global/spacedim", std::vector<int>{3});
-  auto triplets = [&](const char* g, int m, int ncol, const std::vector<int>& i,
-                      const std::vector<int>& j, const std::vector<double>& x) {
-    std::string s = g;
-    h5group(h, g);
-    h5put(h, (s + "/m").c_str(), std::vector<int>{m});
-    h5put(h, (s + "/n").c_str(), std::vector<int>{ncol});
-    h5put(h, (s + "/nz").c_str(), std::vector<int>{(int)x.size()});
-    h5put(h, (s + "/i").c_str(), i);
-    h5put(h, (s + "/p").c_str(), j);
-    h5put(h, (s + "/x").c_str(), x);
-  };
-  triplets("/fclib_global/M", nv, nv, mi, mj, mx);
-  triplets("/fclib_global/H", nv, n, hi, hj, hx);
+  h5sparse(h, "/fclib_global/M", nv, nv, (int)mx.size(), mj, mi, mx);
+  h5sparse(h, "/fclib_global/H", nv, n, (int)hx.size(), hj, hi, hx);
   h5put(h, "/fclib_global/vectors/f", f);
   h5put(h, "/fclib_global/vectors/w", w);
   h5put(h, "/fclib_global/vectors/mu", mu);
