@@ -185,9 +185,11 @@ TB_HD int tb_pgsThenNewton(const tbProblem* p, const tbSolverOpt* opt, int newto
     left = tb_pgsWhileFaster(p, opt, m, left, x, best, w, res);
     if (res->residual <= opt->tol || left <= 0) break;
     // Newton from about the same point would fail the same way: PGS goes on from its own
-    // iterate while it gains, and the stages after the rounds take over where it does not
+    // iterate while it gains 10% a round, and the stages after the rounds take over where it
+    // does not (a creeping PGS spent the whole budget on plate-block-s0-k3000, 1.4e-6 after
+    // 100000 sweeps, where the proximal Newton then takes 222 iterations, 0.65 ms, to 5e-10)
     if (!(res->residual < 0.5 * newton_from)) {
-      if (!(res->residual < before)) break;
+      if (!(res->residual < 0.9 * before)) break;
       continue;
     }
     newton_from = res->residual;

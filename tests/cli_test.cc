@@ -235,6 +235,25 @@ TEST_F(CliTest, ExportedStepProblemsAreSolvable) {
   EXPECT_NE(s.out.find("\"contacts\": 12,"), std::string::npos) << s.out;
 }
 
+// the validation side's plate-block steps (bench/solvers_validation.sh): a box's four coplanar
+// corners on the vibrating plate, singular W; where PGS creeps (s0 at step 3000: 1.4e-6 after
+// 100000 sweeps) auto hands over to its proximal Newton instead of spending its budget
+TEST_F(CliTest, AutoSolvesThePlateBlockValidationSteps) {
+  std::string dir = Path("plate");
+  CliResult r = Run({"simulate", "plate-block", "--solver", "auto", "--scenes", "3", "--steps",
+                     "3000", "--every", "1000", "--param", "mu=0.3:0.6", "--export-problems", dir});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (int s = 0; s < 3; s++) {
+    for (int k = 1000; k <= 3000; k += 1000) {
+      std::string f =
+          dir + "/plate-block-s" + std::to_string(s) + "-k" + std::to_string(k) + ".dat";
+      CliResult q = Run({"solve", f, "--solver", "auto"});
+      ASSERT_EQ(q.status, 0) << q.err;
+      EXPECT_NE(q.out.find("\"converged\": true"), std::string::npos) << q.out;
+    }
+  }
+}
+
 TEST_F(CliTest, BoxStackCsv) {
   std::string out = Path("stack.csv");
   CliResult r = Run({"simulate", "box-stack", "--scenes", "3", "--steps", "10", "--out", out});
