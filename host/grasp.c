@@ -62,7 +62,9 @@ tbGraspDef tb_defaultGraspDef(void) {
   g.cone = TB_CONE_EXACT;
   g.facets = 8;
   g.solver = TB_SOLVER_AUTO;
-  g.max_iter = 200;
+  // a budget, not a cost: nearly every step ends in a few iterations, and the jammed ones
+  // (redundant contacts, a warm start from before the contacts changed) need up to 400
+  g.max_iter = 1000;
   g.solver_tol = 1e-6;
   g.sor = 1.0;
   return g;
