@@ -340,8 +340,16 @@ TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, t
     left = tb_proximalNewton(p, opt, left, x, best, w, res);
   }
   if (res->residual > opt->tol && left > 0) {
+    int iters = res->iterations;
     memcpy(x, best, sizeof(double) * p->n);
     tb_stage(TB_SOLVER_PROX_GS, TB_LM_PROJECTED_LU, p, opt, left, x, best, w, res);
+    left -= res->iterations - iters;
+  }
+  // last, PGS from the best point with what is left: on jammed grasp steps prox stalls (3e-3
+  // after 42 iterations) and the Newton stages diverge, where PGS converges in 300 to 400 sweeps
+  if (res->residual > opt->tol && left > 0) {
+    memcpy(x, best, sizeof(double) * p->n);
+    tb_stage(TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, left, x, best, w, res);
   }
   memcpy(x, best, sizeof(double) * p->n);
   if (res->residual > opt->tol && tb_pastDeadline(opt)) res->reason = TB_STOP_TIME;
