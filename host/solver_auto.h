@@ -84,6 +84,7 @@ TB_HD double tb_stage(int solver, int lm, const tbProblem* p, const tbSolverOpt*
 #define TB_AUTO_NEWTON_ROUNDS 4  // PGS-then-Newton rounds before auto falls back to PGS and prox
 #define TB_AUTO_LEMKE_FIRST 50   // a cold-started standard LCP up to this size: Lemke first
 #define TB_AUTO_LEMKE_PROBE 4    // PGS sweeps before that Lemke (easy LCPs end in 2 or 3)
+#define TB_AUTO_LAST_CHUNK 100   // sweeps between two looks at the clock in the last PGS stage
 
 // cost of one Newton iteration (direction, line search) in PGS sweeps on m unknowns: a sweep
 // costs O(m^2), an iteration O(m^3) plus a fixed overhead. Measured on the shared files (2
@@ -345,11 +346,14 @@ TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, t
     tb_stage(TB_SOLVER_PROX_GS, TB_LM_PROJECTED_LU, p, opt, left, x, best, w, res);
     left -= res->iterations - iters;
   }
-  // last, PGS from the best point with what is left: on jammed grasp steps prox stalls (3e-3
-  // after 42 iterations) and the Newton stages diverge, where PGS converges in 300 to 400 sweeps
-  if (res->residual > opt->tol && left > 0) {
-    memcpy(x, best, sizeof(double) * p->n);
-    tb_stage(TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, left, x, best, w, res);
+  // last, PGS from the best point with what is left, in chunks that a deadline can end: on
+  // jammed grasp steps prox stalls (3e-3 after 42 iterations) and the Newton stages diverge,
+  // where PGS converges in 300 to 400 sweeps
+  memcpy(x, best, sizeof(double) * p->n);
+  while (res->residual > opt->tol && left > 0 && !tb_pastDeadline(opt)) {
+    int budget = left < TB_AUTO_LAST_CHUNK ? left : TB_AUTO_LAST_CHUNK;
+    tb_stage(TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
+    left -= budget;
   }
   memcpy(x, best, sizeof(double) * p->n);
   if (res->residual > opt->tol && tb_pastDeadline(opt)) res->reason = TB_STOP_TIME;

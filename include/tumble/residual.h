@@ -100,9 +100,6 @@ TB_HD double tb_residual(const tbProblem* p, const double* x, double* work) {
   return tb_residualFromVelocity(p, x, work);
 }
 
-// the final bookkeeping every solver does: residual of the returned x from scratch, converged
-// iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged); team t
-// computes the velocity, and every member gets the result
 // 1 once opt->deadline is set and passed (never on the device)
 TB_HD int tb_pastDeadline(const tbSolverOpt* opt) {
 #ifdef __CUDA_ARCH__
@@ -113,6 +110,9 @@ TB_HD int tb_pastDeadline(const tbSolverOpt* opt) {
 #endif
 }
 
+// the final bookkeeping every solver does: residual of the returned x from scratch, converged
+// iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged); team t
+// computes the velocity, and every member gets the result
 TB_HD void tb_finishSolveTeam(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, const double* x,
                               double* work, tbSolveResult* res) {
   tb_problemVelocityTeam(t, p, x, work);
