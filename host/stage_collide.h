@@ -69,6 +69,9 @@ TB_HD int tb_collide(const tbModel* m, tbWork* w) {
     tbu_sub3(d, ga->pos, gb->pos);
     double reach = w->greach[g1] + w->greach[g2] + margin;
     if (tbu_dot3(d, d) > reach * reach) continue;
+    if (tbg_clearOfPlane(ga, gb, w->greach[g2], margin) ||
+        tbg_clearOfPlane(gb, ga, w->greach[g1], margin))
+      continue;
     int n = tbu_collide(ga, gb, margin, buf);
     // never drop a contact: running out of room stops the scene instead
     if (w->ncon + n > m->maxcon) return -1;

@@ -407,6 +407,37 @@ TEST(CollideGeom, CountsBoundedAndContactsWellFormed) {
   EXPECT_GT(total, 500);  // the random poses do exercise contacts
 }
 
+// a shape the plane test culls has no contact with the plane, whatever its pose; the test
+// culls most shapes well above the plane and none within its reach
+TEST(CollideGeom, ClearOfPlaneCullsOnlyShapesWithoutContact) {
+  Lcg r;
+  int culled = 0;
+  for (int trial = 0; trial < 3000; trial++) {
+    int type = trial % 3 == 0 ? TB_GEOM_SPHERE : trial % 3 == 1 ? TB_GEOM_CAPSULE : TB_GEOM_BOX;
+    tbGeomPose s = RandomPose(&r, type), pl = RandomPose(&r, TB_GEOM_PLANE);
+    const double* z = s.size;
+    double reach = type == TB_GEOM_SPHERE    ? z[0]
+                   : type == TB_GEOM_CAPSULE ? z[0] + z[1]
+                                             : std::sqrt(z[0] * z[0] + z[1] * z[1] + z[2] * z[2]);
+    double margin = r.Next(0.0, 0.3);
+    tbContactPoint c[TB_MAXCON_PAIR];
+    if (!tbg_clearOfPlane(&pl, &s, reach, margin)) continue;
+    culled++;
+    EXPECT_EQ(Collide(s, pl, margin, c), 0) << trial;
+    EXPECT_EQ(Collide(pl, s, margin, c), 0) << trial;
+  }
+  EXPECT_GT(culled, 300);
+  // touching, and within the margin: kept
+  tbGeomPose ball = Pose(TB_GEOM_SPHERE, 0.1, 0, 0, 0, 0, 0.1),
+             ground = Pose(TB_GEOM_PLANE, 0, 0, 0, 0, 0, 0);
+  EXPECT_FALSE(tbg_clearOfPlane(&ground, &ball, 0.1, 0.0));
+  ball.pos[2] = 0.15;
+  EXPECT_FALSE(tbg_clearOfPlane(&ground, &ball, 0.1, 0.1));
+  ball.pos[2] = 0.25;
+  EXPECT_TRUE(tbg_clearOfPlane(&ground, &ball, 0.1, 0.1));
+  EXPECT_FALSE(tbg_clearOfPlane(&ball, &ground, 0.1, 0.1));  // the first shape must be the plane
+}
+
 TEST(CollideGeom, RandomSpheresMatchBruteForceGap) {
   // sphere against box/capsule: gap equals the signed distance of the centre minus r
   Lcg r;

@@ -667,6 +667,20 @@ TB_HD int tbg_collidePrismPrism(const tbGeomPose* a, const tbGeomPose* b, double
 
 //---- public entry points -----------------------------------------------------------------------
 
+// 1 when pl is a plane and shape s, whose surface lies within `reach` of its frame origin, is
+// wholly beyond pl's margin: tbu_collide would find no contact. A bounding-sphere test never
+// culls a plane (its reach is infinite); the pendulum's links or a stack's upper boxes far above
+// the ground cost a narrowphase each step otherwise. 1 nm of slack leaves a shape whose distance
+// rounds to the margin to the narrowphase.
+TB_HD int tbg_clearOfPlane(const tbGeomPose* pl, const tbGeomPose* s, double reach, double margin) {
+  if (pl->type != TB_GEOM_PLANE || s->type == TB_GEOM_PLANE) return 0;
+  const double ez[3] = {0.0, 0.0, 1.0};
+  double n[3], d[3];
+  tbu_rotVec(n, pl->quat, ez);
+  tbu_sub3(d, s->pos, pl->pos);
+  return tbu_dot3(n, d) > reach + margin + 1e-9;
+}
+
 // every contact between a and b whose gap is < margin (margin >= 0), at most TB_MAXCON_PAIR;
 // returns the count. Any ordering of types; plane-plane returns 0.
 TB_HD int tbu_collide(const tbGeomPose* a, const tbGeomPose* b, double margin,
