@@ -189,6 +189,21 @@ void h5matrix(hid_t f, const std::string& g, int m, int n, const std::vector<dou
   h5sparse(f, g, m, n, form >= 0 ? (int)x.size() : form, p, i, x);
 }
 
+// an FCLib global problem file: its groups, spacedim 3, f, w and mu; `matrices` writes M and H
+template <class F>
+void writeGlobal(const std::string& path, F matrices, const std::vector<double>& f,
+                 const std::vector<double>& w, const std::vector<double>& mu) {
+  hid_t h = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  h5group(h, "/fclib_global");
+  h5group(h, "/fclib_global/vectors");
+  h5put(h, "/fclib_global/spacedim", std::vector<int>{3});
+  matrices(h);
+  h5put(h, "/fclib_global/vectors/f", f);
+  h5put(h, "/fclib_global/vectors/w", w);
+  h5put(h, "/fclib_global/vectors/mu", mu);
+  H5Fclose(h);
+}
+
 // an FCLib local problem file; `skip` names a dataset to leave out
 std::string writeLocal(const TempDir& t, const std::string& name, int nc,
                        const std::vector<double>& W, const std::vector<double>& q,
@@ -560,16 +575,13 @@ TEST(ReaderTest, FclibForms) {
   for (int i = 0; i < nv; i++)
     for (int j = 0; j < n; j++) H[i * n + j] = ((i * 7 + j * 3) % 5) - 2.0;
   std::string p = (t.dir / "global.hdf5").string();
-  hid_t h = H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  h5group(h, "/fclib_global");
-  h5group(h, "/fclib_global/vectors");
-  h5put(h, "/fclib_global/spacedim", std::vector<int>{3});
-  h5matrix(h, "/fclib_global/M", nv, nv, M, 3);
-  h5matrix(h, "/fclib_global/H", nv, n, H, 3);
-  h5put(h, "/fclib_global/vectors/f", f);
-  h5put(h, "/fclib_global/vectors/w", w);
-  h5put(h, "/fclib_global/vectors/mu", mu);
-  H5Fclose(h);
+  writeGlobal(
+      p,
+      [&](hid_t h) {
+        h5matrix(h, "/fclib_global/M", nv, nv, M, 3);
+        h5matrix(h, "/fclib_global/H", nv, n, H, 3);
+      },
+      f, w, mu);
   tbFileProblem fp;
   ASSERT_EQ(tb_readProblem(p.c_str(), &fp), TB_OK) << tb_lastError();
   EXPECT_EQ(fp.global, 1);
@@ -646,16 +658,13 @@ TEST(ReaderTest, LargeGlobalProblemStaysSparse) {
   for (double& v : w) v = U(rng);
   TempDir t;
   std::string p = (t.dir / "big.hdf5").string();
-  hid_t h = H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  h5group(h, "/fclib_global");
-  h5group(h, "/fclib_global/vectors");
-  h5put(h, "/fclib_global/spacedim", std::vector<int>{3});
-  h5sparse(h, "/fclib_global/M", nv, nv, (int)mx.size(), mj, mi, mx);
-  h5sparse(h, "/fclib_global/H", nv, n, (int)hx.size(), hj, hi, hx);
-  h5put(h, "/fclib_global/vectors/f", f);
-  h5put(h, "/fclib_global/vectors/w", w);
-  h5put(h, "/fclib_global/vectors/mu", mu);
-  H5Fclose(h);
+  writeGlobal(
+      p,
+      [&](hid_t h) {
+        h5sparse(h, "/fclib_global/M", nv, nv, (int)mx.size(), mj, mi, mx);
+        h5sparse(h, "/fclib_global/H", nv, n, (int)hx.size(), hj, hi, hx);
+      },
+      f, w, mu);
   tbFileProblem fp;
   ASSERT_EQ(tb_readProblem(p.c_str(), &fp), TB_OK) << tb_lastError();
   ASSERT_EQ(fp.n, n);
@@ -856,16 +865,12 @@ TEST(ReaderTest, MalformedHdf5) {
   expectError(p, {"w5.hdf5", "/fclib_local/W", "5 x 5"});
   // a global problem whose M is not positive definite
   p = (t.dir / "global.hdf5").string();
-  f = H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  h5group(f, "/fclib_global");
-  h5group(f, "/fclib_global/vectors");
-  h5put(f, "/fclib_global/spacedim", std::vector<int>{3});
-  h5matrix(f, "/fclib_global/M", 3, 3, {1, 0, 0, 0, -1, 0, 0, 0, 1}, 3);
-  h5matrix(f, "/fclib_global/H", 3, 3, {1, 0, 0, 0, 1, 0, 0, 0, 1}, 3);
-  h5put(f, "/fclib_global/vectors/f", std::vector<double>{0, 0, 0});
-  h5put(f, "/fclib_global/vectors/w", std::vector<double>{0, 0, 0});
-  h5put(f, "/fclib_global/vectors/mu", std::vector<double>{0.1});
-  H5Fclose(f);
+  writeGlobal(p,
+              [](hid_t h) {
+                h5matrix(h, "/fclib_global/M", 3, 3, {1, 0, 0, 0, -1, 0, 0, 0, 1}, 3);
+                h5matrix(h, "/fclib_global/H", 3, 3, {1, 0, 0, 0, 1, 0, 0, 0, 1}, 3);
+              },
+              {0, 0, 0}, {0, 0, 0}, {0.1});
   expectError(p, {"global.hdf5", "/fclib_global/M row 1", "not positive definite"});
   // and one whose M is not symmetric
   f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
