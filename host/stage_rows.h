@@ -171,9 +171,10 @@ TB_HD int tb_rowActive(const tbModel* m, const tbRowJ* row) {
     if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC) continue;
     for (int k = 0; k < 6; k++) {
       if (!(m->body_lock[b] & (1 << k))) s += row->J[side][k] * row->J[side][k];
+      if (s > 1e-20) return 1;  // the sum only grows: its first term usually decides
     }
   }
-  return s > 1e-20;
+  return 0;
 }
 
 // J v over the row's bodies: dynamic ones with vel, kinematic ones with their velocity at t+h
