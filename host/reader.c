@@ -582,7 +582,10 @@ static int rd_symmetric(const tbRdCtx* c, cholmod_sparse* M, cholmod_common* cm)
   cholmod_sparse* Mt = cholmod_transpose(M, 1, cm);
   cholmod_sparse* D = Mt ? cholmod_add(M, Mt, one, minus, 1, 1, cm) : NULL;
   int rc = D ? TB_OK : tb_setError("%s: /fclib_global/M: out of memory", c->name);
-  double tol = 1e-10 * cholmod_norm_sparse(M, 0, cm);  // largest |entry|
+  double mmax = 0.0;  // largest |entry| (CHOLMOD's norms are row and column sums)
+  const double* Mx = (const double*)M->x;
+  for (int k = 0; k < ((const int*)M->p)[M->ncol]; k++) mmax = fmax(mmax, fabs(Mx[k]));
+  double tol = 1e-10 * mmax;
   const int *Dp = D ? (const int*)D->p : NULL, *Di = D ? (const int*)D->i : NULL;
   const double* Dx = D ? (const double*)D->x : NULL;
   for (int j = 0; rc == TB_OK && j < (int)M->ncol; j++) {

@@ -878,6 +878,12 @@ TEST(ReaderTest, MalformedHdf5) {
   h5matrix(f, "/fclib_global/M", 3, 3, {2, 0, 0, 0.5, 2, 0, 0, 0, 2}, -1);
   H5Fclose(f);
   expectError(p, {"global.hdf5", "/fclib_global/M(1, 0)", "not symmetric"});
+  // the bound is 1e-10 of M's largest entry (3 here), not of a row sum (5)
+  f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/fclib_global/M", H5P_DEFAULT);
+  h5matrix(f, "/fclib_global/M", 3, 3, {3, 1, 1, 1 + 4e-10, 3, 1, 1, 1, 3}, -1);
+  H5Fclose(f);
+  expectError(p, {"global.hdf5", "/fclib_global/M(1, 0)", "not symmetric"});
   // a truncated HDF5 file: the signature, then nothing usable
   std::string whole;
   {
