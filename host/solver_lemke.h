@@ -258,10 +258,7 @@ TB_HDN void tb_solveLemke(const tbProblem* p, const tbSolverOpt* opt, double* x,
     int leaving = r;  // the variable that left was w_r
     int cap = opt->max_iter > 50 * m ? opt->max_iter : 50 * m;
     while (res->iterations < cap) {
-      if (tb_pastDeadline(opt)) {
-        res->reason = TB_STOP_TIME;
-        break;
-      }
+      if (tb_outOfTime(opt, res)) break;
       int enter = leaving < m ? leaving + m : leaving - m;  // complement of what left
       double colscale = tb_lemkeColumn(&L, enter);
       int row = tb_lemkeRatio(&L, colscale);

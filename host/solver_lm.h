@@ -322,10 +322,7 @@ TB_HDN void tb_lmRLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double
   int n = s->n, stale = 1;
   double lambda = opt->lm_lambda;
   for (int it = 0; it < opt->max_iter; it++) {
-    if (tb_pastDeadline(opt)) {
-      res->reason = TB_STOP_TIME;
-      return;
-    }
+    if (tb_outOfTime(opt, res)) return;
     res->iterations = it + 1;
     if (stale) {
       tb_lmLinearize(c, s);
@@ -482,10 +479,7 @@ TB_HDN void tb_lmPLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double
   nhist = 1;
   res->reason = TB_STOP_MAXITER;
   for (int it = 0; it < opt->max_iter; it++) {
-    if (tb_pastDeadline(opt)) {
-      res->reason = TB_STOP_TIME;
-      break;
-    }
+    if (tb_outOfTime(opt, res)) break;
     res->iterations = it + 1;
     tb_lmJac(c, s->y, s->J);
     tbu_matTVec(n, n, s->J, s->phi, s->g);
@@ -624,10 +618,7 @@ TB_HDN void tb_lmDogleg(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, dou
   double *dc = s->aux2, *Jg = s->aux2 + n, *e = s->aux2 + 2 * n, *yc = s->aux2 + 3 * n;
   double* dbest = s->aux2 + 4 * n;
   for (int it = 0; it < opt->max_iter; it++) {
-    if (tb_pastDeadline(opt)) {
-      res->reason = TB_STOP_TIME;
-      return;
-    }
+    if (tb_outOfTime(opt, res)) return;
     res->iterations = it + 1;
     if (stale) {
       tb_lmLinearize(c, s);

@@ -181,10 +181,7 @@ TB_HDN void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, 
   double scale = 1.0, prev = tb_residualFromVelocity(p, x, u);
   int good = 0;
   for (int it = 0; it < opt->max_iter; it++) {
-    if (tb_pastDeadline(opt)) {
-      res->reason = TB_STOP_TIME;
-      break;
-    }
+    if (tb_outOfTime(opt, res)) break;
     memcpy(xprev, x, sizeof(double) * n);
     tb_proxSweep(p, opt, rstep, scale, jacobi, x, u, xs);
     res->iterations = it + 1;

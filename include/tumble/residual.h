@@ -110,6 +110,13 @@ TB_HD int tb_pastDeadline(const tbSolverOpt* opt) {
 #endif
 }
 
+// the solvers' check at each iteration: 1, with the stop reason set, once the deadline passed
+TB_HD int tb_outOfTime(const tbSolverOpt* opt, tbSolveResult* res) {
+  if (!tb_pastDeadline(opt)) return 0;
+  res->reason = TB_STOP_TIME;
+  return 1;
+}
+
 // the final bookkeeping every solver does: residual of the returned x from scratch, converged
 // iff it is <= tol (a stop reason other than TB_STOP_MAXITER is kept when not converged); team t
 // computes the velocity, and every member gets the result

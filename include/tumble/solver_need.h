@@ -96,7 +96,8 @@ TB_HD size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
     d = dk > d ? dk : d;
     *ints = in > *ints ? in : *ints;
   }
-  // the best iterate, and before it the proximal Newton stage's copies of A and b
+  // the best iterate, and before it the proximal Newton stage's copies of A and b (b's slot
+  // holds PGS's iterate across a Newton round before that stage: tb_pgsThenNewton)
   size_t N = (size_t)(n > 0 ? n : 1);
   return d + N * N + 2 * N;
 }
