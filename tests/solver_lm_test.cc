@@ -303,6 +303,17 @@ TEST(SolverLmTest, JacobiansAgainstFiniteDifferences) {
   tb_freeSolverWork(w);
 }
 
+// the Newton tests' settings: tol 1e-10 and 200 iterations. Velocities of two answers with
+// residual <= 1e-10 (relative to |b| ~ 1-5) differ by about the residual times the conditioning
+// of the problem; kVel = 1e-7 leaves three decades of margin
+const double kTol = 1e-10, kVel = 1e-7;
+tbSolverOpt NewtonOpt() {
+  tbSolverOpt opt = tb_defaultSolverOpt();
+  opt.tol = kTol;
+  opt.max_iter = 200;
+  return opt;
+}
+
 double MaxDiff(const std::vector<double>& a, const std::vector<double>& b) {
   double m = 0.0;
   for (size_t i = 0; i < a.size(); i++) m = std::fmax(m, std::fabs(a[i] - b[i]));
@@ -312,13 +323,7 @@ double MaxDiff(const std::vector<double>& a, const std::vector<double>& b) {
 // random well-posed problems: each LM solver reaches tol or says it did not; converged answers
 // have a re-computed residual <= tol and the same post-step velocities as PGS
 TEST(SolverLmTest, RandomProblemsAgreeWithPgs) {
-  const double kTol = 1e-10;
-  // velocities of two answers with residual <= 1e-10 (relative to |b| ~ 1-5) differ by about
-  // the residual times the conditioning of the problem; 1e-7 leaves three decades of margin
-  const double kVel = 1e-7;
-  tbSolverOpt opt = tb_defaultSolverOpt();
-  opt.tol = kTol;
-  opt.max_iter = 200;
+  tbSolverOpt opt = NewtonOpt();
   tbSolverOpt pgs = opt;
   pgs.max_iter = 200000;
   std::mt19937_64 rng(2024);
@@ -428,10 +433,7 @@ TEST(SolverLmTest, LuFactorsAndSolves) {
 // same velocities where W is regular; on singular W (rep 2, 8 contacts on 2 bodies) it must
 // still converge
 TEST(SolverLmTest, LuDirectionAgreesWithSeedPlm) {
-  const double kTol = 1e-10, kVel = 1e-7;  // as in RandomProblemsAgreeWithPgs
-  tbSolverOpt opt = tb_defaultSolverOpt();
-  opt.tol = kTol;
-  opt.max_iter = 200;
+  tbSolverOpt opt = NewtonOpt();
   std::mt19937_64 rng(2024);
   int ncase = 0, nconv = 0, nconv_seed = 0;
   for (int nc : {1, 3, 8}) {
@@ -483,10 +485,7 @@ TEST(SolverLmTest, LuDirectionAgreesWithSeedPlm) {
 // round-off), and the stage with the bound converges wherever the one without does, to the same
 // velocities
 TEST(SolverLmTest, RankBoundSingularityIsRealAndChangesNoAnswer) {
-  const double kTol = 1e-10, kVel = 1e-7;  // as in RandomProblemsAgreeWithPgs
-  tbSolverOpt opt = tb_defaultSolverOpt();
-  opt.tol = kTol;
-  opt.max_iter = 200;
+  tbSolverOpt opt = NewtonOpt();
   std::mt19937_64 rng(77);
   int ncase = 0, nsingular = 0;
   for (int nc : {2, 4, 8}) {
