@@ -162,7 +162,7 @@ static void printHeader(int argc, char** argv) {
   for (int i = 1; i < argc; i++) printf(" %s", argv[i]);
   printf(
       "\n- scenes: `falling-particle` (thesis §7.6.1.1: m = 1, mu = 0.2, h = 0.05, q0 = (0, 3), "
-      "applied force (5, -9.81), 100 steps, observed x, y, vx, vy at steps 0..100) and "
+      "applied force (5, -9.81), 100 steps, observed x, z, vx, vz at steps 0..100) and "
       "`falling-particles` (§7.6.1.2); noise uniform on [-eps, eps] on all observed components "
       "(tb_noiseDraw, seed per row below); exact Coulomb cone, the scenes' default solver\n"
       "- fit: Levenberg-Marquardt from mu = 1 with bounds [0, 1] (thesis Eq. 7.12 and its "

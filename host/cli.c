@@ -12,7 +12,9 @@
 #include <tumble/plate.h>
 #include <tumble/rng.h>
 #include <tumble/scenes.h>
+#include <tumble/sweep.h>
 #include <tumble/tumble.h>
+#include <tumble/version.h>
 
 #include "cli.h"
 #include "gpu.h"
@@ -357,12 +359,15 @@ static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a, const 
   return 0;
 }
 
-static int tb_writeCSV(const char* path, const tbModel* m, const tbRecord* rec, int nscene) {
-  FILE* f = fopen(path, "w");
-  if (!f) return tb_cliError("--out %s: cannot open for writing", path);
+// the trajectory rows of the scenes [0, ndone): a scene's rows end at the last record it reached
+// (a failed scene stops at its failing step; its summary row says which)
+static void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const tbData* d,
+                                 int ndone) {
   fprintf(f, "scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
-  for (int s = 0; s < nscene; s++) {
-    for (int r = 0; r < rec->nrecord; r++) {
+  for (int s = 0; s < ndone; s++) {
+    // a failed scene's last good state is the one before its failing step (0-based index)
+    int64_t last = d->fail_step[s] >= 0 ? d->fail_step[s] : d->nstep[s];
+    for (int r = 0; r < rec->nrecord && rec->step[r] <= last; r++) {
       size_t slot = (size_t)s * rec->nrecord + r;
       for (int b = 0; b < m->nbody; b++) {
         if (m->body_type[b] == TB_BODY_STATIC) continue;
@@ -373,27 +378,31 @@ static int tb_writeCSV(const char* path, const tbModel* m, const tbRecord* rec, 
       }
     }
   }
-  if (fclose(f) != 0) return tb_cliError("--out %s: write failed", path);
-  return 0;
 }
 
-static void tb_printSummary(const tbData* d, const tbSimArgs* a, double seconds) {
+static void tb_writeSceneSummary(FILE* f, const tbModel* m, const tbData* d, int ndone) {
+  tb_sceneSummaryHeader(f, m);
+  for (int s = 0; s < d->nscene; s++) tb_sceneSummaryRow(f, m, d, s, s, s < ndone);
+}
+
+static void tb_printSummary(const tbData* d, const tbSimArgs* a, int ndone, double seconds) {
   int failed = 0, unconverged = 0;
   double rmax = 0.0, iters = 0.0;
-  for (int s = 0; s < d->nscene; s++) {
+  for (int s = 0; s < ndone; s++) {
     iters += (double)d->iter_sum[s];
     failed += (d->status[s] & TB_SCENE_FAILMASK) != 0;
     unconverged += (d->status[s] & TB_SCENE_UNCONVERGED) != 0;
     rmax = d->resid_max[s] > rmax ? d->resid_max[s] : rmax;
   }
-  double ss = (double)d->nscene * a->nstep;
+  double ss = (double)ndone * a->nstep;
   printf(
       "{\"scene\": \"%s\", \"scenes\": %d, \"steps\": %ld, \"seconds\": %.6f, "
       "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
       "\"max_residual\": %.3g, \"mean_iterations\": %.3g, \"threads\": %d, "
-      "\"device\": \"%s\"}\n",
-      tb_sceneInfo(a->scene)->name, d->nscene, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0,
-      failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName());
+      "\"device\": \"%s\", \"partial\": %s}\n",
+      tb_sceneInfo(a->scene)->name, ndone, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0,
+      failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(),
+      ndone < d->nscene ? "true" : "false");
 }
 
 // the recorded steps' problems as DIR/SCENE-sS-kK.dat (tb_exportProblems)
@@ -408,6 +417,44 @@ static int tb_exportProblemsTo(const tbModel* m, tbData* d, const tbSimArgs* a) 
   if (rc != TB_OK) return tb_cliError("--export-problems: %s", tb_lastError());
   fprintf(stderr, "tumble: wrote %d problem files to %s\n", written, a->export_dir);
   return 0;
+}
+
+// the summary's path next to the trajectories': FILE.csv -> FILE-scenes.csv
+static int tb_summaryPath(const char* out, char* buf, size_t n) {
+  size_t len = strlen(out);
+  if (len > 4 && !strcmp(out + len - 4, ".csv")) len -= 4;
+  return snprintf(buf, n, "%.*s-scenes.csv", (int)len, out) >= (int)n;
+}
+
+// the rollout in chunks of scenes, so that Ctrl-C stops after one (the results are bitwise those
+// of one rollout); the scenes done, or -1 after an error
+static int tb_simulateChunks(const tbModel* m, tbData* d, int nstep, tbRecord* rec) {
+  int chunk = tb_rolloutDevice() == TB_DEVICE_GPU ? d->nscene : 256 * omp_get_max_threads();
+  tbProgress prog;
+  tb_progressStartOn(&prog, stderr, d->nscene, "simulate", "scenes");
+  int done = 0;
+  while (done < d->nscene && !tb_interrupted()) {
+    int s1 = d->nscene - done < chunk ? d->nscene : done + chunk;
+    if (tb_rollout(m, d, done, s1, nstep, rec) != TB_OK) {
+      done = -1;
+      break;
+    }
+    done = s1;
+    tb_progressUpdate(&prog, done);
+  }
+  tb_progressFinish(&prog);
+  return done;
+}
+
+static int tb_allocRecord(tbRecord* rec, const tbModel* m, const tbSimArgs* a) {
+  rec->every = (int)a->every;
+  rec->nrecord = tb_recordCount((int)a->nstep, rec->every);
+  size_t nslot = (size_t)a->nscene * rec->nrecord;
+  rec->state = (double*)malloc(sizeof(double) * nslot * m->nbody * 13);
+  rec->time = (double*)malloc(sizeof(double) * nslot);
+  rec->step = (int*)malloc(sizeof(int) * rec->nrecord);
+  if (rec->state && rec->time && rec->step) return 0;
+  return tb_cliError("--out: not enough memory to record %zu states", nslot);
 }
 
 static int tb_simulate(int argc, char** argv) {
@@ -428,6 +475,7 @@ static int tb_simulate(int argc, char** argv) {
   if (a.solver_tol > 0.0) m->opt.tol = a.solver_tol;
   tbData* d = tb_newData(m, (int)a.nscene);
   tbRecord rec = {0};
+  tbOutFile traj = {0}, summary = {0};
   if (!d) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
@@ -438,28 +486,39 @@ static int tb_simulate(int argc, char** argv) {
     goto done;
   }
   if (a.out) {
-    rec.every = (int)a.every;
-    rec.nrecord = tb_recordCount((int)a.nstep, rec.every);
-    size_t nslot = (size_t)a.nscene * rec.nrecord;
-    rec.state = (double*)malloc(sizeof(double) * nslot * m->nbody * 13);
-    rec.time = (double*)malloc(sizeof(double) * nslot);
-    rec.step = (int*)malloc(sizeof(int) * rec.nrecord);
-    if (!rec.state || !rec.time || !rec.step) {
-      rc = tb_cliError("--out: not enough memory to record %zu states", nslot);
+    char path[4096];
+    if (tb_summaryPath(a.out, path, sizeof(path))) {
+      rc = tb_cliError("--out %s: path too long", a.out);
       goto done;
     }
+    if ((rc = tb_outOpen(&traj, "--out", a.out)) || (rc = tb_outOpen(&summary, "--out", path)) ||
+        (rc = tb_allocRecord(&rec, m, &a)))
+      goto done;
   }
+  tb_catchInterrupt();
   double t0 = omp_get_wtime();
+  int ndone = d->nscene;
   if (a.export_dir) {
     if ((rc = tb_exportProblemsTo(m, d, &a))) goto done;
-  } else if (tb_rollout(m, d, 0, d->nscene, (int)a.nstep, a.out ? &rec : NULL) != TB_OK) {
+  } else if ((ndone = tb_simulateChunks(m, d, (int)a.nstep, a.out ? &rec : NULL)) < 0) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
   }
   double seconds = omp_get_wtime() - t0;
-  if (a.out && (rc = tb_writeCSV(a.out, m, &rec, d->nscene))) goto done;
-  tb_printSummary(d, &a, seconds);
+  if (a.out) {
+    tb_writeTrajectories(traj.f, m, &rec, d, ndone);
+    tb_writeSceneSummary(summary.f, m, d, ndone);
+    if ((rc = tb_outCommit(&traj, "--out")) || (rc = tb_outCommit(&summary, "--out"))) goto done;
+  }
+  tb_printSummary(d, &a, ndone, seconds);
+  if (ndone < d->nscene) {
+    tb_cliError("interrupted: %d of %d scenes done%s", ndone, d->nscene,
+                a.out ? ", written as a partial run" : "");
+    rc = 130;
+  }
 done:
+  tb_outAbort(&traj);
+  tb_outAbort(&summary);
   free(rec.state);
   free(rec.time);
   free(rec.step);
@@ -470,7 +529,7 @@ done:
 
 static void tb_usage(FILE* f) {
   fprintf(f,
-          "usage: tumble [COMMAND ...]\n"
+          "usage: tumble [COMMAND ...]   (tumble --version: version and commit)\n"
           "  tumble                      the default main job: the grasp study (tumble grasp)\n"
           "  tumble simulate --list      built-in scenes with their parameters\n"
           "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
@@ -513,6 +572,10 @@ int tb_cliMain(int argc, char** argv) {
   if (!strcmp(argv[1], "estimate")) return tb_estimateMain(argc - 2, argv + 2);
   if (!strcmp(argv[1], "grasp")) return tb_graspMain(argc - 2, argv + 2);
   if (!strcmp(argv[1], "grasp3d")) return tb_grasp3dMain(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "--version")) {
+    printf("tumble %s (commit %s)\n", TUMBLE_VERSION, TUMBLE_COMMIT);
+    return 0;
+  }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     tb_usage(stdout);
     return 0;

@@ -2,6 +2,8 @@
 #ifndef TUMBLE_HOST_CLI_H_
 #define TUMBLE_HOST_CLI_H_
 
+#include <stdio.h>
+
 #include <tumble/tumble.h>
 
 // print "tumble: error: ..." on stderr; returns the exit status for bad input (2)
@@ -25,6 +27,26 @@ const char* tb_deviceName(void);
 // the options every batch command takes: --device, --threads and --out PATH (stored in *out);
 // -1 when arg is none of them, else 0, or 2 after an error message
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out);
+// an output file written to PATH.part and renamed to PATH when whole (cli_output.c)
+typedef struct tbOutFile {
+  char path[4096];
+  char tmp[4102];
+  FILE* f;  // the temporary file while open
+} tbOutFile;
+// open PATH.part before any computation: 0, or 2 after an error naming what (the option) and path
+int tb_outOpen(tbOutFile* o, const char* what, const char* path);
+// close and rename into place: 0, or 2 after an error (the temporary file removed)
+int tb_outCommit(tbOutFile* o, const char* what);
+// close and remove the temporary file; PATH is left as it was
+void tb_outAbort(tbOutFile* o);
+// TB_SCENE_* bits as words: "ok", or "diverged", "contact-overflow", "solver-inapplicable",
+// "unconverged" joined by '+'
+void tb_statusText(int status, char* buf, size_t n);
+// the per-scene summary CSV: scene, every parameter's value, done (0: the run was interrupted
+// before it), status (TB_SCENE_* bits) and its text, fail_step (-1: none), steps taken, contacts
+// in the last step, solver iterations (sum, max), residual (last step, largest)
+void tb_sceneSummaryHeader(FILE* f, const tbModel* m);
+void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long scene, int done);
 // `tumble solve ...` (cli_solve.c); returns the process exit status
 int tb_solveMain(int argc, char** argv);
 // `tumble estimate synth|pf|fit ...` (cli_estimate.c); returns the process exit status

@@ -234,29 +234,39 @@ int tb_graspMain(int argc, char** argv) {
   int ncell = a.grid.nx * a.grid.ny, ncond = a.nspeed * a.nsurface;
   long total = (long)ncond * ncell * a.trials;
   tbProgress prog;
+  tb_catchInterrupt();
   tb_progressStart(&prog, total, "grasp");
-  long success = 0, valid = 0, failed = 0, unconverged = 0;
+  long success = 0, valid = 0, failed = 0, unconverged = 0, done = 0;
   double steps = 0.0, resid = 0.0;
   char conds[512] = "";
-  for (int i = 0; i < a.nspeed && !rc; i++) {
-    for (int j = 0; j < a.nsurface && !rc; j++) {
+  int partial = 0;
+  for (int i = 0; i < a.nspeed && !rc && !partial; i++) {
+    for (int j = 0; j < a.nsurface && !rc && !partial; j++) {
       tbGraspDef def = a.def;
       def.speed *= a.speed[i];
       tb_muRange(a.surface[j], def.mu_surface);
       tbSweepTally t;
       tbGraspRun run;
-      if (tb_newTally(&t, ncell)) return tb_cliError("%s", tb_lastError());
-      if (tb_graspSweep(&def, &a.grid, a.trials, a.seed, a.chunk, &prog, &t, &run)) {
-        tb_freeTally(&t);
-        return tb_cliError("%s", tb_lastError());
+      if (tb_newTally(&t, ncell)) {
+        rc = tb_cliError("%s", tb_lastError());
+        break;
       }
+      int sw = tb_graspSweep(&def, &a.grid, a.trials, a.seed, a.chunk, &prog, &t, &run);
+      if (sw != TB_OK && sw != TB_INTERRUPTED) {
+        tb_freeTally(&t);
+        rc = tb_cliError("%s", tb_lastError());
+        break;
+      }
+      // Ctrl-C: the trials done so far are written (their cells' counts say how many)
+      partial = sw == TB_INTERRUPTED;
       char prefix[400], path[420], title[160];
       tb_conditionPrefix(&a, a.speed[i], a.surface[j], prefix, sizeof(prefix));
       snprintf(path, sizeof(path), "%s.csv", prefix);
       rc = tb_sweepWriteCsv(path, &a.grid, &t) ? tb_cliError("%s", tb_lastError()) : 0;
-      snprintf(title, sizeof(title), "%s grasp, %s speed, surface mu %s, gripper mu %s",
+      snprintf(title, sizeof(title), "%s grasp, %s speed, surface mu %s, gripper mu %s%s",
                def.part == TB_PART_GEAR ? "gear" : "disc", a.speed[i] == 1 ? "normal" : "fast",
-               tb_muRangeName(a.surface[j]), tb_muRangeName(a.gripper));
+               tb_muRangeName(a.surface[j]), tb_muRangeName(a.gripper),
+               partial ? " (partial)" : "");
       snprintf(path, sizeof(path), "%s.png", prefix);
       if (!rc) rc = tb_writeHeatmap(&def, &a.grid, &t, path, title);
       long cs, cv, cf;
@@ -264,6 +274,7 @@ int tb_graspMain(int argc, char** argv) {
       success += cs;
       valid += cv;
       failed += cf;
+      done += run.trials;
       steps += run.scene_steps;
       unconverged += run.unconverged;
       resid = fmax(resid, run.resid_max);
@@ -274,15 +285,17 @@ int tb_graspMain(int argc, char** argv) {
       tb_freeTally(&t);
     }
   }
-  if (rc) return rc;
   tb_progressFinish(&prog);
+  if (rc) return rc;
   double secs = tb_progressElapsed(&prog);
   printf(
       "{\"probability\": %.4f, \"trials\": %ld, \"failed_scenes\": %ld, "
       "\"unconverged_scenes\": %ld, \"max_residual\": %.2g, \"seconds\": %.2f, "
       "\"trials_per_s\": %.1f, \"scene_steps_per_s\": %.4g, \"threads\": %d, "
-      "\"conditions\": {%s}}\n",
-      valid ? (double)success / valid : NAN, total, failed, unconverged, resid, secs, total / secs,
-      steps / secs, omp_get_max_threads(), conds);
-  return 0;
+      "\"partial\": %s, \"conditions\": {%s}}\n",
+      valid ? (double)success / valid : NAN, done, failed, unconverged, resid, secs, done / secs,
+      steps / secs, omp_get_max_threads(), partial ? "true" : "false", conds);
+  if (!partial) return 0;
+  tb_cliError("interrupted: %ld of %ld trials done, written as a partial study", done, total);
+  return 130;
 }

@@ -221,7 +221,9 @@ int tb_grasp3dMain(int argc, char** argv) {
   snprintf(csv, len, "%s.csv", a.out);
   snprintf(png, len, "%s.png", a.out);
   tbGrasp3dResult r;
-  if (tb_grasp3dSweep(&a.def, &r) != TB_OK) {
+  tb_catchInterrupt();
+  int sw = tb_grasp3dSweep(&a.def, &r);
+  if (sw != TB_OK && sw != TB_INTERRUPTED) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
   }
@@ -235,17 +237,23 @@ int tb_grasp3dMain(int argc, char** argv) {
     remove(csv);
   }
   if (!rc) {
-    double steps = (double)r.nscene * r.nstep, s = r.seconds > 0.0 ? r.seconds : 1e-9;
+    double steps = (double)r.done * r.nstep, s = r.seconds > 0.0 ? r.seconds : 1e-9;
     char pstr[32] = "null";  // JSON has no NaN: every scene failed numerically
     if (valid) snprintf(pstr, sizeof(pstr), "%.4f", p);
     printf(
         "{\"object\": \"%s\", \"probability\": %s, \"lo95\": %.4f, \"hi95\": %.4f, "
         "\"trials\": %ld, \"successes\": %ld, \"failed_scenes\": %ld, \"unconverged_scenes\": "
         "%ld, \"cells\": %d, \"steps_per_trial\": %ld, \"seconds\": %.3f, \"trials_per_s\": "
-        "%.4g, \"scene_steps_per_s\": %.4g, \"threads\": %d, \"csv\": \"%s\", \"png\": \"%s\"}\n",
-        kObjectName[a.def.object], pstr, lo, hi, r.nscene, succ, failed, r.unconverged,
-        r.tally.ncell, r.nstep, r.seconds, r.nscene / s, steps / s, omp_get_max_threads(), csv,
-        png);
+        "%.4g, \"scene_steps_per_s\": %.4g, \"threads\": %d, \"partial\": %s, \"csv\": \"%s\", "
+        "\"png\": \"%s\"}\n",
+        kObjectName[a.def.object], pstr, lo, hi, r.done, succ, failed, r.unconverged, r.tally.ncell,
+        r.nstep, r.seconds, r.done / s, steps / s, omp_get_max_threads(),
+        sw == TB_INTERRUPTED ? "true" : "false", csv, png);
+  }
+  if (!rc && sw == TB_INTERRUPTED) {
+    tb_cliError("interrupted: %ld of %ld trials done, written as a partial study", r.done,
+                r.nscene);
+    rc = 130;
   }
   tb_freeGrasp3dResult(&r);
 done:

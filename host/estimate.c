@@ -33,18 +33,16 @@ int tb_obsCoords(const tbModel* m, tbObsCoord* out, int cap) {
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
     int lock = m->body_lock[b], r = ndyn > 1 ? ++rank : 0;
-    // the thesis' vertical plane (§7.6.1.1): its y is our z
-    int xz = (lock & TB_LOCK_Y) && !(lock & (TB_LOCK_X | TB_LOCK_Z));
+    // the thesis' vertical plane (§7.6.1.1) has x and y; its y is our z, and named so, as in
+    // simulate's output
     static const char* pos3[3] = {"x", "y", "z"};
     static const char* vel3[3] = {"vx", "vy", "vz"};
-    static const char* posxz[3] = {"x", "", "y"};
-    static const char* velxz[3] = {"vx", "", "vy"};
     // a planar body (thesis §3.3) is also observed in its yaw and yaw rate
     int planar = (lock & TB_LOCK_PLANAR) == TB_LOCK_PLANAR && !(lock & TB_LOCK_RZ);
     for (int pass = 0; pass < 2; pass++) {
       for (int k = 0; k < 3; k++) {
         if (lock & (1 << k)) continue;
-        const char* axis = pass == 0 ? (xz ? posxz[k] : pos3[k]) : (xz ? velxz[k] : vel3[k]);
+        const char* axis = pass == 0 ? pos3[k] : vel3[k];
         if (n < cap) tb_coord(&out[n], axis, r, b, pass == 0 ? k : 7 + k);
         n++;
       }

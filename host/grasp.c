@@ -518,6 +518,7 @@ int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint
     }
     run->trials += ns;
     if (progress) tb_progressUpdate(progress, progress->done + ns);
+    if (rc == TB_OK && tb_interrupted()) rc = TB_INTERRUPTED;
   }
   run->seconds = omp_get_wtime() - wall0;
   run->scene_steps = (double)run->trials * nstep;

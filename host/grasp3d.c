@@ -472,11 +472,16 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
       r->unconverged += !failed && (d->status[i] & TB_SCENE_UNCONVERGED);
     }
     if (def->progress) tb_progressUpdate(&prog, s0 + n);
+    r->done = s0 + n;
+    if (tb_interrupted()) {
+      rc = TB_INTERRUPTED;
+      break;
+    }
   }
   r->seconds = omp_get_wtime() - t0;
   if (def->progress) tb_progressFinish(&prog);
   tb_freeData(d);
   tb_freeModel(m);
-  if (rc != TB_OK) tb_freeGrasp3dResult(r);
+  if (rc != TB_OK && rc != TB_INTERRUPTED) tb_freeGrasp3dResult(r);
   return rc;
 }

@@ -1,5 +1,5 @@
-// Reader for Siconos numerics text files and FCLib HDF5 files, and the FC3D text writer
-// (include/tumble/reader.h).
+// Reader for Siconos numerics text files and FCLib HDF5 files (include/tumble/reader.h; the
+// FC3D writer is host/writer.c, in the engine library: it needs neither HDF5 nor CHOLMOD).
 // Every failure sets one line "<file>: <field> (line L): <what>" and frees what was built.
 #include <errno.h>
 #include <math.h>
@@ -859,49 +859,4 @@ tbProblem tb_fileProblemView(const tbFileProblem* fp) {
   p.cone = TB_CONE_EXACT;
   p.facets = 8;  // unused by the exact cone
   return p;
-}
-
-//---- writer ------------------------------------------------------------------------------------
-
-// the contact of p that keeps it from being an FC3D problem (contact k not 3 rows at 3 k, or a
-// box row), or -1 when it is one
-static int wr_notFC3D(const tbProblem* p) {
-  if (p->nblock * 3 != p->n) return 0;
-  for (int k = 0; k < p->nblock; k++) {
-    if (p->blk_type[k] != TB_BLOCK_CONTACT || p->blk_dim[k] != 3 || p->blk_adr[k] != 3 * k)
-      return k;
-  }
-  return -1;
-}
-
-int tb_writeFC3D(const char* path, const tbProblem* p) {
-  if (p->cone != TB_CONE_EXACT)
-    return tb_setError("%s: cone: FC3D files hold the exact cone", path);
-  if (p->n < 3) return tb_setError("%s: nc: a problem without contacts", path);
-  int k = wr_notFC3D(p);
-  if (k >= 0)
-    return tb_setError(
-        "%s: block %d: not a 3-row contact (joint rows, planar or frictionless "
-        "contacts have no FC3D form)",
-        path, k);
-  // to a temporary name, renamed when whole: a failed write leaves an earlier file as it was
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.part", path) >= (int)sizeof tmp)
-    return tb_setError("%s: path: longer than %d characters", path, (int)sizeof tmp - 6);
-  FILE* f = fopen(tmp, "w");
-  if (!f) return tb_setError("%s: cannot open for writing: %s", tmp, strerror(errno));
-  int n = p->n;
-  fprintf(f, "3\n%d\n0\n%d\n%d\n%d\t%d\n", p->nblock, n, n, n, n);
-  // column-major, Siconos' dense layout; %.17g round-trips every double
-  for (int j = 0; j < n; j++) {
-    for (int i = 0; i < n; i++) fprintf(f, "%.17g ", p->A[(size_t)i * n + j]);
-    fputc('\n', f);
-  }
-  for (int i = 0; i < n; i++) fprintf(f, "%.17g\n", p->b[i]);
-  for (int c = 0; c < p->nblock; c++) fprintf(f, "%.17g\n", p->blk_mu[c]);
-  if (ferror(f) | fclose(f) || rename(tmp, path)) {
-    remove(tmp);
-    return tb_setError("%s: write failed", path);
-  }
-  return TB_OK;
 }

@@ -93,6 +93,15 @@ static int tb_param1(tbModel* m, const char* name, const char* unit, const char*
   return p;
 }
 
+// the model options every scene exposes: dt and gravity
+static void tb_optionParams(tbModel* m) {
+  tb_param1(m, "dt", "s", "time step", 0.0, 1.0, 1, TB_F_OPT, 0, TB_OPT_DT);
+  static const char* g[3] = {"gravity_x", "gravity_y", "gravity_z"};
+  for (int k = 0; k < 3; k++) {
+    tb_param1(m, g[k], "m/s^2", "gravity", -1e4, 1e4, 0, TB_F_OPT, 0, TB_OPT_GRAVITY + k);
+  }
+}
+
 // a body carrying a half-space (its local z <= 0); returns the body
 static int tb_planeBody(tbModel* m, const char* name, int type, double mu) {
   tbBodyDef bd = tb_defaultBodyDef();
@@ -136,11 +145,11 @@ static int tb_box(tbModel* m, const char* name, double mass, const double half[3
   return b;
 }
 
-// parameters every scene with friction shares: mu (all shapes), dt
+// parameters every scene with friction shares: mu (all shapes), dt, gravity
 static void tb_commonParams(tbModel* m, const char* mu_doc) {
   int p = tb_addParam(m, "mu", "", mu_doc, 0.0, 1e3, 0);
   for (int g = 0; g < m->ngeom; g++) tb_paramTarget(m, p, TB_F_GEOM_MU, g, 0);
-  tb_param1(m, "dt", "s", "time step", 0.0, 1.0, 1, TB_F_OPT, 0, TB_OPT_DT);
+  tb_optionParams(m);
 }
 
 // "mass" scales a body's mass and inertia together (the shape stays)
@@ -234,7 +243,7 @@ static void tb_sceneFallingParticles(tbModel* m, const tbBuild* bo) {
                 1e6, 0, fld[k], b, comp[k]);
     }
   }
-  tb_param1(m, "dt", "s", "time step", 0.0, 1.0, 1, TB_F_OPT, 0, TB_OPT_DT);
+  tb_optionParams(m);
 }
 
 // thesis §7.6.2's sliding block on the planar 2.5D model: a 10 x 6 cm, 0.5 kg block launched
@@ -285,7 +294,7 @@ static void tb_sceneTripodBlock(tbModel* m) {
     tb_param1(m, name, "m", "support point in the block frame", -1.0, 1.0, 0, TB_F_SUPPORT, 0,
               TB_SUP_POINT + k);
   }
-  tb_param1(m, "dt", "s", "time step", 0.0, 1.0, 1, TB_F_OPT, 0, TB_OPT_DT);
+  tb_optionParams(m);
 }
 
 static void tb_sceneSlidingSphere(tbModel* m) {

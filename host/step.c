@@ -150,6 +150,17 @@ static int tb_batchScratch(const tbModel* m, tbData* d, int nslot) {
   return d->scratch ? TB_OK : tb_setError("rollout: out of memory for %d scratch slots", nslot);
 }
 
+static long* tb_counter;
+
+void tb_setRolloutCounter(long* counter) {
+  tb_counter = counter;
+}
+
+// the scenes a rollout finished, for a progress display reading the counter from another thread
+static void tb_countScenes(long n) {
+  if (tb_counter) __atomic_fetch_add(tb_counter, n, __ATOMIC_RELAXED);
+}
+
 int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec) {
   return tb_rolloutProbe(m, d, s0, s1, nstep, rec, NULL);
 }
@@ -165,7 +176,9 @@ int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRe
   }
   if (rec) tb_recordSteps(nstep, rec);
   if (tb_rolloutDevice() == TB_DEVICE_GPU) {
-    return tb_gpuRollout(m, d, s0, s1, nstep, rec, probe);
+    int rc = tb_gpuRollout(m, d, s0, s1, nstep, rec, probe);
+    tb_countScenes(s1 - s0);
+    return rc;
   }
   int rc = tb_batchScratch(m, d, omp_get_max_threads());
   if (rc != TB_OK) return rc;
@@ -177,7 +190,10 @@ int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRe
     // scenes differ in cost (contacts come and go), hence dynamic scheduling; the result of a
     // scene does not depend on which thread (slot) runs it
 #pragma omp for schedule(dynamic, 8)
-    for (int s = s0; s < s1; s++) tb_rolloutScene(tb_solo(), m, d, s, nstep, rec, probe, &w);
+    for (int s = s0; s < s1; s++) {
+      tb_rolloutScene(tb_solo(), m, d, s, nstep, rec, probe, &w);
+      tb_countScenes(1);
+    }
   }
   return TB_OK;
 }

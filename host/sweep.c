@@ -1,4 +1,5 @@
-// Monte Carlo sweep utilities: offset grid, draw keys, tallies, Wilson intervals, progress, CSV.
+// Monte Carlo sweep utilities: offset grid, draw keys, tallies, Wilson intervals, progress, Ctrl-C,
+// CSV.
 //
 // Wilson score interval (Wilson 1927; Brown, Cai & DasGupta 2001, Eq. 4): for k successes in n
 // trials, p = k/n and z the 97.5% normal quantile,
@@ -7,6 +8,8 @@
 // It stays inside [0, 1] and keeps its coverage near p = 0 and 1, where the Wald interval
 // collapses to a point (a cell with 30 successes out of 30 is [0.887, 1], not [1, 1]).
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -127,67 +130,104 @@ static void tb_duration(double s, char* buf, size_t n) {
   }
 }
 
-void tb_progressStart(tbProgress* p, long total, const char* what) {
-  memset(p, 0, sizeof(*p));
-  p->total = total > 0 ? total : 0;
-  p->what = what ? what : "sweep";
-  p->t0 = tb_now();
-  p->last = -1e300;
-  p->shown = -1;
-  p->tty = isatty(fileno(stderr));
-  if (p->tty) tb_progressUpdate(p, 0);
+#define TB_BARLEN 30
+// seconds between redraws
+#define TB_PROGRESS_PERIOD 0.25
+
+// done so far: what the job confirmed, or the scenes its rollouts finished since, if more
+static long tb_progressDone(const tbProgress* p) {
+  long done = __atomic_load_n(&p->done, __ATOMIC_RELAXED);
+  long scenes = __atomic_load_n(&p->scenes, __ATOMIC_RELAXED);
+  done = scenes > done ? scenes : done;
+  return done < p->total ? done : p->total;
 }
 
-#define TB_BARLEN 30
+static void tb_progressLine(const tbProgress* p) {
+  double el = tb_now() - p->t0;
+  long done = tb_progressDone(p);
+  double rate = el > 0.0 ? done / el : 0.0;
+  double frac = p->total > 0 ? (double)done / p->total : 1.0;
+  char eta[32], bar[TB_BARLEN + 1];
+  tb_duration(rate > 0.0 ? (p->total - done) / rate : NAN, eta, sizeof(eta));
+  int fill = (int)(frac * TB_BARLEN);
+  for (int i = 0; i < TB_BARLEN; i++) bar[i] = i < fill ? '#' : '-';
+  bar[TB_BARLEN] = 0;
+  // trailing spaces wipe what a longer previous line left behind
+  fprintf(p->out, "\rtumble: %s [%s] %ld/%ld %3.0f%%  %.4g %s/s  ETA %s   ", p->what, bar, done,
+          p->total, 100.0 * frac, rate, p->unit, eta);
+  fflush(p->out);
+}
 
-static void tb_progressLine(const tbProgress* p, double el) {
-  double rate = el > 0.0 ? p->done / el : 0.0;
-  double frac = p->total > 0 ? (double)p->done / p->total : 1.0;
-  char eta[32];
-  tb_duration(rate > 0.0 ? (p->total - p->done) / rate : NAN, eta, sizeof(eta));
-  if (p->tty) {
-    char bar[TB_BARLEN + 1];
-    int fill = (int)(frac * TB_BARLEN);
-    for (int i = 0; i < TB_BARLEN; i++) bar[i] = i < fill ? '#' : '-';
-    bar[TB_BARLEN] = 0;
-    // trailing spaces wipe what a longer previous line left behind
-    fprintf(stderr, "\rtumble: %s [%s] %ld/%ld %3.0f%%  %.4g trials/s  ETA %s   ", p->what, bar,
-            p->done, p->total, 100.0 * frac, rate, eta);
-  } else {
-    fprintf(stderr, "tumble: %s: %ld/%ld trials (%.0f%%), %.4g trials/s, ETA %s\n", p->what,
-            p->done, p->total, 100.0 * frac, rate, eta);
+// the drawing thread: a redraw every TB_PROGRESS_PERIOD until tb_progressFinish
+static void* tb_progressThread(void* arg) {
+  tbProgress* p = (tbProgress*)arg;
+  struct timespec period = {0, (long)(TB_PROGRESS_PERIOD * 1e9)};
+  while (__atomic_load_n(&p->running, __ATOMIC_ACQUIRE)) {
+    tb_progressLine(p);
+    nanosleep(&period, NULL);
   }
-  fflush(stderr);
+  return NULL;
+}
+
+void tb_progressStartOn(tbProgress* p, FILE* out, long total, const char* what, const char* unit) {
+  memset(p, 0, sizeof(*p));
+  p->out = out;
+  p->total = total > 0 ? total : 0;
+  p->what = what ? what : "sweep";
+  p->unit = unit ? unit : "trials";
+  p->t0 = tb_now();
+  p->tty = isatty(fileno(out));
+  if (!p->tty) return;
+  tb_setRolloutCounter(&p->scenes);
+  p->running = 1;
+  if (pthread_create(&p->thread, NULL, tb_progressThread, p) != 0) p->running = 0;
+}
+
+void tb_progressStart(tbProgress* p, long total, const char* what) {
+  tb_progressStartOn(p, stderr, total, what, "trials");
 }
 
 void tb_progressUpdate(tbProgress* p, long done) {
-  if (done > p->total) done = p->total;
-  p->done = done;
-  if (p->tty) {
-    double now = tb_now();
-    if (now - p->last < 0.2 && done < p->total) return;
-    p->last = now;
-    p->shown = done;
-    tb_progressLine(p, now - p->t0);
-    return;
-  }
-  int tenth = p->total > 0 ? (int)(10 * done / p->total) : 10;
-  if (tenth <= p->tenth || done >= p->total) return;  // 100% is the final line's
-  p->tenth = tenth;
-  tb_progressLine(p, tb_now() - p->t0);
+  __atomic_store_n(&p->done, done < p->total ? done : p->total, __ATOMIC_RELAXED);
 }
 
 void tb_progressFinish(tbProgress* p) {
+  if (p->tty) {
+    tb_setRolloutCounter(NULL);
+    if (__atomic_exchange_n(&p->running, 0, __ATOMIC_ACQ_REL)) pthread_join(p->thread, NULL);
+    tb_progressLine(p);
+    fputc('\n', p->out);
+  }
   double el = tb_now() - p->t0;
   char wall[32];
   tb_duration(el, wall, sizeof(wall));
-  if (p->tty) {
-    if (p->shown != p->done) tb_progressLine(p, el);
-    fputc('\n', stderr);
-  }
-  fprintf(stderr, "tumble: %s: %ld/%ld trials in %s (%.4g trials/s)\n", p->what, p->done, p->total,
-          wall, el > 0.0 ? p->done / el : 0.0);
-  fflush(stderr);
+  long done = tb_progressDone(p);
+  fprintf(p->out, "tumble: %s: %ld/%ld %s in %s (%.4g %s/s)\n", p->what, done, p->total, p->unit,
+          wall, el > 0.0 ? done / el : 0.0, p->unit);
+  fflush(p->out);
+}
+
+//---- Ctrl-C ------------------------------------------------------------------------------------
+
+static volatile sig_atomic_t tb_sigint;
+
+static void tb_onInterrupt(int sig) {
+  (void)sig;
+  tb_sigint = 1;
+}
+
+void tb_catchInterrupt(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = tb_onInterrupt;
+  sa.sa_flags = SA_RESETHAND;  // the second Ctrl-C is the default's: the process ends
+  sigemptyset(&sa.sa_mask);
+  tb_sigint = 0;
+  sigaction(SIGINT, &sa, NULL);
+}
+
+int tb_interrupted(void) {
+  return tb_sigint != 0;
 }
 
 //---- CSV ---------------------------------------------------------------------------------------

@@ -411,4 +411,155 @@ TEST_F(CliTest, SolvePrintsOneJsonPerRun) {
   EXPECT_NE(r.out.find("mncp-plm"), std::string::npos);
 }
 
+//---- outputs that carry their inputs -----------------------------------------------------------
+
+// FILE-scenes.csv: a row per scene with its parameter values (the seeded draws), status, steps,
+// iterations and residuals, so a trajectory can be matched to the mu that produced it
+TEST_F(CliTest, SceneSummaryCarriesParametersAndStatus) {
+  std::string out = Path("u.csv");
+  CliResult r = Run({"simulate", "falling-particle", "--scenes", "4", "--steps", "30", "--param",
+                     "mu=uniform:0.1:0.9", "--seed", "3", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto lines = Lines(ReadFile(Path("u-scenes.csv")));
+  ASSERT_EQ(lines.size(), 5u);
+  auto head = Split(lines[0], ',');
+  auto col = [&](const char* name) {
+    return (size_t)(std::find(head.begin(), head.end(), name) - head.begin());
+  };
+  ASSERT_LT(col("mu"), head.size());
+  ASSERT_LT(col("max_residual"), head.size());
+  std::set<std::string> mus;
+  for (size_t i = 1; i < lines.size(); i++) {
+    auto f = Split(lines[i], ',');
+    ASSERT_EQ(f.size(), head.size()) << lines[i];
+    EXPECT_EQ(f[col("scene")], std::to_string(i - 1));
+    double mu = std::stod(f[col("mu")]);
+    EXPECT_TRUE(mu >= 0.1 && mu <= 0.9) << lines[i];
+    mus.insert(f[col("mu")]);
+    EXPECT_EQ(f[col("done")], "1");
+    EXPECT_EQ(f[col("status_text")], "ok");
+    EXPECT_EQ(f[col("fail_step")], "-1");
+    EXPECT_EQ(f[col("steps")], "30");
+    EXPECT_LE(std::stod(f[col("max_residual")]), 1e-8) << lines[i];
+  }
+  EXPECT_EQ(mus.size(), 4u) << "the draws differ by scene";
+  // the same mu, given as a value, gives scene 2's trajectory bitwise
+  auto f2 = Split(lines[3], ',');
+  std::string one = Path("one.csv");
+  ASSERT_EQ(Run({"simulate", "falling-particle", "--steps", "30", "--param", "mu=" + f2[col("mu")],
+                 "--out", one})
+                .status,
+            0);
+  EXPECT_EQ(FinalX(ReadFile(one), 30)[0], FinalX(ReadFile(out), 30)[2]);
+}
+
+// a scene that diverges is flagged in its summary row, its trajectory ends at its failing step,
+// and the other scenes of the batch run to the end
+TEST_F(CliTest, FailedSceneStopsItsRowsAtTheFailingStep) {
+  std::string out = Path("f.csv");
+  // a mass of 1e-300 under a push of 1 MN (scene 1; scene 0 is not pushed): its velocity
+  // overflows after a few hundred steps
+  CliResult r = Run({"simulate", "falling-particle", "--scenes", "2", "--steps", "1000", "--every",
+                     "1", "--param", "mass=1e-300", "--param", "fx=0:1e6", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"failed\": 1,"), std::string::npos) << r.out;
+  auto sum = Lines(ReadFile(Path("f-scenes.csv")));
+  ASSERT_EQ(sum.size(), 3u);
+  auto head = Split(sum[0], ',');
+  auto col = [&](const char* name) {
+    return (size_t)(std::find(head.begin(), head.end(), name) - head.begin());
+  };
+  auto ok = Split(sum[1], ','), bad = Split(sum[2], ',');
+  EXPECT_EQ(ok[col("status_text")], "ok");
+  EXPECT_EQ(bad[col("status_text")].rfind("diverged", 0), 0u) << sum[2];
+  int fail = std::stoi(bad[col("fail_step")]);
+  EXPECT_GT(fail, 0);
+  EXPECT_LT(fail, 1000);
+  EXPECT_EQ(bad[col("steps")], std::to_string(fail + 1)) << "the failing step is counted";
+  int last[2] = {-1, -1};
+  for (const auto& line : Lines(ReadFile(out))) {
+    auto f = Split(line, ',');
+    if (f[0] == "scene") continue;
+    int s = std::stoi(f[0]), k = std::stoi(f[1]);
+    EXPECT_GT(k, last[s]) << "steps repeat in scene " << s;
+    last[s] = k;
+  }
+  EXPECT_EQ(last[0], 1000);
+  EXPECT_EQ(last[1], fail) << "the state before the failing step is the last row";
+}
+
+// --out is opened before the computation; a run that fails afterwards leaves an earlier file as
+// it was (the output is written to FILE.part and renamed when whole)
+TEST_F(CliTest, OutIsCheckedFirstAndNeverClobberedByAFailure) {
+  ExpectRejected({"simulate", "falling-particle", "--out", Path("no/such/dir/x.csv")},
+                 {"--out", "no/such/dir/x.csv"});
+  ExpectRejected({"simulate", "falling-particle", "--out", Path("") + "/"}, {"--out", "file name"});
+  std::string out = Path("keep.csv");
+  { std::ofstream(out) << "earlier\n"; }
+  // the records of 1e5 scenes x 1e8 steps do not fit in memory: the run fails after --out opened
+  CliResult r = Run({"simulate", "sliding-sphere", "--scenes", "100000", "--steps", "100000000",
+                     "--every", "1", "--out", out});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("not enough memory"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(out), "earlier\n");
+  EXPECT_FALSE(Exists(out + ".part"));
+}
+
+// Ctrl-C during a long run: the chunk in progress finishes, the scenes done are written (the
+// summary says which), the JSON says partial, and the exit status is 130
+TEST_F(CliTest, InterruptWritesThePartialRunAndExits130) {
+  std::string out = Path("i.csv");
+  std::string cmd = "(" + Quote(TUMBLE_CLI) +
+                    " simulate sliding-sphere --scenes 100000 --steps 600 --threads 1 --out " +
+                    Quote(out) + " 2>/dev/null & p=$!; sleep 1.5; kill -INT $p; wait $p; " +
+                    "echo \"rc=$?\")";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string got;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) got.append(buf, n);
+  pclose(p);
+  EXPECT_NE(got.find("rc=130"), std::string::npos) << got;
+  EXPECT_NE(got.find("\"partial\": true"), std::string::npos) << got;
+  auto sum = Lines(ReadFile(Path("i-scenes.csv")));
+  ASSERT_EQ(sum.size(), 100001u);
+  auto head = Split(sum[0], ',');
+  size_t done = (size_t)(std::find(head.begin(), head.end(), "done") - head.begin());
+  long ndone = 0;
+  for (size_t i = 1; i < sum.size(); i++) ndone += Split(sum[i], ',')[done] == "1";
+  EXPECT_GT(ndone, 0);
+  EXPECT_LT(ndone, 100000);
+  EXPECT_EQ(Split(sum[ndone], ',')[done], "1") << "the scenes done are a prefix";
+  EXPECT_EQ(Split(sum[ndone + 1], ',')[done], "0");
+  // two records per scene done, nothing of the others
+  EXPECT_EQ(Lines(ReadFile(out)).size(), 1u + 2u * ndone);
+}
+
+// gravity is a parameter like the rest: the free fall before landing follows it exactly
+// (semi-implicit Euler: z_k = z_0 - g h^2 k (k + 1) / 2)
+TEST_F(CliTest, GravityIsAParameter) {
+  std::string out = Path("g.csv");
+  CliResult r = Run({"simulate", "falling-particle", "--scenes", "2", "--steps", "5", "--param",
+                     "gravity_z=-9.81:-1.62", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  double g[2] = {9.81, 1.62}, h = 0.05;
+  int seen = 0;
+  for (const auto& line : Lines(ReadFile(out))) {
+    auto f = Split(line, ',');
+    if (f[0] == "scene" || f[1] != "5") continue;
+    int s = std::stoi(f[0]);
+    EXPECT_NEAR(std::stod(f[6]), 3.0 - g[s] * h * h * 15.0, 1e-12) << line;
+    seen++;
+  }
+  EXPECT_EQ(seen, 2);
+}
+
+TEST_F(CliTest, VersionNamesTheReleaseAndCommit) {
+  CliResult r = Run({"--version"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("tumble 0.", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("(commit "), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -98,8 +98,8 @@ TEST(EstimateObs, ThesisCoordinateNames) {
   Model one("falling-particle");
   tbObsCoord c[TB_MAXOBSCOORD];
   ASSERT_EQ(tb_obsCoords(one.m, c, TB_MAXOBSCOORD), 4);
-  const char* names[4] = {"x", "y", "vx", "vy"};
-  const int comps[4] = {0, 2, 7, 9};  // the thesis' y is our z
+  const char* names[4] = {"x", "z", "vx", "vz"};
+  const int comps[4] = {0, 2, 7, 9};  // the thesis' y is our z, named z as in simulate
   for (int k = 0; k < 4; k++) {
     EXPECT_STREQ(c[k].name, names[k]);
     EXPECT_EQ(c[k].comp, comps[k]);
@@ -107,7 +107,7 @@ TEST(EstimateObs, ThesisCoordinateNames) {
   Model three("falling-particles", {{"count", 3}});
   ASSERT_EQ(tb_obsCoords(three.m, c, TB_MAXOBSCOORD), 12);
   EXPECT_STREQ(c[0].name, "x1");
-  EXPECT_STREQ(c[11].name, "vy3");
+  EXPECT_STREQ(c[11].name, "vz3");
 }
 
 TEST(EstimateObs, MultiParticleSceneLayout) {
@@ -228,22 +228,22 @@ class EstimateCli : public CliFixture {
 };
 
 TEST_F(EstimateCli, ObsReaderErrorsNameLineAndField) {
-  const std::string head = "t,x,y,vx,vy\n0,0,3,0,0\n";
+  const std::string head = "t,x,z,vx,vz\n0,0,3,0,0\n";
   struct Case {
     std::string text;
     std::vector<std::string> names;
   } cases[] = {
-      {head + "0.05,0.1,2.9,0.2\n", {"line 3", "missing", "vy"}},
+      {head + "0.05,0.1,2.9,0.2\n", {"line 3", "missing", "vz"}},
       {head + "0.05,0.1,2.9,0.2,0.1,7\n", {"line 3", "6 fields"}},
       {head + "0.1,0.1,2.9,0.2,0.1\n0.05,0,0,0,0\n", {"line 4", "(t)", "not after"}},
-      {head + "0.05,0.1,nan,0.2,0.1\n", {"line 3", "(y)", "not finite"}},
+      {head + "0.05,0.1,nan,0.2,0.1\n", {"line 3", "(z)", "not finite"}},
       {head + "0.05,0.1,2.9,inf,0.1\n", {"line 3", "(vx)", "not finite"}},
       {head + "0.05,0.1,2.9,abc,0.1\n", {"line 3", "(vx)", "'abc'", "not a number"}},
       {head + "0.05,0.1,2.9,,0.1\n", {"line 3", "(vx)", "not a number"}},
       {head, {"line 2", "1 observation row", "at least 2"}},
       {"", {"line 1", "empty"}},
-      {"x,y,vx,vy\n0,3,0,0\n", {"line 1", "'x'", "expected the header t"}},
-      {"t,x,z\n0,0,3\n0.05,0,3\n", {"line 1", "'z'", "not an observable"}},
+      {"x,z,vx,vz\n0,3,0,0\n", {"line 1", "'x'", "expected the header t"}},
+      {"t,x,y\n0,0,3\n0.05,0,3\n", {"line 1", "'y'", "not an observable"}},
       {"t,x,x\n0,0,0\n0.05,0,0\n", {"line 1", "'x'", "twice"}},
       {head + "0.07,0.1,2.9,0.2,0.1\n", {"line 3", "(t)", "whole number of steps"}},
       {"t,x\n-0.05,0\n0,0\n", {"line 2", "(t)", "negative"}},
@@ -354,7 +354,7 @@ TEST_F(EstimateCli, SynthWritesTheThesisColumns) {
   std::string obs = Synth("uniform:0.005");
   auto lines = Lines(ReadFile(obs));
   ASSERT_EQ(lines.size(), 102u);  // header + steps 0..100
-  EXPECT_EQ(lines[0], "t,x,y,vx,vy");
+  EXPECT_EQ(lines[0], "t,x,z,vx,vz");
   // the first row is the start q0 = (0, 3) at rest, within the noise
   std::stringstream ss(lines[1]);
   std::string f;

@@ -5,7 +5,13 @@
 #include <cstdio>
 #include <string>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include <tumble/rng.h>
+#include <tumble/scenes.h>
 #include <tumble/sweep.h>
 
 #include "cli_runner.h"
@@ -188,8 +194,8 @@ TEST_F(SweepTest, HeatmapWritesPng) {
   EXPECT_NE(tb_plotHeatmap(Path("no/such/dir.png").c_str(), &h, 800, 640), 0);
 }
 
-// gtest's stderr capture is a file, not a terminal: one line per 10%, then the final line
-TEST_F(SweepTest, ProgressOnANonTerminal) {
+// gtest's stderr capture is a file, not a terminal: no bar, only the final line
+TEST_F(SweepTest, ProgressOnANonTerminalIsTheFinalLineOnly) {
   testing::internal::CaptureStderr();
   tbProgress p;
   tb_progressStart(&p, 200, "unit");
@@ -200,8 +206,7 @@ TEST_F(SweepTest, ProgressOnANonTerminal) {
   EXPECT_EQ(p.tty, 0);
   int lines = 0;
   for (char c : err) lines += c == '\n';
-  EXPECT_EQ(lines, 10) << err;  // 10%..90%, then the final line
-  EXPECT_NE(err.find("tumble: unit: 20/200 trials (10%)"), std::string::npos) << err;
+  EXPECT_EQ(lines, 1) << err;
   EXPECT_NE(err.find("tumble: unit: 200/200 trials in"), std::string::npos) << err;
   EXPECT_EQ(err.find('\r'), std::string::npos);
   // an empty sweep does not divide by zero
@@ -210,6 +215,48 @@ TEST_F(SweepTest, ProgressOnANonTerminal) {
   tb_progressFinish(&p);
   err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("0/0 trials"), std::string::npos) << err;
+}
+
+// On a terminal (a pseudo-terminal here) the bar is redrawn several times a second from the
+// scenes the rollouts finish, with no tb_progressUpdate from the job: a long chunk still moves it.
+TEST_F(SweepTest, ProgressOnATerminalMovesWithTheRolloutsBetweenUpdates) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(grantpt(master), 0);
+  ASSERT_EQ(unlockpt(master), 0);
+  FILE* term = fopen(ptsname(master), "w");
+  ASSERT_NE(term, nullptr);
+  tbProgress p;
+  tb_progressStartOn(&p, term, 1000, "unit", "scenes");
+  EXPECT_EQ(p.tty, 1);
+  // a rollout of 40 scenes, one after the other, each counted as it ends
+  int scene = tb_findScene("sliding-sphere");
+  tbBuild build = tb_defaultBuild(scene);
+  tbModel* m = tb_buildScene(scene, &build);
+  tbData* d = tb_newData(m, 40);
+  tb_defaultParams(m, d);
+  ASSERT_EQ(tb_resetData(m, d), TB_OK);
+  for (int s = 0; s < 40; s++) ASSERT_EQ(tb_rollout(m, d, s, s + 1, 300, nullptr), TB_OK);
+  EXPECT_EQ(p.scenes, 40);
+  usleep(1100 * 1000);  // the bar is redrawn every 0.25 s: at least 4 redraws in this second
+  tb_progressFinish(&p);
+  fclose(term);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  fcntl(master, F_SETFL, O_NONBLOCK);
+  while ((n = read(master, buf, sizeof(buf))) > 0) out.append(buf, (size_t)n);
+  close(master);
+  int redraws = 0;
+  for (size_t at = 0; (at = out.find("\rtumble: unit [", at)) != std::string::npos; at++) redraws++;
+  EXPECT_GE(redraws, 4) << out;
+  EXPECT_NE(out.find("40/1000 "), std::string::npos) << out;
+  EXPECT_NE(out.find("unit: 40/1000 scenes in"), std::string::npos) << out;
+  // the counter is released: later rollouts count nowhere
+  ASSERT_EQ(tb_rollout(m, d, 0, 1, 1, nullptr), TB_OK);
+  EXPECT_EQ(p.scenes, 40);
+  tb_freeData(d);
+  tb_freeModel(m);
 }
 
 }  // namespace

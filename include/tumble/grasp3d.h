@@ -70,6 +70,7 @@ int tb_grasp3dOutline(const tbGrasp3dDef* def, double* xy);
 typedef struct tbGrasp3dResult {
   tbSweepTally tally;  // per cell
   long nscene;         // cells x trials
+  long done;           // scenes finished: nscene, fewer when interrupted (TB_INTERRUPTED)
   long nstep;          // steps per scene
   long unconverged;    // valid scenes with a step whose solver stopped above tolerance
   double seconds;      // wall time of the rollouts

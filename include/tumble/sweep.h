@@ -9,6 +9,7 @@
 #ifndef TUMBLE_SWEEP_H_
 #define TUMBLE_SWEEP_H_
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -55,24 +56,37 @@ void tb_tallySum(const tbSweepTally* t, long* success, long* valid, long* failed
 // p[cell] = success / valid, NaN where valid == 0
 void tb_tallyProbability(const tbSweepTally* t, double* p);
 
-// progress on stderr: a bar with done/total, trials/s and ETA, redrawn in place (\r) at most
-// every 0.2 s on a terminal; when stderr is not a terminal, one line per 10% instead
+// progress on stderr while a job runs: on a terminal a bar with done/total, rate and ETA, redrawn
+// in place (\r) every 0.25 s by a thread of its own, counting the scenes the job's rollouts
+// finish (tb_setRolloutCounter) as well as what tb_progressUpdate confirms, so that it moves
+// however long a chunk takes; when stderr is not a terminal only the final line
 typedef struct tbProgress {
-  long total, done;
+  long total;
+  long done;         // confirmed by tb_progressUpdate
+  long scenes;       // scenes finished by rollouts since the start (the rollout counter)
   const char* what;  // label, e.g. "grasp3d"
-  double t0;         // s, monotonic clock at the start
-  double last;       // s, time of the last redraw (terminal)
-  int tty;           // 1: stderr is a terminal
-  int tenth;         // the last tenth printed (not a terminal)
-  long shown;        // done at the last redraw (terminal), -1 before the first
+  const char* unit;  // what is counted, e.g. "trials"
+  FILE* out;
+  double t0;  // s, monotonic clock at the start
+  int tty;    // 1: out is a terminal
+  int running;
+  pthread_t thread;
 } tbProgress;
 void tb_progressStart(tbProgress* p, long total, const char* what);
+// the same on any stream, counting unit ("trials", "scenes")
+void tb_progressStartOn(tbProgress* p, FILE* out, long total, const char* what, const char* unit);
 // done: trials finished so far (monotone)
 void tb_progressUpdate(tbProgress* p, long done);
-// the final line (100%, wall time, trials/s)
+// the final line (done/total, wall time, rate); stops the drawing thread
 void tb_progressFinish(tbProgress* p);
 // seconds since tb_progressStart
 double tb_progressElapsed(const tbProgress* p);
+
+// Ctrl-C for long jobs: after tb_catchInterrupt the first SIGINT sets a flag that the jobs read
+// between chunks (tb_interrupted), so they stop with TB_INTERRUPTED and the command writes what
+// is done, marked partial; a second SIGINT ends the process as usual
+void tb_catchInterrupt(void);
+int tb_interrupted(void);
 
 // CSV: cell,ix,iy,x_mm,y_mm,trials,successes,failed,p,lo95,hi95 with trials the valid trials;
 // p is "nan" only where valid == 0 (and the interval then [0, 1]). TB_OK, or TB_ERR_ARG with

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collide_geom.h"  // the shape types, TB_GEOM_*
 #include "problem.h"
 
 #ifdef __cplusplus
@@ -22,9 +23,10 @@ extern "C" {
 
 typedef enum tbtStatus {
   TB_OK = 0,
-  TB_ERR_ARG = 2,     // bad input: the message names the field and the value
-  TB_ERR_MEMORY = 3,  // allocation failed
-  TB_ERR_STATE = 4,   // API misuse (model not compiled, ...)
+  TB_ERR_ARG = 2,      // bad input: the message names the field and the value
+  TB_ERR_MEMORY = 3,   // allocation failed
+  TB_ERR_STATE = 4,    // API misuse (model not compiled, ...)
+  TB_INTERRUPTED = 5,  // a job stopped after a chunk on Ctrl-C (tb_catchInterrupt, sweep.h)
 } tbtStatus;
 
 // last error message of the calling thread (empty when the last call succeeded)
@@ -430,6 +432,11 @@ int tb_recordCount(int nstep, int every);
 // scenes on the CPU, the fused kernel on the GPU; rec may be NULL. The results are bitwise the
 // same for any thread count, batch split and chunking.
 int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec);
+
+// progress of long batches: while counter is set, tb_rollout adds one to *counter (atomically)
+// for every scene it finishes (the GPU path: a rollout's scenes when it returns), so that another
+// thread may show it; NULL turns it off. Process-wide, like tb_setDevice.
+void tb_setRolloutCounter(long* counter);
 
 //---- device ------------------------------------------------------------------------------------
 
