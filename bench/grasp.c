@@ -40,7 +40,7 @@ static tbSweepGrid grid(int n, double extent) {
 static int sweep(const tbGraspDef* g, const tbSweepGrid* gr, int trials, Result* r) {
   tbSweepTally t;
   if (tb_newTally(&t, gr->nx * gr->ny)) return 1;
-  int rc = tb_graspSweep(g, gr, trials, 1, 512, NULL, &t, &r->run);
+  int rc = tb_graspSweep(g, gr, trials, 1, 512, NULL, NULL, &t, &r->run);
   tb_tallySum(&t, &r->success, &r->valid, NULL);
   r->cell_success = t.success;
   t.success = NULL;

@@ -359,10 +359,8 @@ static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a, const 
   return 0;
 }
 
-// the trajectory rows of the scenes [0, ndone): a scene's rows end at the last record it reached
-// (a failed scene stops at its failing step; its summary row says which)
-static void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const tbData* d,
-                                 int ndone) {
+void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const tbData* d,
+                          int ndone) {
   fprintf(f, "scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
   for (int s = 0; s < ndone; s++) {
     // a failed scene's last good state is the one before its failing step (0-based index)
@@ -382,7 +380,11 @@ static void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec,
 
 static void tb_writeSceneSummary(FILE* f, const tbModel* m, const tbData* d, int ndone) {
   tb_sceneSummaryHeader(f, m);
-  for (int s = 0; s < d->nscene; s++) tb_sceneSummaryRow(f, m, d, s, s, s < ndone);
+  fputc('\n', f);
+  for (int s = 0; s < d->nscene; s++) {
+    tb_sceneSummaryRow(f, m, d, s, s, s < ndone);
+    fputc('\n', f);
+  }
 }
 
 static void tb_printSummary(const tbData* d, const tbSimArgs* a, int ndone, double seconds) {
@@ -419,6 +421,11 @@ static int tb_exportProblemsTo(const tbModel* m, tbData* d, const tbSimArgs* a) 
   return 0;
 }
 
+static int tb_isH5(const char* path) {
+  size_t n = strlen(path);
+  return (n > 3 && !strcmp(path + n - 3, ".h5")) || (n > 5 && !strcmp(path + n - 5, ".hdf5"));
+}
+
 // the summary's path next to the trajectories': FILE.csv -> FILE-scenes.csv
 static int tb_summaryPath(const char* out, char* buf, size_t n) {
   size_t len = strlen(out);
@@ -444,17 +451,6 @@ static int tb_simulateChunks(const tbModel* m, tbData* d, int nstep, tbRecord* r
   }
   tb_progressFinish(&prog);
   return done;
-}
-
-static int tb_allocRecord(tbRecord* rec, const tbModel* m, const tbSimArgs* a) {
-  rec->every = (int)a->every;
-  rec->nrecord = tb_recordCount((int)a->nstep, rec->every);
-  size_t nslot = (size_t)a->nscene * rec->nrecord;
-  rec->state = (double*)malloc(sizeof(double) * nslot * m->nbody * 13);
-  rec->time = (double*)malloc(sizeof(double) * nslot);
-  rec->step = (int*)malloc(sizeof(int) * rec->nrecord);
-  if (rec->state && rec->time && rec->step) return 0;
-  return tb_cliError("--out: not enough memory to record %zu states", nslot);
 }
 
 static int tb_simulate(int argc, char** argv) {
@@ -485,14 +481,16 @@ static int tb_simulate(int argc, char** argv) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
   }
+  int h5 = a.out && tb_isH5(a.out);
   if (a.out) {
     char path[4096];
     if (tb_summaryPath(a.out, path, sizeof(path))) {
       rc = tb_cliError("--out %s: path too long", a.out);
       goto done;
     }
-    if ((rc = tb_outOpen(&traj, "--out", a.out)) || (rc = tb_outOpen(&summary, "--out", path)) ||
-        (rc = tb_allocRecord(&rec, m, &a)))
+    if ((rc = tb_outOpen(&traj, "--out", a.out)) ||
+        (!h5 && (rc = tb_outOpen(&summary, "--out", path))) ||
+        (rc = tb_newRecord(&rec, m, d->nscene, (int)a.nstep, (int)a.every)))
       goto done;
   }
   tb_catchInterrupt();
@@ -505,7 +503,9 @@ static int tb_simulate(int argc, char** argv) {
     goto done;
   }
   double seconds = omp_get_wtime() - t0;
-  if (a.out) {
+  if (h5) {
+    if ((rc = tb_writeSimulateH5(&traj, tb_sceneInfo(a.scene)->name, m, &rec, d, ndone))) goto done;
+  } else if (a.out) {
     tb_writeTrajectories(traj.f, m, &rec, d, ndone);
     tb_writeSceneSummary(summary.f, m, d, ndone);
     if ((rc = tb_outCommit(&traj, "--out")) || (rc = tb_outCommit(&summary, "--out"))) goto done;
@@ -519,9 +519,7 @@ static int tb_simulate(int argc, char** argv) {
 done:
   tb_outAbort(&traj);
   tb_outAbort(&summary);
-  free(rec.state);
-  free(rec.time);
-  free(rec.step);
+  tb_freeRecord(&rec);
   tb_freeData(d);
   tb_freeModel(m);
   return rc;
@@ -535,7 +533,7 @@ static void tb_usage(FILE* f) {
           "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
           "         [--cone exact|pyramid] [--facets N] [--align] [--solver NAME] [--max-iter K]\n"
           "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
-          "         [--device auto|cpu|gpu] [--out FILE.csv] [--export-problems DIR]\n"
+          "         [--device auto|cpu|gpu] [--out FILE.csv|FILE.h5] [--export-problems DIR]\n"
           "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
           "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K] [--max-seconds S]\n"
           "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
@@ -557,7 +555,22 @@ static void tb_usage(FILE* f) {
           "         [--threads T] [--out PREFIX]   3D parallel-jaw grasp probability map\n");
 }
 
+static char tb_commandLine[4096];
+
+const char* tb_cliCommandLine(void) {
+  return tb_commandLine;
+}
+
+static void tb_keepCommandLine(int argc, char** argv) {
+  size_t len = 0;
+  for (int i = 0; i < argc && len < sizeof(tb_commandLine); i++) {
+    len += (size_t)snprintf(tb_commandLine + len, sizeof(tb_commandLine) - len, "%s%s",
+                            i ? " " : "", argv[i]);
+  }
+}
+
 int tb_cliMain(int argc, char** argv) {
+  tb_keepCommandLine(argc, argv);
   tb_defaultDevice();
   if (argc < 2) {
     // the default main job: the Brost-Christiansen grasp study on its defaults

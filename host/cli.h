@@ -39,14 +39,22 @@ int tb_outOpen(tbOutFile* o, const char* what, const char* path);
 int tb_outCommit(tbOutFile* o, const char* what);
 // close and remove the temporary file; PATH is left as it was
 void tb_outAbort(tbOutFile* o);
-// TB_SCENE_* bits as words: "ok", or "diverged", "contact-overflow", "solver-inapplicable",
-// "unconverged" joined by '+'
-void tb_statusText(int status, char* buf, size_t n);
-// the per-scene summary CSV: scene, every parameter's value, done (0: the run was interrupted
-// before it), status (TB_SCENE_* bits) and its text, fail_step (-1: none), steps taken, contacts
-// in the last step, solver iterations (sum, max), residual (last step, largest)
-void tb_sceneSummaryHeader(FILE* f, const tbModel* m);
-void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long scene, int done);
+// the records of nscene scenes over nstep steps, every `every` (tb_recordCount): 0, or 2 after an
+// error (not enough memory); tb_freeRecord frees what was allocated
+int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int every);
+void tb_freeRecord(tbRecord* rec);
+// the trajectory CSV (scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz) of the scenes
+// [0, ndone) of a recorded rollout; a failed scene's rows end at its last good state
+void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const tbData* d,
+                          int ndone);
+// simulate's --out FILE.h5 (cli_h5.c): datasets pos, quat, vel (scene x record x moving body x
+// 3|4|6, NaN past a scene's last good state), time (scene x record), step, body; param (scene x
+// parameter), param_name, and the summary's per-scene columns; attributes command_line,
+// version, scene, partial. Writes o's temporary file and renames it: 0, or 2 after an error
+int tb_writeSimulateH5(tbOutFile* o, const char* scene, const tbModel* m, const tbRecord* rec,
+                       const tbData* d, int ndone);
+// the command line as typed (for the outputs' provenance)
+const char* tb_cliCommandLine(void);
 // `tumble solve ...` (cli_solve.c); returns the process exit status
 int tb_solveMain(int argc, char** argv);
 // `tumble estimate synth|pf|fit ...` (cli_estimate.c); returns the process exit status

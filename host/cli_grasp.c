@@ -27,6 +27,7 @@ typedef struct tbGraspArgs {
   int gripper;
   int chunk;
   const char* out;
+  int replay_cell, replay_trial;  // --replay CELL,TRIAL; -1: a study
 } tbGraspArgs;
 
 static void tb_graspUsage(FILE* f) {
@@ -38,7 +39,7 @@ static void tb_graspUsage(FILE* f) {
       "         [--speed normal|fast[,...]] [--force N] [--tol 0.5mm] [--cone exact|pyramid]\n"
       "         [--facets K] [--dt H] [--solver NAME] [--max-iter K] [--solver-tol T]\n"
       "         [--seed S] [--threads T] [--chunk N] [--device auto|cpu|gpu]\n"
-      "         [--out PREFIX]\n"
+      "         [--out PREFIX] [--replay CELL,TRIAL]\n"
       "With no arguments: the default study (gear, 21x21 offsets over 20 mm around (0, -10 "
       "mm),\n30 trials per cell, medium surface and high gripper friction, normal speed).\n");
 }
@@ -169,6 +170,20 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
     a->seed = (uint64_t)v;
     return rc;
   }
+  if (!strcmp(opt, "--replay")) {
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%s", val);
+    char* comma = strchr(buf, ',');
+    if (!comma) return tb_cliError("--replay %s: expected CELL,TRIAL", val);
+    *comma = 0;
+    long c, t;
+    if (tb_parseInt("--replay CELL", buf, 0, 1 << 24, &c) ||
+        tb_parseInt("--replay TRIAL", comma + 1, 0, 1 << 24, &t))
+      return 2;
+    a->replay_cell = (int)c;
+    a->replay_trial = (int)t;
+    return 0;
+  }
   if (!strcmp(opt, "--chunk")) {
     int rc = tb_parseInt(opt, val, 1, 1 << 20, &v);
     a->chunk = (int)v;
@@ -193,6 +208,7 @@ static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
   a->gripper = TB_MU_HIGH;
   a->chunk = 512;
   a->out = "grasp";
+  a->replay_cell = a->replay_trial = -1;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       tb_graspUsage(stdout);
@@ -227,10 +243,67 @@ static int tb_writeHeatmap(const tbGraspDef* def, const tbSweepGrid* grid, const
              : 0;
 }
 
+// --replay CELL,TRIAL: that one trial of the study again, bitwise (its draws are a pure function
+// of seed, cell and trial), with every body's state at every step in PREFIX-replay-C-T.csv and its
+// outcome as JSON: the same numbers as its row of PREFIX-trials.csv
+static int tb_graspReplay(const tbGraspArgs* a) {
+  if (a->nspeed * a->nsurface != 1)
+    return tb_cliError("--replay: give one --speed and one --surface-mu (the trial's condition)");
+  if (a->replay_cell >= a->grid.nx * a->grid.ny || a->replay_trial >= a->trials)
+    return tb_cliError("--replay %d,%d: the study has %d cells of %d trials", a->replay_cell,
+                       a->replay_trial, a->grid.nx * a->grid.ny, a->trials);
+  tbGraspDef def = a->def;
+  def.speed *= a->speed[0];
+  tb_muRange(a->surface[0], def.mu_surface);
+  char path[4200];
+  snprintf(path, sizeof(path), "%s-replay-%d-%d.csv", a->out, a->replay_cell, a->replay_trial);
+  tbOutFile out;
+  int rc = tb_outOpen(&out, "--out", path);
+  if (rc) return rc;
+  tbModel* m = tb_buildGraspModel(&def);
+  tbData* d = m ? tb_newData(m, 1) : NULL;
+  int nstep = tb_graspSteps(&def);
+  tbRecord rec = {0};
+  if (!d) {
+    rc = tb_cliError("--replay: %s", tb_lastError());
+  } else if (!(rc = tb_newRecord(&rec, m, 1, nstep, 1))) {
+    double off[2];
+    tb_sweepOffset(&a->grid, a->replay_cell, off);
+    tb_defaultParams(m, d);
+    tb_graspDraw(m, &def, a->seed, a->replay_cell, a->replay_trial, off, d->param);
+    if (tb_checkParams(m, d) || tb_resetData(m, d) || tb_rollout(m, d, 0, 1, nstep, &rec))
+      rc = tb_cliError("--replay: %s", tb_lastError());
+  }
+  if (!rc) {
+    tb_writeTrajectories(out.f, m, &rec, d, 1);
+    rc = tb_outCommit(&out, "--out");
+  }
+  if (!rc) {
+    int failed = (d->status[0] & TB_SCENE_FAILMASK) != 0;
+    int part = tb_findBody(m, "part");
+    const double* p = d->body_pos + part * 3;
+    const double* q = d->body_quat + part * 4;
+    char text[96];
+    tb_statusText(d->status[0], text, sizeof(text));
+    printf(
+        "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", "
+        "\"part_x\": %.17g, \"part_y\": %.17g, \"part_yaw\": %.17g, \"max_residual\": %.6g, "
+        "\"trajectory\": \"%s\"}\n",
+        a->replay_cell, a->replay_trial, !failed && tb_graspSuccess(m, &def, d, 0), text, p[0],
+        p[1], 2.0 * atan2(q[3], q[0]), d->resid_max[0], path);
+  }
+  tb_outAbort(&out);
+  tb_freeRecord(&rec);
+  tb_freeData(d);
+  tb_freeModel(m);
+  return rc;
+}
+
 int tb_graspMain(int argc, char** argv) {
   tbGraspArgs a;
   int rc = tb_parseGrasp(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
+  if (a.replay_cell >= 0) return tb_graspReplay(&a);
   int ncell = a.grid.nx * a.grid.ny, ncond = a.nspeed * a.nsurface;
   long total = (long)ncond * ncell * a.trials;
   tbProgress prog;
@@ -251,18 +324,26 @@ int tb_graspMain(int argc, char** argv) {
         rc = tb_cliError("%s", tb_lastError());
         break;
       }
-      int sw = tb_graspSweep(&def, &a.grid, a.trials, a.seed, a.chunk, &prog, &t, &run);
+      char prefix[400], path[420], title[160];
+      tb_conditionPrefix(&a, a.speed[i], a.surface[j], prefix, sizeof(prefix));
+      tbOutFile log;
+      snprintf(path, sizeof(path), "%s-trials.csv", prefix);
+      if ((rc = tb_outOpen(&log, "--out", path))) {
+        tb_freeTally(&t);
+        break;
+      }
+      int sw = tb_graspSweep(&def, &a.grid, a.trials, a.seed, a.chunk, &prog, log.f, &t, &run);
       if (sw != TB_OK && sw != TB_INTERRUPTED) {
+        tb_outAbort(&log);
         tb_freeTally(&t);
         rc = tb_cliError("%s", tb_lastError());
         break;
       }
       // Ctrl-C: the trials done so far are written (their cells' counts say how many)
       partial = sw == TB_INTERRUPTED;
-      char prefix[400], path[420], title[160];
-      tb_conditionPrefix(&a, a.speed[i], a.surface[j], prefix, sizeof(prefix));
+      rc = tb_outCommit(&log, "--out");
       snprintf(path, sizeof(path), "%s.csv", prefix);
-      rc = tb_sweepWriteCsv(path, &a.grid, &t) ? tb_cliError("%s", tb_lastError()) : 0;
+      if (!rc) rc = tb_sweepWriteCsv(path, &a.grid, &t) ? tb_cliError("%s", tb_lastError()) : 0;
       snprintf(title, sizeof(title), "%s grasp, %s speed, surface mu %s, gripper mu %s%s",
                def.part == TB_PART_GEAR ? "gear" : "disc", a.speed[i] == 1 ? "normal" : "fast",
                tb_muRangeName(a.surface[j]), tb_muRangeName(a.gripper),

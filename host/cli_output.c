@@ -1,9 +1,9 @@
 // The command line's output files: written under a temporary name opened before the computation
 // (so that a path that cannot be written fails at once) and renamed into place only when whole,
-// so that a failed or interrupted run leaves what was there before; and the per-scene summary
-// rows (parameter values, status, failing step, iterations, residuals) every per-scene output has.
+// so that a failed or interrupted run leaves what was there before.
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -39,38 +39,22 @@ void tb_outAbort(tbOutFile* o) {
   remove(o->tmp);
 }
 
-void tb_statusText(int status, char* buf, size_t n) {
-  static const struct {
-    int bit;
-    const char* name;
-  } bits[] = {{TB_SCENE_NAN_FAIL, "diverged"},
-              {TB_SCENE_OVERFLOW_FAIL, "contact-overflow"},
-              {TB_SCENE_SOLVER_FAIL, "solver-inapplicable"},
-              {TB_SCENE_UNCONVERGED, "unconverged"}};
-  size_t len = 0;
-  buf[0] = 0;
-  for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++) {
-    if (!(status & bits[k].bit)) continue;
-    len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s", len ? "+" : "", bits[k].name);
-  }
-  if (!len) snprintf(buf, n, "ok");
+int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int every) {
+  memset(rec, 0, sizeof(*rec));
+  rec->every = every;
+  rec->nrecord = tb_recordCount(nstep, every);
+  size_t nslot = (size_t)nscene * rec->nrecord;
+  rec->state = (double*)malloc(sizeof(double) * nslot * m->nbody * 13);
+  rec->time = (double*)malloc(sizeof(double) * nslot);
+  rec->step = (int*)malloc(sizeof(int) * rec->nrecord);
+  if (rec->state && rec->time && rec->step) return 0;
+  tb_freeRecord(rec);
+  return tb_cliError("--out: not enough memory to record %zu states", nslot);
 }
 
-void tb_sceneSummaryHeader(FILE* f, const tbModel* m) {
-  fputs("scene", f);
-  for (int p = 0; p < m->nparam; p++) fprintf(f, ",%s", m->param[p].name);
-  fputs(
-      ",done,status,status_text,fail_step,steps,contacts,iterations,max_iterations,"
-      "last_residual,max_residual\n",
-      f);
-}
-
-void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long scene, int done) {
-  char text[96];
-  tb_statusText(d->status[s], text, sizeof(text));
-  fprintf(f, "%ld", scene);
-  for (int p = 0; p < m->nparam; p++) fprintf(f, ",%.17g", d->param[(size_t)s * m->nparam + p]);
-  fprintf(f, ",%d,%d,%s,%d,%lld,%d,%lld,%d,%.6g,%.6g\n", done, d->status[s],
-          done ? text : "not-run", d->fail_step[s], (long long)d->nstep[s], d->ncon[s],
-          (long long)d->iter_sum[s], d->iter_max[s], d->resid_last[s], d->resid_max[s]);
+void tb_freeRecord(tbRecord* rec) {
+  free(rec->state);
+  free(rec->time);
+  free(rec->step);
+  memset(rec, 0, sizeof(*rec));
 }

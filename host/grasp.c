@@ -480,8 +480,20 @@ double tb_graspToothError(void) {
 
 //---- sweep -------------------------------------------------------------------------------------
 
+// the per-trial columns after the scene summary's: which trial, its outcome, the part's final
+// planar pose
+static void tb_graspTrialRow(FILE* f, const tbModel* m, const tbData* d, int i, long id, int trials,
+                             int success) {
+  tb_sceneSummaryRow(f, m, d, i, id, 1);
+  int part = tb_findBody(m, "part");
+  const double* p = d->body_pos + ((size_t)i * m->nbody + part) * 3;
+  const double* q = d->body_quat + ((size_t)i * m->nbody + part) * 4;
+  fprintf(f, ",%ld,%ld,%d,%.17g,%.17g,%.17g\n", id / trials, id % trials, success, p[0], p[1],
+          2.0 * atan2(q[3], q[0]));
+}
+
 int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint64_t seed,
-                  int chunk, tbProgress* progress, tbSweepTally* t, tbGraspRun* run) {
+                  int chunk, tbProgress* progress, FILE* log, tbSweepTally* t, tbGraspRun* run) {
   memset(run, 0, sizeof(*run));
   tbModel* m = tb_buildGraspModel(g);
   if (!m) return TB_ERR_ARG;
@@ -494,6 +506,10 @@ int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint
     return tb_setError("grasp: out of memory for %d scenes", chunk);
   }
   int nstep = tb_graspSteps(g), rc = TB_OK;
+  if (log) {
+    tb_sceneSummaryHeader(log, m);
+    fputs(",cell,trial,success,part_x,part_y,part_yaw\n", log);
+  }
   double wall0 = omp_get_wtime();
   for (long first = 0; first < total && rc == TB_OK; first += chunk) {
     int ns = (int)(total - first < chunk ? total - first : chunk);
@@ -511,7 +527,9 @@ int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint
     for (int i = 0; rc == TB_OK && i < ns; i++) {
       long id = first + i;
       int failed = (d->status[i] & TB_SCENE_FAILMASK) != 0;
-      tb_tallyAdd(t, (int)(id / trials), failed, !failed && tb_graspSuccess(m, g, d, i));
+      int success = !failed && tb_graspSuccess(m, g, d, i);
+      tb_tallyAdd(t, (int)(id / trials), failed, success);
+      if (log) tb_graspTrialRow(log, m, d, i, id, trials, success);
       run->failed += failed;
       run->unconverged += (d->status[i] & TB_SCENE_UNCONVERGED) != 0;
       run->resid_max = fmax(run->resid_max, d->resid_max[i]);

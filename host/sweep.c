@@ -230,6 +230,44 @@ int tb_interrupted(void) {
   return tb_sigint != 0;
 }
 
+//---- per-scene summaries ----------------------------------------------------------------------
+
+void tb_statusText(int status, char* buf, size_t n) {
+  static const struct {
+    int bit;
+    const char* name;
+  } bits[] = {{TB_SCENE_NAN_FAIL, "diverged"},
+              {TB_SCENE_OVERFLOW_FAIL, "contact-overflow"},
+              {TB_SCENE_SOLVER_FAIL, "solver-inapplicable"},
+              {TB_SCENE_UNCONVERGED, "unconverged"}};
+  size_t len = 0;
+  buf[0] = 0;
+  for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++) {
+    if (!(status & bits[k].bit)) continue;
+    len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s", len ? "+" : "", bits[k].name);
+  }
+  if (!len) snprintf(buf, n, "ok");
+}
+
+void tb_sceneSummaryHeader(FILE* f, const tbModel* m) {
+  fputs("scene", f);
+  for (int p = 0; p < m->nparam; p++) fprintf(f, ",%s", m->param[p].name);
+  fputs(
+      ",done,status,status_text,fail_step,steps,contacts,iterations,max_iterations,"
+      "last_residual,max_residual",
+      f);
+}
+
+void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long scene, int done) {
+  char text[96];
+  tb_statusText(d->status[s], text, sizeof(text));
+  fprintf(f, "%ld", scene);
+  for (int p = 0; p < m->nparam; p++) fprintf(f, ",%.17g", d->param[(size_t)s * m->nparam + p]);
+  fprintf(f, ",%d,%d,%s,%d,%lld,%d,%lld,%d,%.6g,%.6g", done, d->status[s], done ? text : "not-run",
+          d->fail_step[s], (long long)d->nstep[s], d->ncon[s], (long long)d->iter_sum[s],
+          d->iter_max[s], d->resid_last[s], d->resid_max[s]);
+}
+
 //---- CSV ---------------------------------------------------------------------------------------
 
 int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally* t) {

@@ -20,6 +20,9 @@
 #include <tuple>
 #include <vector>
 
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
 #include <tumble/scenes.h>
 
 #include "cli_runner.h"
@@ -553,6 +556,69 @@ TEST_F(CliTest, GravityIsAParameter) {
     seen++;
   }
   EXPECT_EQ(seen, 2);
+}
+
+// --out FILE.h5: the same numbers as the CSV pair, as arrays: pos/quat/vel (scene x record x
+// body x width), the parameter table, the status columns, the command line as an attribute
+TEST_F(CliTest, Hdf5OutputHoldsTheCsvNumbersAndTheirInputs) {
+  std::vector<std::string> args = {
+      "simulate", "box-stack", "--scenes", "3",       "--steps",
+      "20",       "--every",   "10",       "--param", "mu=uniform:0.2:0.6"};
+  auto with = [&](const std::string& out) {
+    auto a = args;
+    a.insert(a.end(), {"--out", out});
+    return a;
+  };
+  ASSERT_EQ(Run(with(Path("s.csv"))).status, 0);
+  std::string h5 = Path("s.h5");
+  ASSERT_EQ(Run(with(h5)).status, 0);
+  EXPECT_FALSE(Exists(Path("s-scenes.csv.part")));
+  hid_t f = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  auto dims = [&](const char* name) {
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    hid_t sp = H5Dget_space(d);
+    hsize_t v[4] = {0, 0, 0, 0};
+    int rank = H5Sget_simple_extent_dims(sp, v, nullptr);
+    H5Sclose(sp);
+    H5Dclose(d);
+    return std::vector<hsize_t>(v, v + rank);
+  };
+  EXPECT_EQ(dims("pos"), (std::vector<hsize_t>{3, 3, 3, 3}));  // scenes, records, boxes, xyz
+  EXPECT_EQ(dims("vel"), (std::vector<hsize_t>{3, 3, 3, 6}));
+  std::vector<double> pos(81), param(3 * 64);
+  ASSERT_GE(H5LTread_dataset_double(f, "pos", pos.data()), 0);
+  // every pos in the CSV is the HDF5's, bitwise (%.17g round-trips)
+  int checked = 0;
+  for (const auto& line : Lines(ReadFile(Path("s.csv")))) {
+    auto c = Split(line, ',');
+    if (c[0] == "scene") continue;
+    int s = std::stoi(c[0]), r = std::stoi(c[1]) / 10, b = c[3].back() - '0';
+    for (int k = 0; k < 3; k++) EXPECT_EQ(pos[((s * 3 + r) * 3 + b) * 3 + k], std::stod(c[4 + k]));
+    checked++;
+  }
+  EXPECT_EQ(checked, 27);
+  // the parameter table and status against the CSV summary
+  auto sum = Lines(ReadFile(Path("s-scenes.csv")));
+  auto head = Split(sum[0], ',');
+  size_t mu = (size_t)(std::find(head.begin(), head.end(), "mu") - head.begin());
+  size_t np = dims("param")[1];
+  ASSERT_GE(H5LTread_dataset_double(f, "param", param.data()), 0);
+  int status[3];
+  ASSERT_GE(H5LTread_dataset_int(f, "status", status), 0);
+  for (int s = 0; s < 3; s++) {
+    auto row = Split(sum[s + 1], ',');
+    EXPECT_EQ(param[s * np + (mu - 1)], std::stod(row[mu])) << "scene " << s;
+    EXPECT_EQ(
+        status[s],
+        std::stoi(row[(size_t)(std::find(head.begin(), head.end(), "status") - head.begin())]));
+  }
+  char cmd[4096] = "";
+  ASSERT_GE(H5LTget_attribute_string(f, "/", "command_line", cmd), 0);
+  EXPECT_NE(std::string(cmd).find("mu=uniform:0.2:0.6"), std::string::npos) << cmd;
+  ASSERT_GE(H5LTget_attribute_string(f, "/", "version", cmd), 0);
+  EXPECT_EQ(std::string(cmd).rfind("0.", 0), 0u) << cmd;
+  H5Fclose(f);
 }
 
 TEST_F(CliTest, VersionNamesTheReleaseAndCommit) {

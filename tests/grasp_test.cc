@@ -1,6 +1,8 @@
 // host/grasp.c and host/cli_grasp.c: the planar grasp study.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -19,7 +21,7 @@ struct Sweep {
   tbGraspRun run;
   Sweep(const tbGraspDef& g, const tbSweepGrid& grid, int trials, uint64_t seed, int chunk = 64) {
     EXPECT_EQ(tb_newTally(&t, grid.nx * grid.ny), TB_OK);
-    EXPECT_EQ(tb_graspSweep(&g, &grid, trials, seed, chunk, nullptr, &t, &run), TB_OK)
+    EXPECT_EQ(tb_graspSweep(&g, &grid, trials, seed, chunk, nullptr, nullptr, &t, &run), TB_OK)
         << tb_lastError();
   }
   ~Sweep() { tb_freeTally(&t); }
@@ -142,6 +144,43 @@ TEST_F(GraspCliTest, EveryStepOfAStudyCornerConverges) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("\"failed_scenes\": 0, \"unconverged_scenes\": 0,"), std::string::npos)
       << r.out;
+}
+
+// PREFIX-trials.csv has a row per trial (its draws, status, outcome, the part's final pose), the
+// same for any thread count and chunk; --replay CELL,TRIAL runs that one trial again and prints
+// the same outcome and pose bitwise, with its trajectory at every step
+TEST_F(GraspCliTest, ReplayReproducesATrialOfTheStudyBitwise) {
+  std::string args = "--grid 3x3 --extent 8mm --trials 4 --seed 7 --out ";
+  ASSERT_EQ(Grasp(args + Path("a") + " --threads 2 --chunk 5").status, 0);
+  ASSERT_EQ(Grasp(args + Path("b") + " --threads 1").status, 0);
+  std::string trials = ReadFile(Path("a-trials.csv"));
+  EXPECT_EQ(trials, ReadFile(Path("b-trials.csv")));
+  auto lines = Lines(trials);
+  ASSERT_EQ(lines.size(), 1u + 36u);
+  auto head = Split(lines[0], ',');
+  auto col = [&](const char* name) {
+    return (size_t)(std::find(head.begin(), head.end(), name) - head.begin());
+  };
+  ASSERT_LT(col("part_yaw"), head.size());
+  ASSERT_LT(col("surface_mu"), head.size());
+  for (int id : {0, 17, 35}) {
+    auto row = Split(lines[1 + id], ',');
+    EXPECT_EQ(row[col("cell")], std::to_string(id / 4));
+    EXPECT_EQ(row[col("trial")], std::to_string(id % 4));
+    std::string replay = row[col("cell")] + "," + row[col("trial")];
+    CliResult r = Grasp(args + Path("a") + " --replay " + replay);
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char* k : {"part_x", "part_y", "part_yaw", "success"}) {
+      EXPECT_NE(r.out.find(std::string("\"") + k + "\": " + row[col(k)] + ","), std::string::npos)
+          << k << " of trial " << replay << ": " << r.out << " vs " << lines[1 + id];
+    }
+    auto traj = Lines(ReadFile(
+        Path("a-replay-" + std::to_string(id / 4) + "-" + std::to_string(id % 4) + ".csv")));
+    EXPECT_GT(traj.size(), 1000u) << "a row per body and step";
+  }
+  CliResult bad = Grasp(args + Path("a") + " --replay 9,0");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("9 cells"), std::string::npos) << bad.err;
 }
 
 TEST_F(GraspCliTest, StudyOfSeveralConditionsWritesEach) {

@@ -90,7 +90,9 @@ int tb_graspOutline(const tbGraspDef* g, int maxpoly, int* poly_n, double* xy, i
 double tb_graspToothError(void);
 
 // one condition of a study over a grid: every (cell, trial) scene run in chunks of `chunk`
-// scenes, tallied into t (t->ncell = cells of grid); progress may be NULL
+// scenes, tallied into t (t->ncell = cells of grid); progress may be NULL; log, when not NULL,
+// gets a CSV row per trial: the scene summary (tb_sceneSummaryRow, scene = cell x trials +
+// trial) then cell, trial, success and the part's final x, y (m) and yaw (rad)
 typedef struct tbGraspRun {
   long trials;         // scenes run
   long failed;         // scenes that failed numerically
@@ -100,7 +102,7 @@ typedef struct tbGraspRun {
   double scene_steps;  // trials x steps
 } tbGraspRun;
 int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint64_t seed,
-                  int chunk, tbProgress* progress, tbSweepTally* t, tbGraspRun* run);
+                  int chunk, tbProgress* progress, FILE* log, tbSweepTally* t, tbGraspRun* run);
 
 // `tumble grasp ...` (host/cli_grasp.c); returns the process exit status
 int tb_graspMain(int argc, char** argv);

@@ -88,6 +88,16 @@ double tb_progressElapsed(const tbProgress* p);
 void tb_catchInterrupt(void);
 int tb_interrupted(void);
 
+// TB_SCENE_* bits as words: "ok", or "diverged", "contact-overflow", "solver-inapplicable",
+// "unconverged" joined by '+'
+void tb_statusText(int status, char* buf, size_t n);
+// a per-scene summary CSV's columns (no newline: a job may add its own): scene, every
+// parameter's value, done (0: the run was interrupted before it), status (TB_SCENE_* bits) and
+// its text, fail_step (-1: none), steps taken, contacts in the last step, solver iterations
+// (sum, max), residual (last step, largest); the row of scene s of d, numbered scene
+void tb_sceneSummaryHeader(FILE* f, const tbModel* m);
+void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long scene, int done);
+
 // CSV: cell,ix,iy,x_mm,y_mm,trials,successes,failed,p,lo95,hi95 with trials the valid trials;
 // p is "nan" only where valid == 0 (and the interval then [0, 1]). TB_OK, or TB_ERR_ARG with
 // tb_lastError() naming the path when it cannot be written (a partial file is removed)
