@@ -34,7 +34,6 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/tumble ${CMAKE_BINARY_DIR}/include
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT tumbleTargets NAMESPACE tumble:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tumble)
 
-set(TUMBLE_WITH_CUDA ${TUMBLE_CUDA})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/tumbleConfig.cmake.in
                               ${CMAKE_BINARY_DIR}/tumbleConfig.cmake
                               INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tumble)

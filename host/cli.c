@@ -359,25 +359,6 @@ static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a, const 
   return 0;
 }
 
-void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const tbData* d,
-                          int ndone) {
-  fprintf(f, "scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
-  for (int s = 0; s < ndone; s++) {
-    // a failed scene's last good state is the one before its failing step (0-based index)
-    int64_t last = d->fail_step[s] >= 0 ? d->fail_step[s] : d->nstep[s];
-    for (int r = 0; r < rec->nrecord && rec->step[r] <= last; r++) {
-      size_t slot = (size_t)s * rec->nrecord + r;
-      for (int b = 0; b < m->nbody; b++) {
-        if (m->body_type[b] == TB_BODY_STATIC) continue;
-        const double* x = rec->state + (slot * m->nbody + b) * 13;
-        fprintf(f, "%d,%d,%.17g,%s", s, rec->step[r], rec->time[slot], m->body_name[b]);
-        for (int k = 0; k < 13; k++) fprintf(f, ",%.17g", x[k]);
-        fputc('\n', f);
-      }
-    }
-  }
-}
-
 static void tb_writeSceneSummary(FILE* f, const tbModel* m, const tbData* d, int ndone) {
   tb_sceneSummaryHeader(f, m);
   fputc('\n', f);
@@ -488,8 +469,8 @@ static int tb_simulate(int argc, char** argv) {
       rc = tb_cliError("--out %s: path too long", a.out);
       goto done;
     }
-    if ((rc = tb_outOpen(&traj, "--out", a.out)) ||
-        (!h5 && (rc = tb_outOpen(&summary, "--out", path))) ||
+    if ((rc = tb_cliOutOpen(&traj, "--out", a.out)) ||
+        (!h5 && (rc = tb_cliOutOpen(&summary, "--out", path))) ||
         (rc = tb_newRecord(&rec, m, d->nscene, (int)a.nstep, (int)a.every)))
       goto done;
   }
@@ -508,7 +489,8 @@ static int tb_simulate(int argc, char** argv) {
   } else if (a.out) {
     tb_writeTrajectories(traj.f, m, &rec, d, ndone);
     tb_writeSceneSummary(summary.f, m, d, ndone);
-    if ((rc = tb_outCommit(&traj, "--out")) || (rc = tb_outCommit(&summary, "--out"))) goto done;
+    if ((rc = tb_cliOutCommit(&traj, "--out")) || (rc = tb_cliOutCommit(&summary, "--out")))
+      goto done;
   }
   tb_printSummary(d, &a, ndone, seconds);
   if (ndone < d->nscene) {

@@ -6,6 +6,8 @@
 
 #include <tumble/tumble.h>
 
+#include "outfile.h"
+
 // print "tumble: error: ..." on stderr; returns the exit status for bad input (2)
 int tb_cliError(const char* fmt, ...);
 // parse a whole string as a number / a whole number in [lo, hi]; 0, or 2 after an error message
@@ -27,22 +29,17 @@ const char* tb_deviceName(void);
 // the options every batch command takes: --device, --threads and --out PATH (stored in *out);
 // -1 when arg is none of them, else 0, or 2 after an error message
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out);
-// an output file written to PATH.part and renamed to PATH when whole (cli_output.c)
-typedef struct tbOutFile {
-  char path[4096];
-  char tmp[4102];
-  FILE* f;  // the temporary file while open
-} tbOutFile;
-// open PATH.part before any computation: 0, or 2 after an error naming what (the option) and path
-int tb_outOpen(tbOutFile* o, const char* what, const char* path);
-// close and rename into place: 0, or 2 after an error (the temporary file removed)
-int tb_outCommit(tbOutFile* o, const char* what);
-// close and remove the temporary file; PATH is left as it was
-void tb_outAbort(tbOutFile* o);
+// the output files of outfile.h with the command line's errors: 0, or 2 after "tumble: error:
+// WHAT PATH: ..." (what: the option that named it)
+int tb_cliOutOpen(tbOutFile* o, const char* what, const char* path);
+int tb_cliOutCommit(tbOutFile* o, const char* what);
 // the records of nscene scenes over nstep steps, every `every` (tb_recordCount): 0, or 2 after an
 // error (not enough memory); tb_freeRecord frees what was allocated
 int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int every);
 void tb_freeRecord(tbRecord* rec);
+// the steps scene s of d took up to its last good state: all of them, or those before its
+// failing step
+int64_t tb_lastGoodStep(const tbData* d, int s);
 // the trajectory CSV (scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz) of the scenes
 // [0, ndone) of a recorded rollout; a failed scene's rows end at its last good state
 void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const tbData* d,

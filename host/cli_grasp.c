@@ -243,56 +243,60 @@ static int tb_writeHeatmap(const tbGraspDef* def, const tbSweepGrid* grid, const
              : 0;
 }
 
+// the study's def under speed i and surface friction range j of the command line
+static tbGraspDef tb_conditionDef(const tbGraspArgs* a, int i, int j) {
+  tbGraspDef def = a->def;
+  def.speed *= a->speed[i];
+  tb_muRange(a->surface[j], def.mu_surface);
+  return def;
+}
+
 // --replay CELL,TRIAL: that one trial of the study again, bitwise (its draws are a pure function
-// of seed, cell and trial), with every body's state at every step in PREFIX-replay-C-T.csv and its
-// outcome as JSON: the same numbers as its row of PREFIX-trials.csv
+// of seed, cell and trial): PREFIX-replay-C-T.csv has every body's state at every step and
+// PREFIX-replay-C-T-trial.csv the trial's row, the same as in PREFIX-trials.csv
 static int tb_graspReplay(const tbGraspArgs* a) {
   if (a->nspeed * a->nsurface != 1)
     return tb_cliError("--replay: give one --speed and one --surface-mu (the trial's condition)");
-  if (a->replay_cell >= a->grid.nx * a->grid.ny || a->replay_trial >= a->trials)
-    return tb_cliError("--replay %d,%d: the study has %d cells of %d trials", a->replay_cell,
-                       a->replay_trial, a->grid.nx * a->grid.ny, a->trials);
-  tbGraspDef def = a->def;
-  def.speed *= a->speed[0];
-  tb_muRange(a->surface[0], def.mu_surface);
-  char path[4200];
-  snprintf(path, sizeof(path), "%s-replay-%d-%d.csv", a->out, a->replay_cell, a->replay_trial);
-  tbOutFile out;
-  int rc = tb_outOpen(&out, "--out", path);
-  if (rc) return rc;
-  tbModel* m = tb_buildGraspModel(&def);
+  int cell = a->replay_cell, trial = a->replay_trial;
+  if (cell >= a->grid.nx * a->grid.ny || trial >= a->trials)
+    return tb_cliError("--replay %d,%d: the study has %d cells of %d trials", cell, trial,
+                       a->grid.nx * a->grid.ny, a->trials);
+  tbGraspDef def = tb_conditionDef(a, 0, 0);
+  char path[4200], rowpath[4200];
+  snprintf(path, sizeof(path), "%s-replay-%d-%d.csv", a->out, cell, trial);
+  snprintf(rowpath, sizeof(rowpath), "%s-replay-%d-%d-trial.csv", a->out, cell, trial);
+  tbOutFile traj = {0}, row = {0};
+  int rc = tb_cliOutOpen(&traj, "--out", path);
+  if (!rc) rc = tb_cliOutOpen(&row, "--out", rowpath);
+  tbModel* m = rc ? NULL : tb_buildGraspModel(&def);
   tbData* d = m ? tb_newData(m, 1) : NULL;
   int nstep = tb_graspSteps(&def);
   tbRecord rec = {0};
-  if (!d) {
+  if (!rc && !d) {
     rc = tb_cliError("--replay: %s", tb_lastError());
-  } else if (!(rc = tb_newRecord(&rec, m, 1, nstep, 1))) {
-    double off[2];
-    tb_sweepOffset(&a->grid, a->replay_cell, off);
-    tb_defaultParams(m, d);
-    tb_graspDraw(m, &def, a->seed, a->replay_cell, a->replay_trial, off, d->param);
+  } else if (!rc && !(rc = tb_newRecord(&rec, m, 1, nstep, 1))) {
+    tb_graspDrawTrial(m, &def, &a->grid, a->seed, cell, trial, d->param);
     if (tb_checkParams(m, d) || tb_resetData(m, d) || tb_rollout(m, d, 0, 1, nstep, &rec))
       rc = tb_cliError("--replay: %s", tb_lastError());
   }
+  int success = 0;
   if (!rc) {
-    tb_writeTrajectories(out.f, m, &rec, d, 1);
-    rc = tb_outCommit(&out, "--out");
+    success = !(d->status[0] & TB_SCENE_FAILMASK) && tb_graspSuccess(m, &def, d, 0);
+    tb_writeTrajectories(traj.f, m, &rec, d, 1);
+    tb_graspTrialHeader(row.f, m);
+    tb_graspTrialRow(row.f, m, d, 0, (long)cell * a->trials + trial, a->trials, success);
+    if (!(rc = tb_cliOutCommit(&traj, "--out"))) rc = tb_cliOutCommit(&row, "--out");
   }
   if (!rc) {
-    int failed = (d->status[0] & TB_SCENE_FAILMASK) != 0;
-    int part = tb_findBody(m, "part");
-    const double* p = d->body_pos + part * 3;
-    const double* q = d->body_quat + part * 4;
     char text[96];
     tb_statusText(d->status[0], text, sizeof(text));
     printf(
-        "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", "
-        "\"part_x\": %.17g, \"part_y\": %.17g, \"part_yaw\": %.17g, \"max_residual\": %.6g, "
-        "\"trajectory\": \"%s\"}\n",
-        a->replay_cell, a->replay_trial, !failed && tb_graspSuccess(m, &def, d, 0), text, p[0],
-        p[1], 2.0 * atan2(q[3], q[0]), d->resid_max[0], path);
+        "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", \"max_residual\": "
+        "%.6g, \"trajectory\": \"%s\", \"trial_row\": \"%s\"}\n",
+        cell, trial, success, text, d->resid_max[0], path, rowpath);
   }
-  tb_outAbort(&out);
+  tb_outAbort(&traj);
+  tb_outAbort(&row);
   tb_freeRecord(&rec);
   tb_freeData(d);
   tb_freeModel(m);
@@ -315,9 +319,7 @@ int tb_graspMain(int argc, char** argv) {
   int partial = 0;
   for (int i = 0; i < a.nspeed && !rc && !partial; i++) {
     for (int j = 0; j < a.nsurface && !rc && !partial; j++) {
-      tbGraspDef def = a.def;
-      def.speed *= a.speed[i];
-      tb_muRange(a.surface[j], def.mu_surface);
+      tbGraspDef def = tb_conditionDef(&a, i, j);
       tbSweepTally t;
       tbGraspRun run;
       if (tb_newTally(&t, ncell)) {
@@ -328,7 +330,7 @@ int tb_graspMain(int argc, char** argv) {
       tb_conditionPrefix(&a, a.speed[i], a.surface[j], prefix, sizeof(prefix));
       tbOutFile log;
       snprintf(path, sizeof(path), "%s-trials.csv", prefix);
-      if ((rc = tb_outOpen(&log, "--out", path))) {
+      if ((rc = tb_cliOutOpen(&log, "--out", path))) {
         tb_freeTally(&t);
         break;
       }
@@ -341,7 +343,7 @@ int tb_graspMain(int argc, char** argv) {
       }
       // Ctrl-C: the trials done so far are written (their cells' counts say how many)
       partial = sw == TB_INTERRUPTED;
-      rc = tb_outCommit(&log, "--out");
+      rc = tb_cliOutCommit(&log, "--out");
       snprintf(path, sizeof(path), "%s.csv", prefix);
       if (!rc) rc = tb_sweepWriteCsv(path, &a.grid, &t) ? tb_cliError("%s", tb_lastError()) : 0;
       snprintf(title, sizeof(title), "%s grasp, %s speed, surface mu %s, gripper mu %s%s",

@@ -58,7 +58,7 @@ static double* h5_gather(const tbModel* m, const tbRecord* rec, const tbData* d,
   double* out = (double*)malloc(sizeof(double) * (n ? n : 1));
   if (!out) return NULL;
   for (int s = 0; s < d->nscene; s++) {
-    int64_t last = s >= ndone ? -1 : d->fail_step[s] >= 0 ? d->fail_step[s] : d->nstep[s];
+    int64_t last = s < ndone ? tb_lastGoodStep(d, s) : -1;
     for (int r = 0; r < rec->nrecord; r++) {
       size_t slot = (size_t)s * rec->nrecord + r;
       for (int i = 0; i < nb; i++) {

@@ -1,42 +1,16 @@
-// The command line's output files: written under a temporary name opened before the computation
-// (so that a path that cannot be written fails at once) and renamed into place only when whole,
-// so that a failed or interrupted run leaves what was there before.
-#include <errno.h>
+// The command line's output files (outfile.h with its error messages) and trajectory records.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-int tb_outOpen(tbOutFile* o, const char* what, const char* path) {
-  memset(o, 0, sizeof(*o));
-  size_t n = strlen(path);
-  if (!n || path[n - 1] == '/') return tb_cliError("%s %s: a file name is needed", what, path);
-  if (snprintf(o->path, sizeof(o->path), "%s", path) >= (int)sizeof(o->path) ||
-      snprintf(o->tmp, sizeof(o->tmp), "%s.part", path) >= (int)sizeof(o->tmp)) {
-    return tb_cliError("%s: path longer than %d characters", what, (int)sizeof(o->path) - 6);
-  }
-  o->f = fopen(o->tmp, "w");
-  if (!o->f) return tb_cliError("%s %s: cannot write: %s", what, path, strerror(errno));
-  return 0;
+int tb_cliOutOpen(tbOutFile* o, const char* what, const char* path) {
+  return tb_outOpen(o, path) == TB_OK ? 0 : tb_cliError("%s %s", what, tb_lastError());
 }
 
-int tb_outCommit(tbOutFile* o, const char* what) {
-  if (!o->f) return 0;
-  int bad = ferror(o->f) | fclose(o->f);
-  o->f = NULL;
-  if (bad || rename(o->tmp, o->path)) {
-    remove(o->tmp);
-    return tb_cliError("%s %s: write failed", what, o->path);
-  }
-  return 0;
-}
-
-void tb_outAbort(tbOutFile* o) {
-  if (!o->f) return;
-  fclose(o->f);
-  o->f = NULL;
-  remove(o->tmp);
+int tb_cliOutCommit(tbOutFile* o, const char* what) {
+  return tb_outCommit(o) == TB_OK ? 0 : tb_cliError("%s %s", what, tb_lastError());
 }
 
 int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int every) {
@@ -57,4 +31,27 @@ void tb_freeRecord(tbRecord* rec) {
   free(rec->time);
   free(rec->step);
   memset(rec, 0, sizeof(*rec));
+}
+
+int64_t tb_lastGoodStep(const tbData* d, int s) {
+  // fail_step is the 0-based index of the step that failed: the state before it is its count
+  return d->fail_step[s] >= 0 ? d->fail_step[s] : d->nstep[s];
+}
+
+void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const tbData* d,
+                          int ndone) {
+  fprintf(f, "scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
+  for (int s = 0; s < ndone; s++) {
+    int64_t last = tb_lastGoodStep(d, s);
+    for (int r = 0; r < rec->nrecord && rec->step[r] <= last; r++) {
+      size_t slot = (size_t)s * rec->nrecord + r;
+      for (int b = 0; b < m->nbody; b++) {
+        if (m->body_type[b] == TB_BODY_STATIC) continue;
+        const double* x = rec->state + (slot * m->nbody + b) * 13;
+        fprintf(f, "%d,%d,%.17g,%s", s, rec->step[r], rec->time[slot], m->body_name[b]);
+        for (int k = 0; k < 13; k++) fprintf(f, ",%.17g", x[k]);
+        fputc('\n', f);
+      }
+    }
+  }
 }

@@ -480,10 +480,20 @@ double tb_graspToothError(void) {
 
 //---- sweep -------------------------------------------------------------------------------------
 
-// the per-trial columns after the scene summary's: which trial, its outcome, the part's final
-// planar pose
-static void tb_graspTrialRow(FILE* f, const tbModel* m, const tbData* d, int i, long id, int trials,
-                             int success) {
+void tb_graspDrawTrial(const tbModel* m, const tbGraspDef* g, const tbSweepGrid* grid,
+                       uint64_t seed, int cell, int trial, double* row) {
+  double off[2];
+  tb_sweepOffset(grid, cell, off);
+  tb_graspDraw(m, g, seed, cell, trial, off, row);
+}
+
+void tb_graspTrialHeader(FILE* f, const tbModel* m) {
+  tb_sceneSummaryHeader(f, m);
+  fputs(",cell,trial,success,part_x,part_y,part_yaw\n", f);
+}
+
+void tb_graspTrialRow(FILE* f, const tbModel* m, const tbData* d, int i, long id, int trials,
+                      int success) {
   tb_sceneSummaryRow(f, m, d, i, id, 1);
   int part = tb_findBody(m, "part");
   const double* p = d->body_pos + ((size_t)i * m->nbody + part) * 3;
@@ -506,20 +516,15 @@ int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint
     return tb_setError("grasp: out of memory for %d scenes", chunk);
   }
   int nstep = tb_graspSteps(g), rc = TB_OK;
-  if (log) {
-    tb_sceneSummaryHeader(log, m);
-    fputs(",cell,trial,success,part_x,part_y,part_yaw\n", log);
-  }
+  if (log) tb_graspTrialHeader(log, m);
   double wall0 = omp_get_wtime();
   for (long first = 0; first < total && rc == TB_OK; first += chunk) {
     int ns = (int)(total - first < chunk ? total - first : chunk);
     d->nscene = ns;
     for (int i = 0; i < ns; i++) {
       long id = first + i;
-      int cell = (int)(id / trials), trial = (int)(id % trials);
-      double off[2];
-      tb_sweepOffset(grid, cell, off);
-      tb_graspDraw(m, g, seed, cell, trial, off, d->param + (size_t)i * m->nparam);
+      tb_graspDrawTrial(m, g, grid, seed, (int)(id / trials), (int)(id % trials),
+                        d->param + (size_t)i * m->nparam);
     }
     rc = tb_checkParams(m, d);
     if (rc == TB_OK) rc = tb_resetData(m, d);

@@ -6,6 +6,7 @@
 
 #include <cairo.h>
 
+#include "outfile.h"
 #include "plot.h"
 
 // viridis, sampled at 0, 0.25, 0.5, 0.75, 1
@@ -65,12 +66,23 @@ static void tb_axisLabels(cairo_t* cr, double left, double top, double W, double
   cairo_restore(cr);
 }
 
+static cairo_status_t tb_pngWrite(void* f, const unsigned char* data, unsigned int n) {
+  return fwrite(data, 1, n, (FILE*)f) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
 int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, const char* path) {
   cairo_destroy(cr);
   cairo_surface_flush(sf);
-  cairo_status_t st = cairo_surface_write_to_png(sf, path);
+  tbOutFile out;
+  cairo_status_t st = CAIRO_STATUS_WRITE_ERROR;
+  if (tb_outOpen(&out, path) == TB_OK)
+    st = cairo_surface_write_to_png_stream(sf, tb_pngWrite, out.f);
   cairo_surface_destroy(sf);
-  return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
+  if (st != CAIRO_STATUS_SUCCESS) {
+    tb_outAbort(&out);
+    return -1;
+  }
+  return tb_outCommit(&out) == TB_OK ? 0 : -1;
 }
 
 static void tb_arrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head) {

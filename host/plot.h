@@ -26,7 +26,8 @@ typedef struct _cairo cairo_t;
 typedef struct _cairo_surface cairo_surface_t;
 // a tick step of 1, 2 or 5 times a power of ten giving about `want` ticks over `range`
 double tb_plotNiceStep(double range, int want);
-// write the drawing to path and release cr and sf; 0, or -1 when cairo could not write it
+// write the drawing to path (through PATH.part, renamed when whole: outfile.h) and release cr
+// and sf; 0, or -1 when it could not be written (an earlier file at path is left as it was)
 int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, const char* path);
 // text whose anchor (ax, ay) in [0, 1]^2 of its extents sits at (x, y)
 void tb_plotText(cairo_t* cr, double x, double y, double ax, double ay, const char* s);

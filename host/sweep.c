@@ -19,6 +19,7 @@
 #include <tumble/tumble.h>
 
 #include "error.h"
+#include "outfile.h"
 
 //---- grid and keys -----------------------------------------------------------------------------
 
@@ -105,14 +106,8 @@ void tb_tallyProbability(const tbSweepTally* t, double* p) {
 
 //---- progress ----------------------------------------------------------------------------------
 
-static double tb_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 double tb_progressElapsed(const tbProgress* p) {
-  return tb_now() - p->t0;
+  return tb_clock() - p->t0;
 }
 
 // "12.3 s", "4 min 05 s" or "1 h 02 min"
@@ -143,7 +138,7 @@ static long tb_progressDone(const tbProgress* p) {
 }
 
 static void tb_progressLine(const tbProgress* p) {
-  double el = tb_now() - p->t0;
+  double el = tb_clock() - p->t0;
   long done = tb_progressDone(p);
   double rate = el > 0.0 ? done / el : 0.0;
   double frac = p->total > 0 ? (double)done / p->total : 1.0;
@@ -175,7 +170,7 @@ void tb_progressStartOn(tbProgress* p, FILE* out, long total, const char* what, 
   p->total = total > 0 ? total : 0;
   p->what = what ? what : "sweep";
   p->unit = unit ? unit : "trials";
-  p->t0 = tb_now();
+  p->t0 = tb_clock();
   p->tty = isatty(fileno(out));
   if (!p->tty) return;
   tb_setRolloutCounter(&p->scenes);
@@ -198,7 +193,7 @@ void tb_progressFinish(tbProgress* p) {
     tb_progressLine(p);
     fputc('\n', p->out);
   }
-  double el = tb_now() - p->t0;
+  double el = tb_clock() - p->t0;
   char wall[32];
   tb_duration(el, wall, sizeof(wall));
   long done = tb_progressDone(p);
@@ -275,8 +270,9 @@ int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally*
     return tb_setError("sweep CSV %s: %d cells in the tally, %d x %d in the grid", path, t->ncell,
                        g->nx, g->ny);
   }
-  FILE* f = fopen(path, "w");
-  if (!f) return tb_setError("sweep CSV %s: cannot open for writing", path);
+  tbOutFile out;
+  if (tb_outOpen(&out, path) != TB_OK) return TB_ERR_ARG;
+  FILE* f = out.f;
   fprintf(f, "cell,ix,iy,x_mm,y_mm,trials,successes,failed,p,lo95,hi95\n");
   for (int c = 0; c < t->ncell; c++) {
     double xy[2], lo, hi;
@@ -291,9 +287,5 @@ int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally*
     }
     fprintf(f, "%.9g,%.9g\n", lo, hi);
   }
-  if (fclose(f) != 0) {
-    remove(path);
-    return tb_setError("sweep CSV %s: write failed", path);
-  }
-  return TB_OK;
+  return tb_outCommit(&out);
 }

@@ -1,12 +1,11 @@
 // The FC3D text writer of include/tumble/reader.h: a step's problem exported for `tumble solve`
 // or Siconos. In the engine library (tb_exportProblems), apart from the readers' HDF5 and CHOLMOD.
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include <tumble/reader.h>
 
 #include "error.h"
+#include "outfile.h"
 
 // the contact of p that keeps it from being an FC3D problem (contact k not 3 rows at 3 k, or a
 // box row), or -1 when it is one
@@ -29,12 +28,10 @@ int tb_writeFC3D(const char* path, const tbProblem* p) {
         "%s: block %d: not a 3-row contact (joint rows, planar or frictionless "
         "contacts have no FC3D form)",
         path, k);
-  // to a temporary name, renamed when whole: a failed write leaves an earlier file as it was
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.part", path) >= (int)sizeof tmp)
-    return tb_setError("%s: path: longer than %d characters", path, (int)sizeof tmp - 6);
-  FILE* f = fopen(tmp, "w");
-  if (!f) return tb_setError("%s: cannot open for writing: %s", tmp, strerror(errno));
+  // a failed write leaves an earlier file as it was
+  tbOutFile out;
+  if (tb_outOpen(&out, path) != TB_OK) return TB_ERR_ARG;
+  FILE* f = out.f;
   int n = p->n;
   fprintf(f, "3\n%d\n0\n%d\n%d\n%d\t%d\n", p->nblock, n, n, n, n);
   // column-major, Siconos' dense layout; %.17g round-trips every double
@@ -44,9 +41,5 @@ int tb_writeFC3D(const char* path, const tbProblem* p) {
   }
   for (int i = 0; i < n; i++) fprintf(f, "%.17g\n", p->b[i]);
   for (int c = 0; c < p->nblock; c++) fprintf(f, "%.17g\n", p->blk_mu[c]);
-  if (ferror(f) | fclose(f) || rename(tmp, path)) {
-    remove(tmp);
-    return tb_setError("%s: write failed", path);
-  }
-  return TB_OK;
+  return tb_outCommit(&out);
 }

@@ -82,6 +82,16 @@ void tb_graspDraw(const tbModel* m, const tbGraspDef* g, uint64_t seed, int cell
                   const double offset[2], double* row);
 // 1 if scene s meets the goal, else 0
 int tb_graspSuccess(const tbModel* m, const tbGraspDef* g, const tbData* d, int s);
+// the parameter row of trial `trial` of cell `cell` of a study over grid (tb_graspDraw at the
+// cell's offset): what tb_graspSweep runs, for a replay of one trial
+void tb_graspDrawTrial(const tbModel* m, const tbGraspDef* g, const tbSweepGrid* grid,
+                       uint64_t seed, int cell, int trial, double* row);
+// the per-trial CSV (tb_graspSweep's log): the scene summary's columns (tb_sceneSummaryRow, scene
+// id = cell x trials + trial), then cell, trial, success and the part's final x, y (m) and yaw
+// (rad); the row of scene i of d, whose outcome is success
+void tb_graspTrialHeader(FILE* f, const tbModel* m);
+void tb_graspTrialRow(FILE* f, const tbModel* m, const tbData* d, int i, long id, int trials,
+                      int success);
 
 // outline of the part for the heat map: up to maxpoly closed polylines (poly_n vertices each,
 // xy in m) with at most maxxy points in all; returns the number of polylines
@@ -91,8 +101,7 @@ double tb_graspToothError(void);
 
 // one condition of a study over a grid: every (cell, trial) scene run in chunks of `chunk`
 // scenes, tallied into t (t->ncell = cells of grid); progress may be NULL; log, when not NULL,
-// gets a CSV row per trial: the scene summary (tb_sceneSummaryRow, scene = cell x trials +
-// trial) then cell, trial, success and the part's final x, y (m) and yaw (rad)
+// gets the per-trial CSV (tb_graspTrialHeader, a tb_graspTrialRow per trial)
 typedef struct tbGraspRun {
   long trials;         // scenes run
   long failed;         // scenes that failed numerically

@@ -100,7 +100,8 @@ void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long 
 
 // CSV: cell,ix,iy,x_mm,y_mm,trials,successes,failed,p,lo95,hi95 with trials the valid trials;
 // p is "nan" only where valid == 0 (and the interval then [0, 1]). TB_OK, or TB_ERR_ARG with
-// tb_lastError() naming the path when it cannot be written (a partial file is removed)
+// tb_lastError() naming the path when it cannot be written (written to PATH.part and renamed when
+// whole: a failure leaves an earlier file as it was)
 int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally* t);
 
 #ifdef __cplusplus
