@@ -226,6 +226,8 @@ typedef struct tbSimArgs {
   long max_iter;           // its iteration cap, 0: the scene's
   double solver_tol;       // its tolerance, 0: the scene's
   const char* export_dir;  // the recorded steps' problems as FC3D files here, or NULL
+  long replay;             // --replay K: scene K's replay, -1: none
+  tbReplayOpt replay_opt;
 } tbSimArgs;
 
 static void tb_printList(void) {
@@ -263,6 +265,8 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
   a->scene = -1;
   a->nscene = 1;
   a->solver = -1;
+  a->replay = -1;
+  a->replay_opt = tb_defaultReplayOpt(-1);
   for (int i = 0; i < argc; i++) {
     const char* arg = argv[i];
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -305,12 +309,14 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       if (a->solver < 0) rc = tb_cliError("--solver %s: unknown (see tumble solve --list)", val);
     } else if (!strcmp(arg, "--max-iter")) {
       rc = tb_parseInt(arg, val, 1, 1000000L, &a->max_iter);
+    } else if (!strcmp(arg, "--replay")) {
+      rc = tb_parseInt(arg, val, 0, 1000000000L, &a->replay);
     } else if (!strcmp(arg, "--export-problems")) {
       a->export_dir = val;
     } else if (!strcmp(arg, "--solver-tol")) {
       rc = tb_parseNumber(arg, val, &a->solver_tol);
       if (!rc && !(a->solver_tol > 0.0)) rc = tb_cliError("--solver-tol %s: must be > 0", val);
-    } else {
+    } else if ((rc = tb_parseReplayOption(arg, val, &a->replay_opt)) < 0) {
       rc = tb_parseBatchOption("simulate", arg, val, &a->out);
       if (rc < 0) return tb_cliError("unknown option '%s'", arg);
     }
@@ -322,6 +328,10 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
   if (a->export_dir && a->out)
     return tb_cliError("--export-problems steps scene by scene and records no --out");
   if (!a->steps_given) a->nstep = tb_sceneInfo(a->scene)->steps;
+  if (a->replay >= a->nscene)
+    return tb_cliError("--replay %ld: the batch has %ld scenes", a->replay, a->nscene);
+  if (a->replay >= 0 && a->export_dir)
+    return tb_cliError("--replay and --export-problems: one at a time");
   return 0;
 }
 
@@ -402,11 +412,6 @@ static int tb_exportProblemsTo(const tbModel* m, tbData* d, const tbSimArgs* a) 
   return 0;
 }
 
-static int tb_isH5(const char* path) {
-  size_t n = strlen(path);
-  return (n > 3 && !strcmp(path + n - 3, ".h5")) || (n > 5 && !strcmp(path + n - 5, ".hdf5"));
-}
-
 // the summary's path next to the trajectories': FILE.csv -> FILE-scenes.csv
 static int tb_summaryPath(const char* out, char* buf, size_t n) {
   size_t len = strlen(out);
@@ -432,6 +437,41 @@ static int tb_simulateChunks(const tbModel* m, tbData* d, int nstep, tbRecord* r
   }
   tb_progressFinish(&prog);
   return done;
+}
+
+// --replay K: scene K of the batch alone (bitwise the batch's: scenes are independent) as
+// STEM.csv and STEM.mp4, STEM the --out path without its .csv, or SCENE-replay-K
+static int tb_simulateReplay(const tbModel* m, const tbData* d, tbSimArgs* a) {
+  const char* name = tb_sceneInfo(a->scene)->name;
+  char stem[4096];
+  if (a->out) {
+    size_t len = strlen(a->out);
+    if (len > 4 && !strcmp(a->out + len - 4, ".csv")) len -= 4;
+    snprintf(stem, sizeof(stem), "%.*s", (int)len, a->out);
+  } else {
+    snprintf(stem, sizeof(stem), "%s-replay-%ld", name, a->replay);
+  }
+  tbData* one = tb_newData(m, 1);
+  if (!one) return tb_cliError("%s", tb_lastError());
+  tb_copyScene(m, d, (int)a->replay, one, 0);
+  tbCliReplay rep;
+  int rc = tb_replayRun(&rep, stem, m, one, (int)a->nstep, &a->replay_opt);
+  char text[96] = "", title[160], caption[130];
+  if (!rc) {
+    tb_statusText(one->status[0], text, sizeof(text));
+    snprintf(title, sizeof(title), "%s, scene %ld: %s", name, a->replay, text);
+    tb_paramCaption(m, one, caption, sizeof(caption));
+    rc = tb_replayWrite(&rep, m, one, &a->replay_opt, title, caption);
+  }
+  if (!rc) {
+    printf(
+        "{\"scene\": \"%s\", \"replay\": %ld, \"status\": \"%s\", \"max_residual\": %.6g, "
+        "\"trajectory\": \"%s\", \"video\": \"%s\"}\n",
+        name, a->replay, text, one->resid_max[0], rep.csv.path, rep.video);
+  }
+  tb_replayEnd(&rep);
+  tb_freeData(one);
+  return rc;
 }
 
 static int tb_simulate(int argc, char** argv) {
@@ -460,6 +500,10 @@ static int tb_simulate(int argc, char** argv) {
   if ((rc = tb_fillParams(m, d, &a, used))) goto done;
   if (tb_resetData(m, d) != TB_OK) {
     rc = tb_cliError("%s", tb_lastError());
+    goto done;
+  }
+  if (a.replay >= 0) {
+    rc = tb_simulateReplay(m, d, &a);
     goto done;
   }
   int h5 = a.out && tb_isH5(a.out);
@@ -508,33 +552,35 @@ done:
 }
 
 static void tb_usage(FILE* f) {
-  fprintf(f,
-          "usage: tumble [COMMAND ...]   (tumble --version: version and commit)\n"
-          "  tumble                      the default main job: the grasp study (tumble grasp)\n"
-          "  tumble simulate --list      built-in scenes with their parameters\n"
-          "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
-          "         [--cone exact|pyramid] [--facets N] [--align] [--solver NAME] [--max-iter K]\n"
-          "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
-          "         [--device auto|cpu|gpu] [--out FILE.csv|FILE.h5] [--export-problems DIR]\n"
-          "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
-          "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K] [--max-seconds S]\n"
-          "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
-          "  tumble solve --list         the solvers\n"
-          "  tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
-          "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
-          "         [--out PREFIX]      velocity field of a plate motion: PREFIX.csv, .png\n"
-          "  tumble plate motions        the named plate motions\n"
-          "  tumble plate optimize --target circle|saddle|FILE [--optimizer nelder-mead|cmaes|"
-          "both]\n"
-          "         [--starts K] [--budget S] [--out PREFIX]   plate motion for a target field\n"
-          "  tumble estimate synth|pf|fit --scene NAME ...   parameters from an observed\n"
-          "         trajectory (tumble estimate --help)\n"
-          "  tumble grasp [--grid 21x21] [--extent 20mm] [--trials 30] [--surface-mu medium]\n"
-          "         [--gripper-mu high] [--speed normal|fast] [--out PREFIX]   planar grasp\n"
-          "         probability map of the Brost-Christiansen study (tumble grasp --help)\n"
-          "  tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
-          "         [--mu M|LO:HI] [--grid 11x11] [--extent 80mm] [--trials 20] [--seed S]\n"
-          "         [--threads T] [--out PREFIX]   3D parallel-jaw grasp probability map\n");
+  fprintf(
+      f,
+      "usage: tumble [COMMAND ...]   (tumble --version: version and commit)\n"
+      "  tumble                      the default main job: the grasp study (tumble grasp)\n"
+      "  tumble simulate --list      built-in scenes with their parameters\n"
+      "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
+      "         [--cone exact|pyramid] [--facets N] [--align] [--solver NAME] [--max-iter K]\n"
+      "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
+      "         [--device auto|cpu|gpu] [--out FILE.csv|FILE.h5] [--export-problems DIR]\n"
+      "         [--replay K [--replay-speed S] [--view top|side]]   scene K alone, with a video\n"
+      "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
+      "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K] [--max-seconds S]\n"
+      "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
+      "  tumble solve --list         the solvers\n"
+      "  tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
+      "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
+      "         [--out PREFIX]      velocity field of a plate motion: PREFIX.csv, .png\n"
+      "  tumble plate motions        the named plate motions\n"
+      "  tumble plate optimize --target circle|saddle|FILE [--optimizer nelder-mead|cmaes|"
+      "both]\n"
+      "         [--starts K] [--budget S] [--out PREFIX]   plate motion for a target field\n"
+      "  tumble estimate synth|pf|fit --scene NAME ...   parameters from an observed\n"
+      "         trajectory (tumble estimate --help)\n"
+      "  tumble grasp [--grid 21x21] [--extent 20mm] [--trials 30] [--surface-mu medium]\n"
+      "         [--gripper-mu high] [--speed normal|fast] [--out PREFIX]   planar grasp\n"
+      "         probability map of the Brost-Christiansen study (tumble grasp --help)\n"
+      "  tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
+      "         [--mu M|LO:HI] [--grid 11x11] [--extent 80mm] [--trials 20] [--seed S]\n"
+      "         [--threads T] [--out PREFIX]   3D parallel-jaw grasp probability map\n");
 }
 
 static char tb_commandLine[4096];

@@ -7,6 +7,7 @@
 #include <tumble/tumble.h>
 
 #include "outfile.h"
+#include "replay.h"
 
 // print "tumble: error: ..." on stderr; returns the exit status for bad input (2)
 int tb_cliError(const char* fmt, ...);
@@ -37,9 +38,6 @@ int tb_cliOutCommit(tbOutFile* o, const char* what);
 // error (not enough memory); tb_freeRecord frees what was allocated
 int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int every);
 void tb_freeRecord(tbRecord* rec);
-// the steps scene s of d took up to its last good state: all of them, or those before its
-// failing step
-int64_t tb_lastGoodStep(const tbData* d, int s);
 // the trajectory CSV (scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz) of the scenes
 // [0, ndone) of a recorded rollout; a failed scene's rows end at its last good state
 void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const tbData* d,
@@ -50,6 +48,40 @@ void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const 
 // version, scene, partial. Writes o's temporary file and renames it: 0, or 2 after an error
 int tb_writeSimulateH5(tbOutFile* o, const char* scene, const tbModel* m, const tbRecord* rec,
                        const tbData* d, int ndone);
+// a replay's options: --replay-speed S (simulated seconds per second of video) and --view
+// top|side; -1 when arg is neither, else 0, or 2 after an error message
+int tb_parseReplayOption(const char* arg, const char* val, tbReplayOpt* o);
+// the replay of one scene (cli_replay.c): STEM.csv, every body's state at every step, and
+// STEM.mp4; both paths are checked before the run
+typedef struct tbCliReplay {
+  tbOutFile csv;
+  char video[4200];
+  tbRecord rec;
+} tbCliReplay;
+// run the one-scene batch d (parameters set and reset) nstep steps, recording every step; o's
+// view, when < 0, becomes the model's (tb_replayViewOf): 0, or 2 after an error message
+int tb_replayRun(tbCliReplay* r, const char* stem, const tbModel* m, tbData* d, int nstep,
+                 tbReplayOpt* o);
+// then write both files, the video under title and caption (which may name the outcome): 0,
+// or 2 after an error message
+int tb_replayWrite(tbCliReplay* r, const tbModel* m, const tbData* d, tbReplayOpt* o,
+                   const char* title, const char* caption);
+// release what is left (the files not written are removed)
+void tb_replayEnd(tbCliReplay* r);
+// --replay CELL,TRIAL of the grasp studies: whole numbers >= 0; 0, or 2 after an error message
+int tb_parseCellTrial(const char* what, const char* val, int* cell, int* trial);
+// the view that shows a model's motion: from the top for a planar (2.5D) model, else the side
+int tb_replayViewOf(const tbModel* m);
+// "name value unit, ..." of scene 0's parameters, cut with "..." to fit n bytes
+void tb_paramCaption(const tbModel* m, const tbData* d, char* buf, size_t n);
+// the other commands' --out FILE.h5 (cli_h5.c): tables (CSV text, a header line then rows, as
+// the CSV outputs have them) as groups `name` of one dataset per column (float64 where every
+// value is a number, else strings); attributes command_line, version, command, partial. Writes
+// o's temporary file and renames it: 0, or 2 after an error
+int tb_writeTablesH5(tbOutFile* o, const char* command, int partial, int ntable,
+                     const char* const* name, char* const* csv);
+// whether path names an HDF5 file (.h5 or .hdf5)
+int tb_isH5(const char* path);
 // the command line as typed (for the outputs' provenance)
 const char* tb_cliCommandLine(void);
 // `tumble solve ...` (cli_solve.c); returns the process exit status

@@ -10,6 +10,7 @@
 
 #include <tumble/estimate.h>
 #include <tumble/scenes.h>
+#include <tumble/sweep.h>
 #include <tumble/tumble.h>
 
 #include "cli.h"
@@ -506,6 +507,7 @@ static int tb_pf(tbEstArgs* a) {
   if (a->replay >= 0) o.replay = a->replay;
   if (a->max_stage) o.max_stage = (int)a->max_stage;
   o.progress = 1;
+  tb_catchInterrupt();
   if (tb_particleFilter(m, param0, &obs, &o, &res) != TB_OK) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
@@ -530,10 +532,16 @@ static int tb_pf(tbEstArgs* a) {
       "\"particles\": %d, \"observations\": %d, \"ess\": %.6g, \"resamples\": %d, "
       "\"zero_weight\": %d, \"inexact\": %d, \"failed\": %d, \"particle_steps\": %lld, "
       "\"scene_steps\": %lld, \"particle_steps_per_s\": %.6g, \"replay\": %s, \"threads\": %d, "
-      "\"out\": \"%s\", \"seconds\": %.6f}\n",
+      "\"partial\": %s, \"out\": \"%s\", \"seconds\": %.6f}\n",
       o.nparticle, res.nrow, res.ess[res.nrow - 1], res.resamples, res.zero_events, res.inexact,
       res.failed[res.nrow - 1], (long long)res.filter_steps, (long long)res.scene_steps, pss,
-      o.replay ? "true" : "false", omp_get_max_threads(), prefix, res.seconds);
+      o.replay ? "true" : "false", omp_get_max_threads(), res.partial ? "true" : "false", prefix,
+      res.seconds);
+  if (res.partial) {
+    tb_cliError("interrupted: %d of %d observations taken, written as a partial run", res.nrow,
+                obs.nrow);
+    rc = 130;
+  }
 done:
   tb_freePFResult(&res);
   tb_freeObs(&obs);
@@ -639,6 +647,7 @@ static int tb_fit(tbEstArgs* a) {
   if (a->max_iter) o.max_iter = (int)a->max_iter;
   o.log = log;
   o.progress = 1;
+  tb_catchInterrupt();
   if (tb_fitLM(m, param0, &obs, &o, &res) != TB_OK) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
@@ -654,9 +663,14 @@ static int tb_fit(tbEstArgs* a) {
   }
   printf(
       "\"rss\": %.17g, \"residuals\": %d, \"iterations\": %d, \"batches\": %d, "
-      "\"scene_steps\": %lld, \"reason\": \"%s\", \"threads\": %d, \"seconds\": %.6f}\n",
+      "\"scene_steps\": %lld, \"reason\": \"%s\", \"threads\": %d, \"partial\": %s, "
+      "\"seconds\": %.6f}\n",
       res.rss, res.m, res.iterations, res.batches, (long long)res.scene_steps, res.reason,
-      omp_get_max_threads(), res.seconds);
+      omp_get_max_threads(), strcmp(res.reason, "interrupted") ? "false" : "true", res.seconds);
+  if (!strcmp(res.reason, "interrupted")) {
+    tb_cliError("interrupted: the last accepted point written as a partial fit");
+    rc = 130;
+  }
 done:
   if (log && fclose(log) != 0 && !rc) rc = tb_cliError("--out %s: write failed", csv);
   if (log && rc) remove(csv);  // no half log of a failed fit

@@ -28,6 +28,9 @@ typedef struct tbGraspArgs {
   int chunk;
   const char* out;
   int replay_cell, replay_trial;  // --replay CELL,TRIAL; -1: a study
+  tbReplayOpt replay;             // --replay-speed, --view
+  int h5;                         // --out PREFIX.h5: one HDF5 file of both tables per condition
+  char stem[4096];                // PREFIX of --out PREFIX.h5
 } tbGraspArgs;
 
 static void tb_graspUsage(FILE* f) {
@@ -39,7 +42,7 @@ static void tb_graspUsage(FILE* f) {
       "         [--speed normal|fast[,...]] [--force N] [--tol 0.5mm] [--cone exact|pyramid]\n"
       "         [--facets K] [--dt H] [--solver NAME] [--max-iter K] [--solver-tol T]\n"
       "         [--seed S] [--threads T] [--chunk N] [--device auto|cpu|gpu]\n"
-      "         [--out PREFIX] [--replay CELL,TRIAL]\n"
+      "         [--out PREFIX] [--replay CELL,TRIAL [--replay-speed 0.25] [--view top|side]]\n"
       "With no arguments: the default study (gear, 21x21 offsets over 20 mm around (0, -10 "
       "mm),\n30 trials per cell, medium surface and high gripper friction, normal speed).\n");
 }
@@ -170,26 +173,15 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
     a->seed = (uint64_t)v;
     return rc;
   }
-  if (!strcmp(opt, "--replay")) {
-    char buf[64];
-    snprintf(buf, sizeof(buf), "%s", val);
-    char* comma = strchr(buf, ',');
-    if (!comma) return tb_cliError("--replay %s: expected CELL,TRIAL", val);
-    *comma = 0;
-    long c, t;
-    if (tb_parseInt("--replay CELL", buf, 0, 1 << 24, &c) ||
-        tb_parseInt("--replay TRIAL", comma + 1, 0, 1 << 24, &t))
-      return 2;
-    a->replay_cell = (int)c;
-    a->replay_trial = (int)t;
-    return 0;
-  }
+  if (!strcmp(opt, "--replay"))
+    return tb_parseCellTrial(opt, val, &a->replay_cell, &a->replay_trial);
   if (!strcmp(opt, "--chunk")) {
     int rc = tb_parseInt(opt, val, 1, 1 << 20, &v);
     a->chunk = (int)v;
     return rc;
   }
   int rc = tb_parseBatchOption("grasp", opt, val, &a->out);
+  if (rc < 0) rc = tb_parseReplayOption(opt, val, &a->replay);
   return rc >= 0 ? rc : tb_cliError("unknown option '%s' (see tumble grasp --help)", opt);
 }
 
@@ -209,6 +201,8 @@ static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
   a->chunk = 512;
   a->out = "grasp";
   a->replay_cell = a->replay_trial = -1;
+  a->replay = tb_defaultReplayOpt(-1);
+  a->replay.speed = 0.25;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       tb_graspUsage(stdout);
@@ -221,6 +215,11 @@ static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
   }
   tb_muRange(a->gripper, a->def.mu_gripper);
   if (tb_checkGraspDef(&a->def)) return tb_cliError("%s", tb_lastError());
+  a->h5 = tb_isH5(a->out);
+  if (a->h5) {
+    snprintf(a->stem, sizeof(a->stem), "%.*s", (int)(strrchr(a->out, '.') - a->out), a->out);
+    a->out = a->stem;
+  }
   return 0;
 }
 
@@ -251,9 +250,15 @@ static tbGraspDef tb_conditionDef(const tbGraspArgs* a, int i, int j) {
   return def;
 }
 
+// a parameter of scene 0 of d by name
+static double tb_param0(const tbModel* m, const tbData* d, const char* name) {
+  return d->param[tb_findParam(m, name)];
+}
+
 // --replay CELL,TRIAL: that one trial of the study again, bitwise (its draws are a pure function
-// of seed, cell and trial): PREFIX-replay-C-T.csv has every body's state at every step and
-// PREFIX-replay-C-T-trial.csv the trial's row, the same as in PREFIX-trials.csv
+// of seed, cell and trial): PREFIX-replay-C-T.csv has every body's state at every step,
+// PREFIX-replay-C-T.mp4 shows it and PREFIX-replay-C-T-trial.csv has the trial's row, the same
+// as in PREFIX-trials.csv
 static int tb_graspReplay(const tbGraspArgs* a) {
   if (a->nspeed * a->nsurface != 1)
     return tb_cliError("--replay: give one --speed and one --surface-mu (the trial's condition)");
@@ -262,44 +267,120 @@ static int tb_graspReplay(const tbGraspArgs* a) {
     return tb_cliError("--replay %d,%d: the study has %d cells of %d trials", cell, trial,
                        a->grid.nx * a->grid.ny, a->trials);
   tbGraspDef def = tb_conditionDef(a, 0, 0);
-  char path[4200], rowpath[4200];
-  snprintf(path, sizeof(path), "%s-replay-%d-%d.csv", a->out, cell, trial);
-  snprintf(rowpath, sizeof(rowpath), "%s-replay-%d-%d-trial.csv", a->out, cell, trial);
-  tbOutFile traj = {0}, row = {0};
-  int rc = tb_cliOutOpen(&traj, "--out", path);
-  if (!rc) rc = tb_cliOutOpen(&row, "--out", rowpath);
+  char stem[4200], rowpath[4300];
+  snprintf(stem, sizeof(stem), "%s-replay-%d-%d", a->out, cell, trial);
+  snprintf(rowpath, sizeof(rowpath), "%s-trial.csv", stem);
+  tbOutFile row = {0};
+  tbCliReplay rep = {0};
+  int rc = tb_cliOutOpen(&row, "--out", rowpath);
   tbModel* m = rc ? NULL : tb_buildGraspModel(&def);
   tbData* d = m ? tb_newData(m, 1) : NULL;
-  int nstep = tb_graspSteps(&def);
-  tbRecord rec = {0};
   if (!rc && !d) {
     rc = tb_cliError("--replay: %s", tb_lastError());
-  } else if (!rc && !(rc = tb_newRecord(&rec, m, 1, nstep, 1))) {
+  } else if (!rc) {
     tb_graspDrawTrial(m, &def, &a->grid, a->seed, cell, trial, d->param);
-    if (tb_checkParams(m, d) || tb_resetData(m, d) || tb_rollout(m, d, 0, 1, nstep, &rec))
+    if (tb_checkParams(m, d) || tb_resetData(m, d))
       rc = tb_cliError("--replay: %s", tb_lastError());
   }
-  int success = 0;
+  tbReplayOpt o = a->replay;
+  if (!rc) rc = tb_replayRun(&rep, stem, m, d, tb_graspSteps(&def), &o);
+  int success = !rc && !(d->status[0] & TB_SCENE_FAILMASK) && tb_graspSuccess(m, &def, d, 0);
+  char text[96] = "";
   if (!rc) {
-    success = !(d->status[0] & TB_SCENE_FAILMASK) && tb_graspSuccess(m, &def, d, 0);
-    tb_writeTrajectories(traj.f, m, &rec, d, 1);
+    tb_statusText(d->status[0], text, sizeof(text));
+    char title[160], caption[200];
+    snprintf(title, sizeof(title), "grasp cell %d, trial %d: %s (%s)", cell, trial,
+             success ? "success" : "no success", text);
+    snprintf(caption, sizeof(caption),
+             "fingertips at (%.2f, %.2f) mm from the part; surface mu %.3f, gripper mu %.3f, "
+             "closing at %.1f mm/s",
+             1e3 * tb_param0(m, d, "offset_x"), 1e3 * tb_param0(m, d, "offset_y"),
+             tb_param0(m, d, "surface_mu"), tb_param0(m, d, "gripper_mu"),
+             1e3 * tb_param0(m, d, "speed"));
+    rc = tb_replayWrite(&rep, m, d, &o, title, caption);
+  }
+  if (!rc) {
     tb_graspTrialHeader(row.f, m);
     tb_graspTrialRow(row.f, m, d, 0, (long)cell * a->trials + trial, a->trials, success);
-    if (!(rc = tb_cliOutCommit(&traj, "--out"))) rc = tb_cliOutCommit(&row, "--out");
+    rc = tb_cliOutCommit(&row, "--out");
   }
   if (!rc) {
-    char text[96];
-    tb_statusText(d->status[0], text, sizeof(text));
     printf(
         "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", \"max_residual\": "
-        "%.6g, \"trajectory\": \"%s\", \"trial_row\": \"%s\"}\n",
-        cell, trial, success, text, d->resid_max[0], path, rowpath);
+        "%.6g, \"trajectory\": \"%s\", \"video\": \"%s\", \"trial_row\": \"%s\"}\n",
+        cell, trial, success, text, d->resid_max[0], rep.csv.path, rep.video, rowpath);
   }
-  tb_outAbort(&traj);
   tb_outAbort(&row);
-  tb_freeRecord(&rec);
+  tb_replayEnd(&rep);
   tb_freeData(d);
   tb_freeModel(m);
+  return rc;
+}
+
+// a condition's tables: PREFIX.csv (the cells) and PREFIX-trials.csv, or both in PREFIX.h5;
+// the files are opened before the study, the trials' rows go to `trials` as it runs
+typedef struct tbGraspOut {
+  tbOutFile cells, log, h5;
+  char* text;  // the trials' rows (HDF5: in memory until the end)
+  size_t len;
+  FILE* trials;
+} tbGraspOut;
+
+static int tb_graspOutOpen(tbGraspOut* o, const tbGraspArgs* a, const char* prefix) {
+  memset(o, 0, sizeof(*o));
+  char path[4300];
+  if (a->h5) {
+    snprintf(path, sizeof(path), "%s.h5", prefix);
+    int rc = tb_cliOutOpen(&o->h5, "--out", path);
+    o->trials = rc ? NULL : open_memstream(&o->text, &o->len);
+    return rc ? rc : o->trials ? 0 : tb_cliError("--out %s: out of memory", path);
+  }
+  snprintf(path, sizeof(path), "%s.csv", prefix);
+  int rc = tb_cliOutOpen(&o->cells, "--out", path);
+  snprintf(path, sizeof(path), "%s-trials.csv", prefix);
+  if (!rc) rc = tb_cliOutOpen(&o->log, "--out", path);
+  o->trials = o->log.f;
+  return rc;
+}
+
+static void tb_graspOutAbort(tbGraspOut* o) {
+  if (o->trials && o->trials != o->log.f) fclose(o->trials);  // the memory stream
+  o->trials = NULL;
+  free(o->text);
+  o->text = NULL;
+  tb_outAbort(&o->cells);
+  tb_outAbort(&o->log);
+  tb_outAbort(&o->h5);
+}
+
+static int tb_graspOutCommit(tbGraspOut* o, const tbGraspArgs* a, const tbSweepTally* t,
+                             int partial) {
+  int rc = 0;
+  if (a->h5) {
+    char* cells = NULL;
+    size_t n = 0;
+    FILE* f = open_memstream(&cells, &n);
+    fclose(o->trials);
+    o->trials = NULL;
+    if (!f) {
+      rc = tb_cliError("--out %s: out of memory", o->h5.path);
+    } else {
+      tb_sweepWriteRows(f, &a->grid, t);
+      fclose(f);
+      const char* name[2] = {"cells", "trials"};
+      char* csv[2] = {cells, o->text};
+      rc = tb_writeTablesH5(&o->h5, "grasp", partial, 2, name, csv);
+    }
+    free(cells);
+    free(o->text);
+    o->text = NULL;
+  } else {
+    tb_sweepWriteRows(o->cells.f, &a->grid, t);
+    o->trials = NULL;  // the log's stream, closed by its commit
+    rc = tb_cliOutCommit(&o->log, "--out");
+    if (!rc) rc = tb_cliOutCommit(&o->cells, "--out");
+  }
+  tb_graspOutAbort(o);
   return rc;
 }
 
@@ -326,26 +407,23 @@ int tb_graspMain(int argc, char** argv) {
         rc = tb_cliError("%s", tb_lastError());
         break;
       }
-      char prefix[400], path[420], title[160];
+      char prefix[4200], path[4220], title[160];
       tb_conditionPrefix(&a, a.speed[i], a.surface[j], prefix, sizeof(prefix));
-      tbOutFile log;
-      snprintf(path, sizeof(path), "%s-trials.csv", prefix);
-      if ((rc = tb_cliOutOpen(&log, "--out", path))) {
+      tbGraspOut out;
+      if ((rc = tb_graspOutOpen(&out, &a, prefix))) {
         tb_freeTally(&t);
         break;
       }
-      int sw = tb_graspSweep(&def, &a.grid, a.trials, a.seed, a.chunk, &prog, log.f, &t, &run);
+      int sw = tb_graspSweep(&def, &a.grid, a.trials, a.seed, a.chunk, &prog, out.trials, &t, &run);
       if (sw != TB_OK && sw != TB_INTERRUPTED) {
-        tb_outAbort(&log);
+        tb_graspOutAbort(&out);
         tb_freeTally(&t);
         rc = tb_cliError("%s", tb_lastError());
         break;
       }
       // Ctrl-C: the trials done so far are written (their cells' counts say how many)
       partial = sw == TB_INTERRUPTED;
-      rc = tb_cliOutCommit(&log, "--out");
-      snprintf(path, sizeof(path), "%s.csv", prefix);
-      if (!rc) rc = tb_sweepWriteCsv(path, &a.grid, &t) ? tb_cliError("%s", tb_lastError()) : 0;
+      rc = tb_graspOutCommit(&out, &a, &t, partial);
       snprintf(title, sizeof(title), "%s grasp, %s speed, surface mu %s, gripper mu %s%s",
                def.part == TB_PART_GEAR ? "gear" : "disc", a.speed[i] == 1 ? "normal" : "fast",
                tb_muRangeName(a.surface[j]), tb_muRangeName(a.gripper),

@@ -19,12 +19,15 @@ static void tb_grasp3dUsage(FILE* f) {
           "         [--mu M|LO:HI] [--pos-noise L] [--yaw-noise DEG] [--force N] [--speed V]\n"
           "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--max-iter K]\n"
           "         [--tol T] [--seed S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
+          "         [--replay CELL,TRIAL [--replay-speed 0.25] [--view side|top]]\n"
           "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
           "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
           "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
           "  2mm, yaw-noise 10 deg, force 5 N per finger, speed 0.1 m/s, dt 0.002 s, PGS with\n"
           "  max-iter 50 and tol 1e-6 per step.\n"
-          "  Writes PREFIX.csv and PREFIX.png (default PREFIX grasp3d).\n");
+          "  Writes PREFIX.csv and PREFIX.png (default PREFIX grasp3d). --replay runs trial TRIAL\n"
+          "  of cell CELL (x fastest) alone, bitwise as in the study, and writes\n"
+          "  PREFIX-replay-CELL-TRIAL.csv (every step) and .mp4.\n");
 }
 
 // "V" or "LO:HI" with LO <= HI, both in [lo, hi]
@@ -49,6 +52,8 @@ typedef struct tbGrasp3dArgs {
   int size_given;
   double size[3];
   int nsize;
+  int replay_cell, replay_trial;  // --replay CELL,TRIAL; -1: the study
+  tbReplayOpt replay;
 } tbGrasp3dArgs;
 
 // the default size of each object: box 30x50x30 mm, capsule 30x60 mm, sphere 40 mm
@@ -63,6 +68,9 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
   a->def = tb_defaultGrasp3dDef();
   a->def.progress = 1;
   a->out = "grasp3d";
+  a->replay_cell = a->replay_trial = -1;
+  a->replay = tb_defaultReplayOpt(-1);
+  a->replay.speed = 0.25;
   for (int i = 0; i < argc; i++) {
     const char* arg = argv[i];
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -151,7 +159,9 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       long s;
       rc = tb_parseInt(arg, val, 0, 2147483647L, &s);
       d->seed = (uint64_t)s;
-    } else {
+    } else if (!strcmp(arg, "--replay")) {
+      rc = tb_parseCellTrial(arg, val, &a->replay_cell, &a->replay_trial);
+    } else if ((rc = tb_parseReplayOption(arg, val, &a->replay)) < 0) {
       rc = tb_parseBatchOption("grasp3d", arg, val, &a->out);
       if (rc < 0) return tb_cliError("unknown option '%s'", arg);
     }
@@ -206,20 +216,88 @@ static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, 
   return rc ? tb_cliError("--out %s: cannot write the PNG", path) : 0;
 }
 
+// the cells' table (tb_sweepWriteRows) into out, a CSV or an HDF5 file: 0, or 2 after an error
+static int tb_writeCells(tbOutFile* out, const tbGrasp3dArgs* a, const tbGrasp3dResult* r, int sw) {
+  if (!tb_isH5(a->out)) {
+    tb_sweepWriteRows(out->f, &a->def.grid, &r->tally);
+    return tb_cliOutCommit(out, "--out");
+  }
+  char* text = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  if (!f) return tb_cliError("--out %s: out of memory", out->path);
+  tb_sweepWriteRows(f, &a->def.grid, &r->tally);
+  fclose(f);
+  const char* name[1] = {"cells"};
+  int rc = tb_writeTablesH5(out, "grasp3d", sw == TB_INTERRUPTED, 1, name, &text);
+  free(text);
+  return rc;
+}
+
+// --replay CELL,TRIAL: that one trial of the study again, bitwise (its draws are a pure function
+// of seed, cell and trial), as PREFIX-replay-C-T.csv and .mp4
+static int tb_grasp3dReplay(tbGrasp3dArgs* a) {
+  const tbGrasp3dDef* def = &a->def;
+  int cell = a->replay_cell, trial = a->replay_trial;
+  if (cell >= def->grid.nx * def->grid.ny || trial >= def->trials)
+    return tb_cliError("--replay %d,%d: the study has %d cells of %d trials", cell, trial,
+                       def->grid.nx * def->grid.ny, def->trials);
+  tbGrasp3dInfo info;
+  tbModel* m = tb_buildGrasp3d(def, &info);
+  tbData* d = m ? tb_newData(m, 1) : NULL;
+  int rc = 0;
+  if (d) {
+    tb_defaultParams(m, d);
+    tb_grasp3dParams(m, &info, def, cell, trial, d->param);
+  }
+  if (!d || tb_checkParams(m, d) || tb_resetData(m, d))
+    rc = tb_cliError("--replay: %s", tb_lastError());
+  char stem[4200];
+  snprintf(stem, sizeof(stem), "%s-replay-%d-%d", a->out, cell, trial);
+  tbCliReplay rep = {0};
+  if (!rc) rc = tb_replayRun(&rep, stem, m, d, (int)info.nstep, &a->replay);
+  int held = !rc && !(d->status[0] & TB_SCENE_FAILMASK) && tb_grasp3dSuccess(m, &info, d, 0);
+  char text[96] = "";
+  if (!rc) {
+    tb_statusText(d->status[0], text, sizeof(text));
+    char title[160], caption[200];
+    const double* p = d->param;
+    snprintf(title, sizeof(title), "grasp3d %s, cell %d, trial %d: %s (%s)",
+             kObjectName[def->object], cell, trial, held ? "held" : "not held", text);
+    snprintf(caption, sizeof(caption),
+             "object at (%.2f, %.2f) mm, yaw %.2f deg from the jaws' centre; mu %.3f, mass "
+             "%.4g kg, %g N per finger",
+             1e3 * p[info.p_x], 1e3 * p[info.p_y],
+             2.0 * atan2(p[info.p_qz], p[info.p_qw]) * 180.0 / TB_PI, p[info.p_mu], p[info.p_mass],
+             p[info.p_force]);
+    rc = tb_replayWrite(&rep, m, d, &a->replay, title, caption);
+  }
+  if (!rc) {
+    printf(
+        "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", "
+        "\"max_residual\": %.6g, \"trajectory\": \"%s\", \"video\": \"%s\"}\n",
+        cell, trial, held, text, d->resid_max[0], rep.csv.path, rep.video);
+  }
+  tb_replayEnd(&rep);
+  tb_freeData(d);
+  tb_freeModel(m);
+  return rc;
+}
+
 int tb_grasp3dMain(int argc, char** argv) {
   tbGrasp3dArgs a;
   int rc = tb_parseGrasp3d(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
-  size_t len = strlen(a.out) + 8;
-  char* csv = (char*)malloc(len);
-  char* png = (char*)malloc(len);
-  if (!csv || !png) {
-    free(csv);
-    free(png);
-    return tb_cliError("out of memory");
-  }
-  snprintf(csv, len, "%s.csv", a.out);
-  snprintf(png, len, "%s.png", a.out);
+  if (a.replay_cell >= 0) return tb_grasp3dReplay(&a);
+  // PREFIX.csv (or PREFIX.h5 for --out PREFIX.h5) and PREFIX.png, checked before the study
+  int h5 = tb_isH5(a.out), stem = h5 ? (int)(strrchr(a.out, '.') - a.out) : (int)strlen(a.out);
+  char table[4200], png[4200];
+  snprintf(table, sizeof(table), "%.*s.%s", stem, a.out, h5 ? "h5" : "csv");
+  snprintf(png, sizeof(png), "%.*s.png", stem, a.out);
+  tbOutFile out = {0}, probe = {0};
+  if ((rc = tb_cliOutOpen(&out, "--out", table)) || (rc = tb_cliOutOpen(&probe, "--out", png)))
+    goto done;
+  tb_outAbort(&probe);
   tbGrasp3dResult r;
   tb_catchInterrupt();
   int sw = tb_grasp3dSweep(&a.def, &r);
@@ -231,11 +309,7 @@ int tb_grasp3dMain(int argc, char** argv) {
   tb_tallySum(&r.tally, &succ, &valid, &failed);
   double p = valid ? (double)succ / valid : NAN, lo, hi;
   tb_wilson(succ, valid, &lo, &hi);
-  if (tb_sweepWriteCsv(csv, &a.def.grid, &r.tally) != TB_OK) {
-    rc = tb_cliError("%s", tb_lastError());
-  } else if ((rc = tb_writeGrasp3dPng(&a, &r, png, p))) {
-    remove(csv);
-  }
+  if (!(rc = tb_writeGrasp3dPng(&a, &r, png, p))) rc = tb_writeCells(&out, &a, &r, sw);
   if (!rc) {
     double steps = (double)r.done * r.nstep, s = r.seconds > 0.0 ? r.seconds : 1e-9;
     char pstr[32] = "null";  // JSON has no NaN: every scene failed numerically
@@ -244,11 +318,11 @@ int tb_grasp3dMain(int argc, char** argv) {
         "{\"object\": \"%s\", \"probability\": %s, \"lo95\": %.4f, \"hi95\": %.4f, "
         "\"trials\": %ld, \"successes\": %ld, \"failed_scenes\": %ld, \"unconverged_scenes\": "
         "%ld, \"cells\": %d, \"steps_per_trial\": %ld, \"seconds\": %.3f, \"trials_per_s\": "
-        "%.4g, \"scene_steps_per_s\": %.4g, \"threads\": %d, \"partial\": %s, \"csv\": \"%s\", "
+        "%.4g, \"scene_steps_per_s\": %.4g, \"threads\": %d, \"partial\": %s, \"table\": \"%s\", "
         "\"png\": \"%s\"}\n",
         kObjectName[a.def.object], pstr, lo, hi, r.done, succ, failed, r.unconverged, r.tally.ncell,
         r.nstep, r.seconds, r.done / s, steps / s, omp_get_max_threads(),
-        sw == TB_INTERRUPTED ? "true" : "false", csv, png);
+        sw == TB_INTERRUPTED ? "true" : "false", table, png);
   }
   if (!rc && sw == TB_INTERRUPTED) {
     tb_cliError("interrupted: %ld of %ld trials done, written as a partial study", r.done,
@@ -257,7 +331,7 @@ int tb_grasp3dMain(int argc, char** argv) {
   }
   tb_freeGrasp3dResult(&r);
 done:
-  free(csv);
-  free(png);
+  tb_outAbort(&out);
+  tb_outAbort(&probe);
   return rc;
 }

@@ -1,6 +1,7 @@
-// simulate's HDF5 output (--out FILE.h5): the trajectories as (scene x record x body) arrays, the
-// parameter table and every scene's status, with the command line and version as attributes, in
-// one file that h5py, MATLAB or h5dump read without a parser of ours.
+// The HDF5 outputs (--out FILE.h5): simulate's trajectories as (scene x record x body) arrays,
+// the parameter table and every scene's status, and the other commands' per-scene tables (the
+// rows their CSV files have, a dataset per column), each with the command line and version as
+// attributes, in one file that h5py, MATLAB or h5dump read without a parser of ours.
 #include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
@@ -127,14 +128,14 @@ static herr_t h5_scenes(hid_t f, const tbModel* m, const tbData* d, int ndone) {
   return rc;
 }
 
-int tb_writeSimulateH5(tbOutFile* o, const char* scene, const tbModel* m, const tbRecord* rec,
-                       const tbData* d, int ndone) {
-  // the temporary file was opened (and so checked) before the run; HDF5 writes it anew
+// the file of o: its temporary file was opened (and so checked) before the run, and HDF5 writes
+// it anew; the provenance attributes (command line, version, what, partial) written. The error
+// printer is silenced until h5_close
+static hid_t h5_open(tbOutFile* o, const char* key, const char* what, int partial,
+                     H5E_auto2_t* old_fn, void** old_data) {
   fclose(o->f);
   o->f = NULL;
-  H5E_auto2_t old_fn;
-  void* old_data;
-  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+  H5Eget_auto2(H5E_DEFAULT, old_fn, old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t f = H5Fcreate(o->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   herr_t rc = f < 0 ? -1 : 0;
@@ -142,15 +143,123 @@ int tb_writeSimulateH5(tbOutFile* o, const char* scene, const tbModel* m, const 
   snprintf(version, sizeof(version), "%s (commit %s)", TUMBLE_VERSION, TUMBLE_COMMIT);
   if (rc >= 0) rc = h5_stringAttr(f, "command_line", tb_cliCommandLine());
   if (rc >= 0) rc = h5_stringAttr(f, "version", version);
-  if (rc >= 0) rc = h5_stringAttr(f, "scene", scene);
-  if (rc >= 0) rc = h5_stringAttr(f, "partial", ndone < d->nscene ? "true" : "false");
-  if (rc >= 0) rc = h5_trajectories(f, m, rec, d, ndone);
-  if (rc >= 0) rc = h5_scenes(f, m, d, ndone);
-  if (f >= 0 && H5Fclose(f) < 0) rc = -1;
+  if (rc >= 0) rc = h5_stringAttr(f, key, what);
+  if (rc >= 0) rc = h5_stringAttr(f, "partial", partial ? "true" : "false");
+  if (rc < 0 && f >= 0) {
+    H5Fclose(f);
+    f = -1;
+  }
+  return f;
+}
+
+// close f (rc < 0: something failed) and rename the file into place: 0, or 2 after an error
+static int h5_close(tbOutFile* o, hid_t f, herr_t rc, H5E_auto2_t old_fn, void* old_data) {
+  if (f < 0 || H5Fclose(f) < 0) rc = -1;
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
   if (rc < 0 || rename(o->tmp, o->path)) {
     remove(o->tmp);
     return tb_cliError("--out %s: HDF5 write failed", o->path);
   }
   return 0;
+}
+
+int tb_writeSimulateH5(tbOutFile* o, const char* scene, const tbModel* m, const tbRecord* rec,
+                       const tbData* d, int ndone) {
+  H5E_auto2_t old_fn;
+  void* old_data;
+  hid_t f = h5_open(o, "scene", scene, ndone < d->nscene, &old_fn, &old_data);
+  herr_t rc = f < 0 ? -1 : h5_trajectories(f, m, rec, d, ndone);
+  if (rc >= 0) rc = h5_scenes(f, m, d, ndone);
+  return h5_close(o, f, rc, old_fn, old_data);
+}
+
+//---- tables ------------------------------------------------------------------------------------
+
+// whether s is one whole number (strtod's: nan and inf included)
+static int h5_isNumber(const char* s) {
+  char* end;
+  strtod(s, &end);
+  return *s && !*end;
+}
+
+// one column of a table: float64 when every value is a number, else fixed-length strings
+static herr_t h5_column(hid_t g, const char* name, char** cell, size_t nrow, size_t ncol) {
+  hsize_t n = (hsize_t)nrow;
+  int numeric = 1;
+  size_t width = 1;
+  for (size_t r = 0; r < nrow; r++) {
+    numeric = numeric && h5_isNumber(cell[r * ncol]);
+    size_t len = strlen(cell[r * ncol]) + 1;
+    width = len > width ? len : width;
+  }
+  if (numeric) {
+    double* x = (double*)malloc(sizeof(double) * (nrow ? nrow : 1));
+    if (!x) return -1;
+    for (size_t r = 0; r < nrow; r++) x[r] = strtod(cell[r * ncol], NULL);
+    herr_t rc = h5_dataset(g, name, H5T_NATIVE_DOUBLE, 1, &n, x);
+    free(x);
+    return rc;
+  }
+  char* text = (char*)calloc(nrow ? nrow : 1, width);
+  if (!text) return -1;
+  for (size_t r = 0; r < nrow; r++)
+    memcpy(text + r * width, cell[r * ncol], strlen(cell[r * ncol]));
+  herr_t rc = h5_names(g, name, text, width, n);
+  free(text);
+  return rc;
+}
+
+// the fields of each line of csv, in place: (nline x ncol) pointers, or NULL when a line has
+// another count of fields than the header or memory runs out
+static char** h5_splitCsv(char* csv, size_t* nline, size_t* ncol) {
+  size_t lines = 0, cols = 1;
+  for (const char* c = csv; *c; c++) lines += *c == '\n';
+  for (const char* c = csv; *c && *c != '\n'; c++) cols += *c == ',';
+  char** cell = (char**)malloc(sizeof(char*) * (lines ? lines : 1) * cols);
+  if (!cell) return NULL;
+  char* at = csv;
+  for (size_t l = 0; l < lines; l++) {
+    for (size_t k = 0; k < cols; k++) {
+      cell[l * cols + k] = at;
+      at += strcspn(at, k + 1 < cols ? ",\n" : "\n");
+      if (*at != (k + 1 < cols ? ',' : '\n')) {
+        free(cell);
+        return NULL;
+      }
+      *at++ = 0;
+    }
+  }
+  *nline = lines;
+  *ncol = cols;
+  return cell;
+}
+
+// a CSV table (header, rows) as a group of columns
+static herr_t h5_table(hid_t f, const char* name, const char* csv) {
+  char* text = strdup(csv);
+  size_t nline = 0, ncol = 0;
+  char** cell = text ? h5_splitCsv(text, &nline, &ncol) : NULL;
+  hid_t g = cell && nline ? H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  herr_t rc = g < 0 ? -1 : 0;
+  for (size_t k = 0; k < ncol && rc >= 0; k++)
+    rc = h5_column(g, cell[k], cell + ncol + k, nline - 1, ncol);
+  if (g >= 0) H5Gclose(g);
+  free(cell);
+  free(text);
+  return rc;
+}
+
+int tb_writeTablesH5(tbOutFile* o, const char* command, int partial, int ntable,
+                     const char* const* name, char* const* csv) {
+  H5E_auto2_t old_fn;
+  void* old_data;
+  hid_t f = h5_open(o, "command", command, partial, &old_fn, &old_data);
+  herr_t rc = f < 0 ? -1 : 0;
+  for (int t = 0; t < ntable && rc >= 0; t++) rc = h5_table(f, name[t], csv[t]);
+  return h5_close(o, f, rc, old_fn, old_data);
+}
+
+int tb_isH5(const char* path) {
+  size_t n = strlen(path);
+  return (n > 3 && !strcmp(path + n - 3, ".h5")) || (n > 5 && !strcmp(path + n - 5, ".hdf5"));
 }

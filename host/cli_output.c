@@ -33,11 +33,6 @@ void tb_freeRecord(tbRecord* rec) {
   memset(rec, 0, sizeof(*rec));
 }
 
-int64_t tb_lastGoodStep(const tbData* d, int s) {
-  // fail_step is the 0-based index of the step that failed: the state before it is its count
-  return d->fail_step[s] >= 0 ? d->fail_step[s] : d->nstep[s];
-}
-
 void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const tbData* d,
                           int ndone) {
   fprintf(f, "scene,step,t,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");

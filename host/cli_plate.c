@@ -16,6 +16,8 @@ typedef struct tbPlateArgs {
   tbFieldOpt opt;
   const char* out;
   char set_names[TB_FIELD_MAXSET][TB_NAMELEN];
+  int replay;  // --replay START, -1: the field
+  tbReplayOpt replay_opt;
 } tbPlateArgs;
 
 static void tb_plateUsage(FILE* f) {
@@ -23,6 +25,8 @@ static void tb_plateUsage(FILE* f) {
           "usage: tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
           "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
           "         [--transient S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
+          "         [--replay START [--replay-speed 1] [--view top|side]]   start START (x\n"
+          "         fastest) alone: PREFIX-replay-START.csv (every step) and .mp4\n"
           "       tumble plate optimize --target circle|saddle|FILE\n"
           "         [--optimizer nelder-mead|cmaes|both] [--starts K] [--budget SECONDS]\n"
           "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T]\n"
@@ -58,6 +62,8 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
   a->opt = tb_defaultFieldOpt();
   a->opt.progress = 1;
   a->out = "plate-field";
+  a->replay = -1;
+  a->replay_opt = tb_defaultReplayOpt(TB_VIEW_TOP);
   // the motion first, so that --param applies to it whatever the order
   for (int i = 0; i + 1 < argc; i++) {
     if (strcmp(argv[i], "--motion")) continue;
@@ -134,7 +140,11 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
       } else {
         return tb_cliError("--part %s: expected particle or box", val);
       }
-    } else {
+    } else if (!strcmp(arg, "--replay")) {
+      long k;
+      rc = tb_parseInt(arg, val, 0, 1 << 24, &k);
+      a->replay = (int)k;
+    } else if ((rc = tb_parseReplayOption(arg, val, &a->replay_opt)) < 0) {
       rc = tb_parseBatchOption("plate field", arg, val, &a->out);
       if (rc < 0) return tb_cliError("unknown option '%s'", arg);
     }
@@ -147,25 +157,23 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
   return 0;
 }
 
-static int tb_writeFieldCSV(const char* path, const tbFieldResult* r) {
-  FILE* f = fopen(path, "w");
-  if (!f) return tb_cliError("--out %s: cannot open for writing", path);
-  fprintf(f, "x0,y0,mean_x,mean_y,vx,vy,speed,stick_fraction,separated_fraction\n");
-  for (int i = 0; i < r->n; i++) {
+// one row per start run: its start, mean position and velocity, contact fractions and status
+static void tb_writeFieldRows(FILE* f, const tbFieldResult* r) {
+  fprintf(f,
+          "x0,y0,mean_x,mean_y,vx,vy,speed,stick_fraction,separated_fraction,status,"
+          "status_text\n");
+  for (int i = 0; i < r->done; i++) {
     const tbFieldPoint* p = &r->pt[i];
-    fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", p->x0, p->y0, p->mean_x,
-            p->mean_y, p->vx, p->vy, p->speed, p->stick, p->separated);
+    char text[96];
+    tb_statusText(p->status, text, sizeof(text));
+    fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%s\n", p->x0, p->y0,
+            p->mean_x, p->mean_y, p->vx, p->vy, p->speed, p->stick, p->separated, p->status, text);
   }
-  if (fclose(f) != 0) {
-    remove(path);
-    return tb_cliError("--out %s: write failed", path);
-  }
-  return 0;
 }
 
 static int tb_writeFieldPNG(const char* path, const tbPlateMotion* mo, int modified,
                             const tbFieldOpt* o, const tbFieldResult* r) {
-  int n = r->n;
+  int n = r->done;
   double* buf = (double*)malloc(sizeof(double) * 6 * (size_t)n);
   int* mark = (int*)malloc(sizeof(int) * (size_t)n);
   if (!buf || !mark) {
@@ -184,8 +192,8 @@ static int tb_writeFieldPNG(const char* path, const tbPlateMotion* mo, int modif
     mark[i] = p->stick > TB_FIELD_STICK_MARK;
   }
   char title[160];
-  snprintf(title, sizeof(title), "%s%s: %s, mu %g, %g s", mo->name, modified ? " (modified)" : "",
-           o->box ? "box" : "particle", o->mu, o->seconds);
+  snprintf(title, sizeof(title), "%s%s: %s, mu %g, %g s%s", mo->name, modified ? " (modified)" : "",
+           o->box ? "box" : "particle", o->mu, o->seconds, r->done < r->n ? " (partial)" : "");
   int nx = o->nx > o->ny ? o->nx : o->ny;
   double spacing = nx > 1 ? 2.0 * o->extent / (nx - 1) : o->extent;
   tbQuiver q = {title,           o->extent,   0.1 * o->extent, n,    buf,         buf + n,
@@ -194,30 +202,93 @@ static int tb_writeFieldPNG(const char* path, const tbPlateMotion* mo, int modif
   int rc = tb_plotQuiver(path, &q, 900, 760);
   free(buf);
   free(mark);
-  if (rc) {
-    remove(path);
-    return tb_cliError("--out %s: cannot write the PNG", path);
+  return rc ? tb_cliError("--out %s: cannot write the PNG", path) : 0;
+}
+
+// PREFIX.csv (or PREFIX.h5 for --out PREFIX.h5) and PREFIX.png, checked before a run
+// (tb_fieldOutOpen) and written whole
+typedef struct tbFieldOut {
+  tbOutFile table;  // the CSV, or the HDF5 file
+  int h5;
+  char png[4200];
+} tbFieldOut;
+
+static int tb_fieldOutOpen(tbFieldOut* out, const char* prefix) {
+  memset(out, 0, sizeof(*out));
+  out->h5 = tb_isH5(prefix);
+  int stem = out->h5 ? (int)(strrchr(prefix, '.') - prefix) : (int)strlen(prefix);
+  char table[4200];
+  snprintf(table, sizeof(table), "%.*s.%s", stem, prefix, out->h5 ? "h5" : "csv");
+  snprintf(out->png, sizeof(out->png), "%.*s.png", stem, prefix);
+  tbOutFile probe = {0};
+  int rc = tb_cliOutOpen(&out->table, "--out", table);
+  if (!rc) rc = tb_cliOutOpen(&probe, "--out", out->png);
+  tb_outAbort(&probe);
+  return rc;
+}
+
+static int tb_fieldOutWrite(tbFieldOut* out, const tbPlateMotion* mo, int modified,
+                            const tbFieldOpt* o, const tbFieldResult* r) {
+  int rc = tb_writeFieldPNG(out->png, mo, modified, o, r);
+  if (rc || !out->h5) {
+    if (!rc) tb_writeFieldRows(out->table.f, r);
+    return rc ? rc : tb_cliOutCommit(&out->table, "--out");
   }
-  return 0;
+  char* text = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  if (!f) return tb_cliError("--out %s: out of memory", out->table.path);
+  tb_writeFieldRows(f, r);
+  fclose(f);
+  const char* name[1] = {"starts"};
+  rc = tb_writeTablesH5(&out->table, "plate field", r->done < r->n, 1, name, &text);
+  free(text);
+  return rc;
 }
 
 int tb_plateWriteField(const char* prefix, const tbPlateMotion* mo, int modified,
                        const tbFieldOpt* o, const tbFieldResult* r) {
-  size_t len = strlen(prefix) + 8;
-  char* csv = (char*)malloc(len);
-  char* png = (char*)malloc(len);
-  int rc = 0;
-  if (!csv || !png) {
-    rc = tb_cliError("out of memory");
-  } else {
-    snprintf(csv, len, "%s.csv", prefix);
-    snprintf(png, len, "%s.png", prefix);
-    if (!(rc = tb_writeFieldCSV(csv, r)) && (rc = tb_writeFieldPNG(png, mo, modified, o, r))) {
-      remove(csv);
-    }
+  tbFieldOut out;
+  int rc = tb_fieldOutOpen(&out, prefix);
+  if (!rc) rc = tb_fieldOutWrite(&out, mo, modified, o, r);
+  tb_outAbort(&out.table);
+  return rc;
+}
+
+// --replay START: start START of the field alone, bitwise as in the field, as
+// PREFIX-replay-START.csv and .mp4
+static int tb_plateFieldReplay(tbPlateArgs* a) {
+  tbModel* m;
+  tbData* d;
+  long nstep;
+  if (tb_plateFieldStart(&a->motion, &a->opt, a->replay, &m, &d, &nstep) != TB_OK)
+    return tb_cliError("--replay: %s", tb_lastError());
+  char stem[4200];
+  snprintf(stem, sizeof(stem), "%s-replay-%d", a->out, a->replay);
+  tbCliReplay rep;
+  int rc = tb_replayRun(&rep, stem, m, d, (int)nstep, &a->replay_opt);
+  char text[96] = "";
+  if (!rc) {
+    tb_statusText(d->status[0], text, sizeof(text));
+    int part = tb_findBody(m, a->opt.box ? "block" : "particle");
+    char title[160], caption[200];
+    snprintf(title, sizeof(title), "plate field %s%s, start %d: %s", a->motion.name,
+             a->modified ? " (modified)" : "", a->replay, text);
+    const double* x0 = rep.rec.state + 13 * part;  // the first record
+    snprintf(caption, sizeof(caption), "%s from (%.2f, %.2f) cm, mu %g, %g s at dt %g s",
+             a->opt.box ? "box" : "particle", 100.0 * x0[0], 100.0 * x0[1], a->opt.mu,
+             a->opt.seconds, a->opt.dt);
+    rc = tb_replayWrite(&rep, m, d, &a->replay_opt, title, caption);
   }
-  free(csv);
-  free(png);
+  if (!rc) {
+    printf(
+        "{\"motion\": \"%s\", \"replay\": %d, \"status\": \"%s\", \"trajectory\": \"%s\", "
+        "\"video\": \"%s\"}\n",
+        a->motion.name, a->replay, text, rep.csv.path, rep.video);
+  }
+  tb_replayEnd(&rep);
+  tb_freeData(d);
+  tb_freeModel(m);
   return rc;
 }
 
@@ -225,39 +296,42 @@ static int tb_plateFieldMain(int argc, char** argv) {
   tbPlateArgs a;
   int rc = tb_parsePlate(argc, argv, &a);
   if (rc) return rc;
+  if (a.replay >= 0) return tb_plateFieldReplay(&a);
+  tbFieldOut out;
+  if ((rc = tb_fieldOutOpen(&out, a.out))) return rc;
   tbFieldResult r;
-  if (tb_plateField(&a.motion, &a.opt, &r) != TB_OK) return tb_cliError("%s", tb_lastError());
-  size_t len = strlen(a.out) + 8;
-  char* csv = (char*)malloc(len);
-  char* png = (char*)malloc(len);
-  if (!csv || !png) {
-    rc = tb_cliError("out of memory");
-    goto done;
+  tb_catchInterrupt();
+  int run = tb_plateField(&a.motion, &a.opt, &r);
+  if (run != TB_OK && run != TB_INTERRUPTED) {
+    tb_outAbort(&out.table);
+    return tb_cliError("%s", tb_lastError());
   }
-  snprintf(csv, len, "%s.csv", a.out);
-  snprintf(png, len, "%s.png", a.out);
-  if ((rc = tb_plateWriteField(a.out, &a.motion, a.modified, &a.opt, &r))) goto done;
+  if ((rc = tb_fieldOutWrite(&out, &a.motion, a.modified, &a.opt, &r))) goto done;
   double speed = 0.0;
   int nok = 0, sticking = 0, separating = 0;
-  for (int i = 0; i < r.n; i++) {
+  for (int i = 0; i < r.done; i++) {
     if (r.pt[i].status & TB_SCENE_FAILMASK) continue;
     speed += r.pt[i].speed;
     nok++;
     sticking += r.pt[i].stick > TB_FIELD_STICK_MARK;
     separating += r.pt[i].separated > TB_FIELD_STICK_MARK;
   }
-  double ss = (double)r.n * r.nstep;
+  double ss = (double)r.done * r.nstep;
   printf(
       "{\"motion\": \"%s\", \"modified\": %s, \"part\": \"%s\", \"scenes\": %d, \"steps\": %ld, "
       "\"seconds\": %.6f, \"scene_steps_per_s\": %.6g, \"periods\": %d, \"window_s\": %.6g, "
       "\"mean_speed\": %.6g, \"sticking_starts\": %d, \"separating_starts\": %d, \"failed\": %d, "
-      "\"threads\": %d, \"csv\": \"%s\", \"png\": \"%s\"}\n",
-      a.motion.name, a.modified ? "true" : "false", a.opt.box ? "box" : "particle", r.n, r.nstep,
+      "\"threads\": %d, \"partial\": %s, \"table\": \"%s\", \"png\": \"%s\"}\n",
+      a.motion.name, a.modified ? "true" : "false", a.opt.box ? "box" : "particle", r.done, r.nstep,
       r.wall, r.wall > 0 ? ss / r.wall : 0.0, r.periods, r.window, nok ? speed / nok : 0.0,
-      sticking, separating, r.failed, omp_get_max_threads(), csv, png);
+      sticking, separating, r.failed, omp_get_max_threads(),
+      run == TB_INTERRUPTED ? "true" : "false", out.table.path, out.png);
+  if (run == TB_INTERRUPTED) {
+    tb_cliError("interrupted: %d of %d starts done, written as a partial field", r.done, r.n);
+    rc = 130;
+  }
 done:
-  free(csv);
-  free(png);
+  tb_outAbort(&out.table);
   tb_freeFieldResult(&r);
   return rc;
 }

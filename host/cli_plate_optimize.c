@@ -53,13 +53,13 @@ static void tb_runProgress(void* ctx, int iter, int evals, double best, double s
     tbOptimTrace t = {iter, evals, best, seconds};
     r->hist[r->nhist++] = t;
   }
-  if (seconds - r->last_print >= (r->tty ? 0.5 : 5.0) || iter == 0) {
+  // on a terminal only: the run's closing line says the same in a log
+  if (r->tty && (seconds - r->last_print >= 0.5 || iter == 0)) {
     r->last_print = seconds;
     fprintf(stderr,
-            "%stumble: plate optimize: %s: iteration %d, %d evaluations, best %.6g (%.4g cm)"
-            ", %.3g evaluations/s, %.1f s%s",
-            r->tty ? "\r" : "", r->name, iter, evals, best, 100.0 * best,
-            seconds > 0 ? evals / seconds : 0.0, seconds, r->tty ? "   " : "\n");
+            "\rtumble: plate optimize: %s: iteration %d, %d evaluations, best %.6g (%.4g cm)"
+            ", %.3g evaluations/s, %.1f s   ",
+            r->name, iter, evals, best, 100.0 * best, seconds > 0 ? evals / seconds : 0.0, seconds);
     fflush(stderr);
   }
 }
@@ -78,6 +78,8 @@ static const char* tb_stopName(int reason) {
       return "iterations";
     case TB_OPTIM_STALLED:
       return "stalled";
+    case TB_OPTIM_INTERRUPTED:
+      return "interrupted";
     default:
       return "error";
   }
@@ -409,8 +411,9 @@ int tb_plateOptimizeMain(int argc, char** argv) {
           "tumble: plate optimize: target %s, %d parameters, %d starts, horizon %g s, "
           "h %g s: start objective %.6g (%.4g cm)\n",
           a.target, dim, o->nstart, o->horizon, o->dt, start_f, 100.0 * start_f);
-  int ibest = -1;
-  for (int r = 0; r < nrun; r++) {
+  int ibest = -1, interrupted = 0;
+  tb_catchInterrupt();
+  for (int r = 0; r < nrun && !interrupted; r++) {
     tbOptRun* R = &run[r];
     R->ob = ob;
     R->tty = tty;
@@ -444,6 +447,8 @@ int tb_plateOptimizeMain(int argc, char** argv) {
             R->name, tb_stopName(R->res.reason), R->res.iterations, R->res.evaluations,
             R->res.seconds, R->best, 100.0 * R->best);
     if (ibest < 0 || R->best < run[ibest].best) ibest = r;
+    interrupted = R->res.reason == TB_OPTIM_INTERRUPTED;
+    if (interrupted) nrun = r + 1;  // the runs not started write nothing
   }
   const tbOptRun* B = &run[ibest];
   double p12[12];
@@ -511,12 +516,17 @@ int tb_plateOptimizeMain(int argc, char** argv) {
   fo.dt = o->dt;
   fo.mu = o->mu;
   fo.progress = 1;
-  if (tb_plateField(&mo, &fo, &fr) != TB_OK) {
-    rc = tb_cliError("%s", tb_lastError());
-    goto done;
+  // after Ctrl-C the best motion so far is written, without its field
+  if (!interrupted) {
+    int st = tb_plateField(&mo, &fo, &fr);
+    interrupted = st == TB_INTERRUPTED;
+    if (st != TB_OK && !interrupted) {
+      rc = tb_cliError("%s", tb_lastError());
+      goto done;
+    }
+    snprintf(path, len, "%s-field", a.out);
+    if ((rc = tb_plateWriteField(path, &mo, 0, &fo, &fr))) goto done;
   }
-  snprintf(path, len, "%s-field", a.out);
-  if ((rc = tb_plateWriteField(path, &mo, 0, &fo, &fr))) goto done;
 
   // the summary
   {
@@ -550,7 +560,11 @@ int tb_plateOptimizeMain(int argc, char** argv) {
     }
     printf("}, \"params\": {");
     for (int c = 0; c < 12; c++) printf("%s\"%s\": %.10g", c ? ", " : "", tb_pname[c], p12[c]);
-    printf("}, \"prefix\": \"%s\"}\n", a.out);
+    printf("}, \"partial\": %s, \"prefix\": \"%s\"}\n", interrupted ? "true" : "false", a.out);
+  }
+  if (interrupted) {
+    tb_cliError("interrupted: the best motion so far written as a partial result");
+    rc = 130;
   }
 done:
   tb_freeFieldResult(&fr);

@@ -163,3 +163,8 @@ void tb_copyScene(const tbModel* m, const tbData* a, int s, tbData* b, int t) {
   (void)m;
   tb_sceneCopy(a, s, b, t);
 }
+
+int64_t tb_lastGoodStep(const tbData* d, int s) {
+  // fail_step is the 0-based index of the step that failed: the state before it is its count
+  return d->fail_step[s] >= 0 ? d->fail_step[s] : d->nstep[s];
+}

@@ -239,6 +239,18 @@ int tb_supportLoads(const tbModel* m, const double* vary, int s, double lambda[3
 // every support of one scene's values; TB_OK, or TB_ERR_ARG naming the first bad one
 int tb_checkSupports(const tbModel* m, const double* vary);
 
+// step.c: what a step's contacts did, for drawing: the world point of each contact block (a
+// shape contact's midpoint, a support tripod's point) and the force its impulses put on body
+// body[0] from body[1] (-1: the world), N
+typedef struct tbContactForce {
+  double pos[3];
+  double force[3];
+  int body[2];
+} tbContactForce;
+// call right after tb_stepScene with the same work; out has room for w's blocks (m->maxrow);
+// returns the number written
+int tb_stepContacts(const tbModel* m, const tbWork* w, tbContactForce* out);
+
 // mlcp.c: the mixed LCP of thesis Eq. 2.78 assembled from the step's rows
 typedef struct tbMLCP {
   int n;               // total size

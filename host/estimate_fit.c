@@ -34,9 +34,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tumble/dense.h>
 #include <tumble/estimate.h>
+#include <tumble/sweep.h>
 
 #include "error.h"
 
@@ -266,9 +268,10 @@ static void tb_fitLog(const tbFit* f, int trial, double lambda, double rss, int 
     for (int k = 0; k < f->p; k++) fprintf(f->o->log, ",%.17g", x[k]);
     fputc('\n', f->o->log);
   }
-  if (f->o->progress) {
-    fprintf(stderr, "fit: trial %d rss %.6g lambda %.3g %s %s %.9g\n", trial, rss, lambda,
+  if (f->o->progress && isatty(fileno(stderr))) {  // the summary says where it ended
+    fprintf(stderr, "\rfit: trial %d rss %.6g lambda %.3g %s %s %.9g   ", trial, rss, lambda,
             acc ? "accepted" : "rejected", f->m->param[f->o->param[0]].name, x[0]);
+    fflush(stderr);
   }
 }
 
@@ -329,6 +332,10 @@ int tb_fitLM(const tbModel* m, const double* param0, const tbObs* obs, const tbF
     goto done;
   }
   for (int trial = 1; trial <= o->max_iter; trial++) {
+    if (tb_interrupted()) {  // Ctrl-C: the last accepted point
+      snprintf(res->reason, sizeof(res->reason), "interrupted");
+      break;
+    }
     if (rss == 0.0) {
       snprintf(res->reason, sizeof(res->reason), "rss zero");
       break;
@@ -384,6 +391,7 @@ int tb_fitLM(const tbModel* m, const double* param0, const tbObs* obs, const tbF
     }
   }
   memcpy(res->x, x, sizeof(double) * p);
+  if (o->progress && isatty(fileno(stderr))) fputc('\n', stderr);
   tb_fitSE(&f, J, rss, res->se);
   res->rss = rss;
   res->m = mr;

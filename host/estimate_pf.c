@@ -41,9 +41,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tumble/estimate.h>
 #include <tumble/rng.h>
+#include <tumble/sweep.h>
 #include <tumble/tb_math.h>
 
 #include "error.h"
@@ -507,14 +509,18 @@ static int tb_pfCheck(const tbModel* m, const tbObs* obs, const tbPFOpt* o) {
   return TB_OK;
 }
 
-static void tb_pfProgress(const tbPF* f, int r, const tbPFResult* res, double t0, double* last) {
+// redrawn on a terminal every quarter second; the last observation's line (final) alone on
+// other streams
+static void tb_pfProgress(const tbPF* f, int r, const tbPFResult* res, double t0, double* last,
+                          int final) {
   double now = omp_get_wtime();
-  int final = r == f->obs->nrow - 1;
-  if (!f->o->progress || (!final && now - *last < 0.25)) return;
+  int tty = isatty(fileno(stderr));
+  if (!f->o->progress || (!final && (!tty || now - *last < 0.25))) return;
   *last = now;
-  fprintf(stderr, "\rpf: observation %d/%d t=%.4g ESS %.0f/%d %s %.6g +- %.3g (%.1f s)%s", r + 1,
-          f->obs->nrow, f->obs->t[r], res->ess[r], f->N, f->m->param[f->o->param[0]].name,
-          res->mean[(size_t)r * f->p], res->std[(size_t)r * f->p], now - t0, final ? "\n" : "");
+  fprintf(stderr, "%spf: observation %d/%d t=%.4g ESS %.0f/%d %s %.6g +- %.3g (%.1f s)%s",
+          tty ? "\r" : "", r + 1, f->obs->nrow, f->obs->t[r], res->ess[r], f->N,
+          f->m->param[f->o->param[0]].name, res->mean[(size_t)r * f->p], res->std[(size_t)r * f->p],
+          now - t0, final ? "\n" : "");
   fflush(stderr);
 }
 
@@ -571,14 +577,21 @@ int tb_particleFilter(const tbModel* m, const double* param0, const tbObs* obs, 
     int failed = 0;
     for (int i = 0; i < f.N; i++) failed += (f.d->status[i] & TB_SCENE_FAILMASK) != 0;
     res->failed[r] = failed;
-    tb_pfProgress(&f, r, res, t0, &last);
+    // Ctrl-C: the posterior after the observations taken so far (res->nrow of them)
+    int stop = r + 1 < obs->nrow && tb_interrupted();
+    if (stop) {
+      res->nrow = r + 1;
+      res->partial = 1;
+    }
+    tb_pfProgress(&f, r, res, t0, &last, r + 1 == res->nrow);
+    if (stop) break;
     if (r + 1 < obs->nrow && res->ess[r] > 0.0 && res->ess[r] < 0.5 * f.N) {
       res->resampled[r] = 1;
       res->resamples++;
       if ((rc = tb_pfResampleMove(&f)) != TB_OK) goto done;
     }
   }
-  res->filter_steps = (int64_t)f.N * obs->step[obs->nrow - 1];
+  res->filter_steps = (int64_t)f.N * obs->step[res->nrow - 1];
   res->scene_steps = f.scene_steps;
 done:
   res->seconds = omp_get_wtime() - t0;

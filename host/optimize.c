@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <tumble/rng.h>
+#include <tumble/sweep.h>
 
 tbOptimDef tb_defaultOptimDef(int dim) {
   tbOptimDef d;
@@ -114,7 +115,8 @@ static int evalBatch(Run* r, int n, const double* x, double* f) {
   return m < n ? TB_OPTIM_MAXEVALS : -1;
 }
 
-// progress and history after iteration r->iter; returns a stop reason (time, iterations) or -1
+// progress and history after iteration r->iter; returns a stop reason (time, iterations,
+// Ctrl-C) or -1
 static int afterIter(Run* r) {
   double s = omp_get_wtime() - r->t0;
   const tbOptimDef* d = r->def;
@@ -128,6 +130,7 @@ static int afterIter(Run* r) {
   }
   if (d->max_seconds > 0 && s >= d->max_seconds) return TB_OPTIM_TIME;
   if (d->max_iter > 0 && r->iter >= d->max_iter) return TB_OPTIM_MAXITER;
+  if (tb_interrupted()) return TB_OPTIM_INTERRUPTED;
   return -1;
 }
 

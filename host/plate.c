@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <tumble/plate.h>
+#include <tumble/sweep.h>
 #include <tumble/tb_math.h>
 
 #include "engine.h"
@@ -192,42 +192,82 @@ static int tb_checkFieldOpt(const tbFieldOpt* o) {
   return TB_OK;
 }
 
+// the starts of a field, (n x 2) m: o's list, or its grid x fastest; NULL when out of memory
+static double* tb_fieldStarts(const tbFieldOpt* o, int* n) {
+  *n = o->nstart > 0 ? o->nstart : o->nx * o->ny;
+  double* start = (double*)malloc(sizeof(double) * 2 * (size_t)*n);
+  if (!start) {
+    tb_setError("out of memory for %d starts", *n);
+    return NULL;
+  }
+  if (o->nstart > 0) {
+    memcpy(start, o->start, sizeof(double) * 2 * (size_t)*n);
+    return start;
+  }
+  for (int j = 0; j < o->ny; j++) {
+    for (int i = 0; i < o->nx; i++) {
+      double fx = o->nx > 1 ? (double)i / (o->nx - 1) : 0.5;
+      double fy = o->ny > 1 ? (double)j / (o->ny - 1) : 0.5;
+      start[2 * (j * o->nx + i)] = -o->extent + 2.0 * o->extent * fx;
+      start[2 * (j * o->nx + i) + 1] = -o->extent + 2.0 * o->extent * fy;
+    }
+  }
+  return start;
+}
+
+// the model and a batch of the n starts, each part on the plate: TB_OK, or an error (*m and *d
+// then NULL)
+static int tb_fieldBatch(const tbPlateMotion* mo, const tbFieldOpt* o, const double* start, int n,
+                         tbModel** pm, tbData** pd) {
+  tbBuild b = tb_defaultBuild(tb_findScene(o->box ? "plate-block" : "plate-particle"));
+  tbModel* m = tb_buildPlateScene(o->box, mo->driver, &b);
+  tbData* d = m ? tb_newData(m, n) : NULL;
+  int rc = m && d ? TB_OK : TB_ERR_MEMORY;
+  if (rc == TB_OK) rc = tb_fieldParams(m, d, mo, o, start);
+  if (rc == TB_OK) rc = tb_resetData(m, d);
+  if (rc != TB_OK) {
+    tb_freeData(d);
+    tb_freeModel(m);
+    *pm = NULL;
+    *pd = NULL;
+    return rc;
+  }
+  int plate = tb_findBody(m, "plate"), part = tb_findBody(m, o->box ? "block" : "particle");
+  double half_z = o->box ? m->gdef[TB_FIELD_PART_GEOM].size[2] : 0.0;
+  for (int s = 0; s < n; s++) tb_placeOnPlate(m, d, s, plate, part, half_z);
+  *pm = m;
+  *pd = d;
+  return TB_OK;
+}
+
+int tb_plateFieldStart(const tbPlateMotion* mo, const tbFieldOpt* o, int i, tbModel** m, tbData** d,
+                       long* nstep) {
+  tb_clearError();
+  *m = NULL;
+  *d = NULL;
+  if (tb_checkFieldOpt(o) != TB_OK) return TB_ERR_ARG;
+  int n;
+  double* start = tb_fieldStarts(o, &n);
+  if (!start) return TB_ERR_MEMORY;
+  int rc = i >= 0 && i < n ? tb_fieldBatch(mo, o, start + 2 * i, 1, m, d)
+                           : tb_setError("start %d: the field has %d starts", i, n);
+  free(start);
+  *nstep = lround(o->seconds / o->dt);
+  return rc;
+}
+
 int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r) {
   tb_clearError();
   memset(r, 0, sizeof(*r));
   if (tb_checkFieldOpt(o) != TB_OK) return TB_ERR_ARG;
-  int n = o->nstart > 0 ? o->nstart : o->nx * o->ny;
-  double* start = (double*)malloc(sizeof(double) * 2 * (size_t)n);
-  if (!start) {
-    tb_setError("out of memory for %d starts", n);
-    return TB_ERR_MEMORY;
-  }
-  if (o->nstart > 0) {
-    memcpy(start, o->start, sizeof(double) * 2 * (size_t)n);
-  } else {
-    for (int j = 0; j < o->ny; j++) {
-      for (int i = 0; i < o->nx; i++) {
-        double fx = o->nx > 1 ? (double)i / (o->nx - 1) : 0.5;
-        double fy = o->ny > 1 ? (double)j / (o->ny - 1) : 0.5;
-        start[2 * (j * o->nx + i)] = -o->extent + 2.0 * o->extent * fx;
-        start[2 * (j * o->nx + i) + 1] = -o->extent + 2.0 * o->extent * fy;
-      }
-    }
-  }
-  tbBuild b = tb_defaultBuild(tb_findScene(o->box ? "plate-block" : "plate-particle"));
-  tbModel* m = tb_buildPlateScene(o->box, mo->driver, &b);
-  tbData* d = m ? tb_newData(m, n) : NULL;
-  int rc = TB_OK;
-  if (!m || !d) {
-    rc = TB_ERR_MEMORY;
-    goto done;
-  }
-  if ((rc = tb_fieldParams(m, d, mo, o, start)) != TB_OK) goto done;
-  if ((rc = tb_resetData(m, d)) != TB_OK) goto done;
+  int n;
+  double* start = tb_fieldStarts(o, &n);
+  if (!start) return TB_ERR_MEMORY;
+  tbModel* m;
+  tbData* d;
+  int rc = tb_fieldBatch(mo, o, start, n, &m, &d);
+  if (rc != TB_OK) goto done;
   int plate = tb_findBody(m, "plate"), part = tb_findBody(m, o->box ? "block" : "particle");
-  int geom = 1;  // the part's shape (the plate's plane is shape 0)
-  double half_z = o->box ? m->gdef[geom].size[2] : 0.0;
-  for (int s = 0; s < n; s++) tb_placeOnPlate(m, d, s, plate, part, half_z);
 
   // the averaging window: whole periods after the transient, on the step grid
   long nstep = lround(o->seconds / o->dt);
@@ -254,7 +294,7 @@ int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r
   probe.kind = TB_PROBE_FIELD;
   probe.plate = plate;
   probe.part = part;
-  probe.geom = geom;
+  probe.geom = TB_FIELD_PART_GEOM;
   probe.box = o->box;
   probe.k0 = (int)k0;
   probe.k1 = (int)k1;
@@ -264,23 +304,24 @@ int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r
     r->pt[s].x0 = start[2 * s];
     r->pt[s].y0 = start[2 * s + 1];
   }
-  // tenths of the batch, for the progress line
-  int tty = isatty(fileno(stderr)), chunk = n >= 10 ? n / 10 : 1;
+  // tenths of the batch: Ctrl-C stops after one (tb_interrupted)
+  int chunk = n >= 10 ? n / 10 : 1;
+  tbProgress prog;
+  if (o->progress) tb_progressStartOn(&prog, stderr, n, "plate field", "starts");
   double t0 = omp_get_wtime();
   for (int s0 = 0; s0 < n && rc == TB_OK; s0 += chunk) {
     int s1 = s0 + chunk < n ? s0 + chunk : n;
     rc = tb_rolloutProbe(m, d, s0, s1, (int)nstep, NULL, &probe);
-    if (rc == TB_OK && o->progress && (tty || s1 == n)) {
-      fprintf(stderr, "%stumble: plate field: %d/%d starts, %.1f s%s", tty ? "\r" : "", s1, n,
-              omp_get_wtime() - t0, s1 == n ? "\n" : "");
-      fflush(stderr);
-    }
+    if (rc != TB_OK) break;
+    r->done = s1;
+    if (o->progress) tb_progressUpdate(&prog, s1);
+    if (s1 < n && tb_interrupted()) rc = TB_INTERRUPTED;
   }
+  if (o->progress) tb_progressFinish(&prog);
   r->wall = omp_get_wtime() - t0;
-  if (rc != TB_OK) goto done;
-  for (int s = 0; s < n; s++) r->failed += (r->pt[s].status & TB_SCENE_FAILMASK) != 0;
+  for (int s = 0; s < r->done; s++) r->failed += (r->pt[s].status & TB_SCENE_FAILMASK) != 0;
 done:
-  if (rc != TB_OK) tb_freeFieldResult(r);
+  if (rc != TB_OK && rc != TB_INTERRUPTED) tb_freeFieldResult(r);
   tb_freeData(d);
   tb_freeModel(m);
   free(start);

@@ -85,7 +85,7 @@ int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, const char* path) {
   return tb_outCommit(&out) == TB_OK ? 0 : -1;
 }
 
-static void tb_arrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head) {
+void tb_plotArrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head) {
   double dx = x1 - x0, dy = y1 - y0, L = sqrt(dx * dx + dy * dy);
   if (!(L > 0.5)) {
     cairo_arc(cr, x0 + 0.5 * dx, y0 + 0.5 * dy, 1.5, 0, 2 * M_PI);
@@ -190,8 +190,8 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
     tb_colormap(vmax > 0 ? s / vmax : 0.0, rgb);
     cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
     double hx = 0.5 * scale * q->u[i], hy = 0.5 * scale * q->v[i];
-    tb_arrow(cr, TB_PX(q->x[i] - hx), TB_PY(q->y[i] - hy), TB_PX(q->x[i] + hx), TB_PY(q->y[i] + hy),
-             9.0);
+    tb_plotArrow(cr, TB_PX(q->x[i] - hx), TB_PY(q->y[i] - hy), TB_PX(q->x[i] + hx),
+                 TB_PY(q->y[i] + hy), 9.0);
   }
   cairo_restore(cr);
 

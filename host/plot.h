@@ -31,6 +31,9 @@ double tb_plotNiceStep(double range, int want);
 int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, const char* path);
 // text whose anchor (ax, ay) in [0, 1]^2 of its extents sits at (x, y)
 void tb_plotText(cairo_t* cr, double x, double y, double ax, double ay, const char* s);
+// a filled-head arrow from (x0, y0) to (x1, y1), head length `head` (px); a dot when shorter
+// than half a pixel
+void tb_plotArrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head);
 
 // write a width x height PNG; 0, or -1 when cairo could not write the file
 int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height);

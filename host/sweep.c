@@ -265,14 +265,7 @@ void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long 
 
 //---- CSV ---------------------------------------------------------------------------------------
 
-int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally* t) {
-  if (t->ncell != g->nx * g->ny) {
-    return tb_setError("sweep CSV %s: %d cells in the tally, %d x %d in the grid", path, t->ncell,
-                       g->nx, g->ny);
-  }
-  tbOutFile out;
-  if (tb_outOpen(&out, path) != TB_OK) return TB_ERR_ARG;
-  FILE* f = out.f;
+void tb_sweepWriteRows(FILE* f, const tbSweepGrid* g, const tbSweepTally* t) {
   fprintf(f, "cell,ix,iy,x_mm,y_mm,trials,successes,failed,p,lo95,hi95\n");
   for (int c = 0; c < t->ncell; c++) {
     double xy[2], lo, hi;
@@ -287,5 +280,15 @@ int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally*
     }
     fprintf(f, "%.9g,%.9g\n", lo, hi);
   }
+}
+
+int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally* t) {
+  if (t->ncell != g->nx * g->ny) {
+    return tb_setError("sweep CSV %s: %d cells in the tally, %d x %d in the grid", path, t->ncell,
+                       g->nx, g->ny);
+  }
+  tbOutFile out;
+  if (tb_outOpen(&out, path) != TB_OK) return TB_ERR_ARG;
+  tb_sweepWriteRows(out.f, g, t);
   return tb_outCommit(&out);
 }

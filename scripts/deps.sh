@@ -2,7 +2,8 @@
 # Install what tumble needs to build and test, from Debian's packages (only what is missing).
 set -euo pipefail
 pkgs=(cmake make gcc g++ libgtest-dev librandom123-dev libhdf5-dev libsiconos-numerics-dev
-  libsuitesparse-dev libcairo2-dev pkg-config)
+  libsuitesparse-dev libcairo2-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
+  pkg-config)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

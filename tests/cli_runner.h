@@ -86,8 +86,20 @@ class CliFixture : public ::testing::Test {
   CliResult RunCli(const std::vector<std::string>& args, const std::string& env = "") {
     std::string cmd = env + Quote(TUMBLE_CLI);
     for (const auto& a : args) cmd += " " + Quote(a);
+    return RunShell(cmd);
+  }
+
+  // the same, sent Ctrl-C's signal (SIGINT) after `seconds`
+  CliResult RunCliInterrupted(const std::vector<std::string>& args, double seconds) {
+    std::string cmd = Quote(TUMBLE_CLI);
+    for (const auto& a : args) cmd += " " + Quote(a);
+    return RunShell("sh -c " + Quote(cmd + " 2>" + Quote(Path(".stderr")) + " & p=$!; sleep " +
+                                     std::to_string(seconds) + "; kill -INT $p; wait $p"));
+  }
+
+  CliResult RunShell(std::string cmd) {
     std::string errpath = Path(".stderr");
-    cmd += " 2>" + Quote(errpath);
+    if (cmd.find(" 2>") == std::string::npos) cmd += " 2>" + Quote(errpath);
     CliResult r;
     FILE* p = popen(cmd.c_str(), "r");
     EXPECT_NE(p, nullptr) << cmd;

@@ -512,19 +512,11 @@ TEST_F(CliTest, OutIsCheckedFirstAndNeverClobberedByAFailure) {
 // summary says which), the JSON says partial, and the exit status is 130
 TEST_F(CliTest, InterruptWritesThePartialRunAndExits130) {
   std::string out = Path("i.csv");
-  std::string cmd = "(" + Quote(TUMBLE_CLI) +
-                    " simulate sliding-sphere --scenes 100000 --steps 600 --threads 1 --out " +
-                    Quote(out) + " 2>/dev/null & p=$!; sleep 1.5; kill -INT $p; wait $p; " +
-                    "echo \"rc=$?\")";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string got;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) got.append(buf, n);
-  pclose(p);
-  EXPECT_NE(got.find("rc=130"), std::string::npos) << got;
-  EXPECT_NE(got.find("\"partial\": true"), std::string::npos) << got;
+  CliResult r = RunCliInterrupted({"simulate", "sliding-sphere", "--scenes", "100000", "--steps",
+                                   "600", "--threads", "1", "--out", out},
+                                  1.5);
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.out.find("\"partial\": true"), std::string::npos) << r.out;
   auto sum = Lines(ReadFile(Path("i-scenes.csv")));
   ASSERT_EQ(sum.size(), 100001u);
   auto head = Split(sum[0], ',');
@@ -537,6 +529,37 @@ TEST_F(CliTest, InterruptWritesThePartialRunAndExits130) {
   EXPECT_EQ(Split(sum[ndone + 1], ',')[done], "0");
   // two records per scene done, nothing of the others
   EXPECT_EQ(Lines(ReadFile(out)).size(), 1u + 2u * ndone);
+}
+
+// plate field: the starts done are written (a prefix of the grid), the plot says partial
+TEST_F(CliTest, InterruptedPlateFieldWritesTheStartsDone) {
+  CliResult r = RunCliInterrupted(
+      {"plate", "field", "--grid", "40x40", "--seconds", "2", "--threads", "1", "--out", Path("f")},
+      1.5);
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.out.find("\"partial\": true"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  auto rows = Lines(ReadFile(Path("f.csv")));
+  ASSERT_GT(rows.size(), 1u);
+  EXPECT_LT(rows.size(), 1601u);
+  EXPECT_DOUBLE_EQ(std::stod(Split(rows[1], ',')[0]), -0.05) << "the grid's first start";
+  EXPECT_DOUBLE_EQ(std::stod(Split(rows[1], ',')[1]), -0.05) << "the grid's first start";
+  EXPECT_TRUE(Exists(Path("f.png")));
+}
+
+// the particle filter stops after an observation and writes the posterior so far
+TEST_F(CliTest, InterruptedParticleFilterWritesTheObservationsTaken) {
+  CliResult s = RunCli({"estimate", "synth", "--scene", "sliding-sphere", "--steps", "4000",
+                        "--every", "1", "--noise", "uniform:1e-4", "--out", Path("obs.csv")});
+  ASSERT_EQ(s.status, 0) << s.err;
+  CliResult r = RunCliInterrupted(
+      {"estimate", "pf", "--scene", "sliding-sphere", "--obs", Path("obs.csv"), "--params", "mu",
+       "--prior", "mu=uniform:0.1:0.9", "--noise", "uniform:1e-4", "--particles", "20000",
+       "--threads", "1", "--out", Path("pf")},
+      1.5);
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.out.find("\"partial\": true"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("observations taken"), std::string::npos) << r.err;
 }
 
 // gravity is a parameter like the rest: the free fall before landing follows it exactly
@@ -560,6 +583,73 @@ TEST_F(CliTest, GravityIsAParameter) {
 
 // --out FILE.h5: the same numbers as the CSV pair, as arrays: pos/quat/vel (scene x record x
 // body x width), the parameter table, the status columns, the command line as an attribute
+namespace {
+
+// every column of the CSV table at csv is dataset GROUP/COLUMN of f: numbers bitwise (%.17g and
+// %.9g round-trip through strtod), text as written
+void ExpectTableIs(hid_t f, const std::string& group, const std::string& csv) {
+  auto rows = Lines(ReadFile(csv));
+  ASSERT_GT(rows.size(), 1u) << csv;
+  auto head = Split(rows[0], ',');
+  for (size_t c = 0; c < head.size(); c++) {
+    std::string name = group + "/" + head[c];
+    hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+    ASSERT_GE(d, 0) << name;
+    hid_t type = H5Dget_type(d);
+    if (H5Tget_class(type) == H5T_FLOAT) {
+      std::vector<double> v(rows.size() - 1);
+      ASSERT_GE(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+      for (size_t r = 1; r < rows.size(); r++) {
+        double want = std::strtod(Split(rows[r], ',')[c].c_str(), nullptr);
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(v[r - 1])) << name << " row " << r;
+        } else {
+          EXPECT_EQ(v[r - 1], want) << name << " row " << r;
+        }
+      }
+    } else {
+      size_t width = H5Tget_size(type);
+      std::vector<char> text(width * (rows.size() - 1));
+      ASSERT_GE(H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data()), 0);
+      for (size_t r = 1; r < rows.size(); r++)
+        EXPECT_EQ(std::string(&text[(r - 1) * width]), Split(rows[r], ',')[c]) << name;
+    }
+    H5Tclose(type);
+    H5Dclose(d);
+  }
+}
+
+}  // namespace
+
+// the per-scene tables of grasp, grasp3d and plate field: --out PREFIX.h5 holds what the CSV
+// files hold, with the command line and whether the run was partial
+TEST_F(CliTest, Hdf5TablesHoldTheCsvTables) {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, std::string>> tables;  // group, CSV suffix
+  } cases[] = {
+      {{"grasp", "--grid", "2x2", "--trials", "2"}, {{"cells", ".csv"}, {"trials", "-trials.csv"}}},
+      {{"grasp3d", "--grid", "2x1", "--trials", "2"}, {{"cells", ".csv"}}},
+      {{"plate", "field", "--grid", "2x2", "--seconds", "0.1"}, {{"starts", ".csv"}}}};
+  for (const auto& c : cases) {
+    auto a = c.args;
+    a.insert(a.end(), {"--out", Path(c.args[0])});
+    ASSERT_EQ(Run(a).status, 0) << c.args[0];
+    a.back() = Path(c.args[0] + ".h5");
+    CliResult r = Run(a);
+    ASSERT_EQ(r.status, 0) << r.err;
+    hid_t f = H5Fopen(Path(c.args[0] + ".h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0) << c.args[0];
+    for (const auto& t : c.tables) ExpectTableIs(f, t.first, Path(c.args[0] + t.second));
+    char text[4096] = "";
+    ASSERT_GE(H5LTget_attribute_string(f, "/", "command_line", text), 0);
+    EXPECT_NE(std::string(text).find(c.args[0] + ".h5"), std::string::npos) << text;
+    ASSERT_GE(H5LTget_attribute_string(f, "/", "partial", text), 0);
+    EXPECT_EQ(std::string(text), "false");
+    H5Fclose(f);
+  }
+}
+
 TEST_F(CliTest, Hdf5OutputHoldsTheCsvNumbersAndTheirInputs) {
   std::vector<std::string> args = {
       "simulate", "box-stack", "--scenes", "3",       "--steps",

@@ -333,6 +333,27 @@ TEST(CollideGeom, FlushStackedEqualBoxesGiveTheFourCornersWhateverTheRoundOff) {
   }
 }
 
+// The same stack after it has rested a while: the boxes drift apart by about 1e-9 m and turn by
+// about 1e-8 rad (box-stack after 700 steps), more than round-off. The manifold is still the
+// four corners: a drifted edge along a side once gave a crossing anywhere along it, and one whose
+// ends straddled the snap band a crossing extrapolated 16 mm outside both boxes.
+TEST(CollideGeom, FlushStackedEqualBoxesGiveTheFourCornersAfterDrift) {
+  const double h = 0.1;
+  tbGeomPose base = Pose(TB_GEOM_BOX, h, h, h, 0, 0, h);
+  Lcg r;
+  for (int trial = 0; trial < 200; trial++) {
+    tbGeomPose top = Pose(TB_GEOM_BOX, h, h, h, r.Next(-2e-9, 2e-9), r.Next(-2e-9, 2e-9),
+                          3 * h + r.Next(-1e-13, 1e-13));
+    Rotate(&top, r.Next(-1, 1), r.Next(-1, 1), r.Next(-1, 1), r.Next(-1e-8, 1e-8));
+    tbContactPoint c[TB_MAXCON_PAIR];
+    ASSERT_EQ(Collide(top, base, 1e-6, c), 4) << "trial " << trial;
+    for (int i = 0; i < 4; i++) {
+      EXPECT_NEAR(std::fabs(c[i].pos[0]), h, 1e-8) << "a corner, trial " << trial;
+      EXPECT_NEAR(std::fabs(c[i].pos[1]), h, 1e-8) << "a corner, trial " << trial;
+    }
+  }
+}
+
 TEST(CollideGeom, BoxBoxEdgeEdge) {
   const double h = 0.5, pen = 0.02;
   tbGeomPose b = Pose(TB_GEOM_BOX, h, h, h, 0, 0, 0);

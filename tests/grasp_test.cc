@@ -179,6 +179,7 @@ TEST_F(GraspCliTest, ReplayReproducesATrialOfTheStudyBitwise) {
         << "trial " << replay;
     auto traj = Lines(ReadFile(stem + ".csv"));
     EXPECT_GT(traj.size(), 1000u) << "a row per body and step";
+    EXPECT_GT(ReadFile(stem + ".mp4").size(), 10000u) << "the video (replay_test.cc reads one)";
   }
   CliResult bad = Grasp(args + Path("a") + " --replay 9,0");
   EXPECT_EQ(bad.status, 2);

@@ -312,10 +312,13 @@ TEST_F(PlateCliTest, TinyRunWritesCsvPngAndJson) {
   std::stringstream ss(csv);
   for (std::string l; std::getline(ss, l);) lines.push_back(l);
   ASSERT_EQ(lines.size(), 5u) << csv;
-  EXPECT_EQ(lines[0], "x0,y0,mean_x,mean_y,vx,vy,speed,stick_fraction,separated_fraction");
+  EXPECT_EQ(lines[0],
+            "x0,y0,mean_x,mean_y,vx,vy,speed,stick_fraction,separated_fraction,status,"
+            "status_text");
   for (size_t i = 1; i < lines.size(); i++) {
-    EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 8) << lines[i];
+    EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 10) << lines[i];
     EXPECT_EQ(lines[i].find("nan"), std::string::npos) << lines[i];
+    EXPECT_EQ(lines[i].substr(lines[i].size() - 5), ",0,ok") << "status " << lines[i];
   }
   std::string png = ReadFile(prefix + ".png");
   ASSERT_GE(png.size(), 8u);

@@ -120,6 +120,7 @@ typedef struct tbPFResult {
   int zero_events;  // observations whose exact likelihood was zero for every particle
   int inexact;      // observations taken at a widened box (stage cap, the box stopped shrinking,
                     // or every particle failed)
+  int partial;      // 1: stopped by Ctrl-C (tb_catchInterrupt) after nrow observations
   int64_t filter_steps;  // N x (last observation step): the particle-steps the filter advances
   int64_t scene_steps;   // scene-steps rolled in all, replays included
   double seconds;

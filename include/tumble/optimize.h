@@ -31,12 +31,13 @@ extern "C" {
 typedef int (*tbObjective)(void* ctx, int n, const double* x, double* f);
 
 typedef enum tbtOptimStop {
-  TB_OPTIM_CONVERGED = 0,  // spread in f <= ftol, or spread in x <= xtol
-  TB_OPTIM_MAXEVALS = 1,   // evaluation budget spent (evaluations == max_evals)
-  TB_OPTIM_TIME = 2,       // max_seconds passed (checked after each iteration)
-  TB_OPTIM_ABORTED = 3,    // the objective returned non-zero
-  TB_OPTIM_MAXITER = 4,    // max_iter iterations done
-  TB_OPTIM_STALLED = 5,    // CMA-ES: covariance condition number above 1e14 (numerically spent)
+  TB_OPTIM_CONVERGED = 0,    // spread in f <= ftol, or spread in x <= xtol
+  TB_OPTIM_MAXEVALS = 1,     // evaluation budget spent (evaluations == max_evals)
+  TB_OPTIM_TIME = 2,         // max_seconds passed (checked after each iteration)
+  TB_OPTIM_ABORTED = 3,      // the objective returned non-zero
+  TB_OPTIM_MAXITER = 4,      // max_iter iterations done
+  TB_OPTIM_STALLED = 5,      // CMA-ES: covariance condition number above 1e14 (numerically spent)
+  TB_OPTIM_INTERRUPTED = 6,  // Ctrl-C (tb_catchInterrupt, sweep.h; checked after each iteration)
 } tbtOptimStop;
 
 // one entry of the optional history, recorded after every iteration (iteration 0: NM's initial

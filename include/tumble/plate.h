@@ -68,7 +68,7 @@ typedef struct tbFieldOpt {
   int nset;
   const char* set_name[TB_FIELD_MAXSET];
   double set_value[TB_FIELD_MAXSET];
-  int progress;  // 1: a progress line on stderr
+  int progress;  // 1: a progress bar on stderr (tb_progressStartOn)
 } tbFieldOpt;
 tbFieldOpt tb_defaultFieldOpt(void);
 
@@ -85,6 +85,7 @@ typedef struct tbFieldPoint {
 
 typedef struct tbFieldResult {
   int n;             // starts
+  int done;          // starts run: n, or fewer after Ctrl-C (the first done, in order)
   tbFieldPoint* pt;  // (n), grid order: x fastest
   long nstep;        // steps per start
   int periods;       // whole plate periods averaged (0: the run was shorter than one)
@@ -93,9 +94,16 @@ typedef struct tbFieldResult {
   int failed;        // starts whose scene failed (NaN, overflow, solver)
 } tbFieldResult;
 
-// simulate every start and fill r (free with tb_freeFieldResult); TB_OK, or an error with
-// tb_lastError() naming the bad field or parameter
+// simulate every start and fill r (free with tb_freeFieldResult); TB_OK, TB_INTERRUPTED after
+// Ctrl-C (tb_catchInterrupt: r holds the starts done), or an error with tb_lastError() naming
+// the bad field or parameter
 int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r);
+// the part's shape in the plate scenes (shape 0 is the plate's plane)
+#define TB_FIELD_PART_GEOM 1
+// start i of a field alone: the model and a one-scene batch with the part on the plate, and the
+// steps of the run, exactly what tb_plateField runs for it (a replay); TB_OK or an error
+int tb_plateFieldStart(const tbPlateMotion* mo, const tbFieldOpt* o, int i, tbModel** m, tbData** d,
+                       long* nstep);
 void tb_freeFieldResult(tbFieldResult* r);
 
 //---- designing plate motions (thesis ch. 6): the trajectory objective -------------------------

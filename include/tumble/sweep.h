@@ -103,6 +103,8 @@ void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long 
 // tb_lastError() naming the path when it cannot be written (written to PATH.part and renamed when
 // whole: a failure leaves an earlier file as it was)
 int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally* t);
+// the same rows on a stream (a memory stream for the HDF5 output)
+void tb_sweepWriteRows(FILE* f, const tbSweepGrid* g, const tbSweepTally* t);
 
 #ifdef __cplusplus
 }

@@ -392,6 +392,10 @@ int tb_checkParams(const tbModel* m, const tbData* d);
 // initial state of every scene from its parameters (bodies at their initial pose, time 0)
 int tb_resetData(const tbModel* m, tbData* d);
 
+// the steps scene s of d took up to its last good state: all of them, or those before its
+// failing step
+int64_t tb_lastGoodStep(const tbData* d, int s);
+
 // copy scene s of a into scene t of b (both of model m): parameters, state, warm start, status
 // and solver statistics (a and b distinct batches)
 void tb_copyScene(const tbModel* m, const tbData* a, int s, tbData* b, int t);
