@@ -359,7 +359,7 @@ static tbSceneView tb_fitView(const tbModel* m, const double* size, const tbRepl
     }
   }
   if (!(lo[0] <= hi[0])) lo[0] = lo[1] = hi[0] = hi[1] = 0.0;  // nothing but planes
-  double span = fmax(fmax(hi[0] - lo[0], hi[1] - lo[1]), 0.01);
+  double span = fmax(hi[0] - lo[0], hi[1] - lo[1]);
   double W = o->width, H = o->height - TB_REPLAY_HEADER - TB_REPLAY_FOOTER;
   tbSceneView v;
   v.view = o->view;
@@ -367,7 +367,10 @@ static tbSceneView tb_fitView(const tbModel* m, const double* size, const tbRepl
   v.cy = 0.5 * (lo[1] + hi[1]);
   v.px = 0.5 * W;
   v.py = TB_REPLAY_HEADER + 0.5 * H;
-  v.scale = 0.8 * fmin(W / fmax(hi[0] - lo[0], 0.25 * span), H / fmax(hi[1] - lo[1], 0.25 * span));
+  // each axis at least a quarter of the other and 1 cm: a point particle's drift stays in view
+  double wx = fmax(hi[0] - lo[0], fmax(0.25 * span, 0.01));
+  double wy = fmax(hi[1] - lo[1], fmax(0.25 * span, 0.01));
+  v.scale = 0.8 * fmin(W / wx, H / wy);
   return v;
 }
 
@@ -423,6 +426,27 @@ static void tb_drawLegend(cairo_t* cr, const tbReplayOpt* o, const tbSceneView* 
   }
 }
 
+// the path of every moving body's centre up to frame i, under the shapes
+static void tb_drawTrails(cairo_t* cr, const tbModel* m, const tbSceneView* v,
+                          const tbReplayFrame* fr, int i) {
+  cairo_set_line_width(cr, 1.5);
+  for (int b = 0; b < m->nbody && i > 0; b++) {
+    if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    double rgb[3], pix[2];
+    tb_bodyColor(m, b, rgb);
+    cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.6);
+    for (int k = 0; k <= i; k++) {
+      tb_viewPixel(v, fr[k].pos + 3 * b, pix);
+      if (k == 0) {
+        cairo_move_to(cr, pix[0], pix[1]);
+      } else {
+        cairo_line_to(cr, pix[0], pix[1]);
+      }
+    }
+    cairo_stroke(cr);
+  }
+}
+
 static int tb_encodeFrames(const char* path, const tbModel* m, const double* size,
                            const tbReplayFrame* fr, int n, const tbReplayOpt* o) {
   tbSceneView v = tb_fitView(m, size, fr, n, o);
@@ -437,6 +461,7 @@ static int tb_encodeFrames(const char* path, const tbModel* m, const double* siz
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    tb_drawTrails(cr, m, &v, fr, i);
     tb_drawFrame(cr, m, size, &v, &fr[i], newton);
     tb_drawLegend(cr, o, &v, &fr[i], newton, peak);
     cairo_destroy(cr);
