@@ -35,11 +35,24 @@ int tb_parseNumber(const char* what, const char* s, double* out) {
   char* end = NULL;
   errno = 0;
   double v = strtod(s, &end);
-  if (!s[0] || end == s || *end || errno == ERANGE) {
-    return tb_cliError("%s: '%s' is not a number", what, s);
-  }
+  if (!s[0] || end == s || *end) return tb_cliError("%s: '%s' is not a number", what, s);
+  if (errno == ERANGE) return tb_cliError("%s: %s is out of the range of a double", what, s);
   *out = v;
   return 0;
+}
+
+int tb_optionValue(const char* arg, const char* val) {
+  if (strncmp(arg, "--", 2) != 0)
+    return tb_cliError("unexpected argument '%s' (options start with --)", arg);
+  return val ? 0 : tb_cliError("%s needs a value", arg);
+}
+
+void tb_jsonNumber(char* buf, size_t len, const char* fmt, double v) {
+  if (isfinite(v)) {
+    snprintf(buf, len, fmt, v);
+  } else {
+    snprintf(buf, len, "null");
+  }
 }
 
 int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out) {
@@ -154,6 +167,8 @@ int tb_parseBatchOption(const char* command, const char* arg, const char* val, c
   if (!strcmp(arg, "--threads")) return tb_parseThreads(arg, val);
   if (!strcmp(arg, "--out")) {
     if (!val[0]) return tb_cliError("--out: empty path");
+    if (val[strlen(val) - 1] == '/')
+      return tb_cliError("--out %s: a directory; give a file name (or a name prefix) in it", val);
     *out = val;
     return 0;
   }

@@ -11,6 +11,11 @@
 
 // print "tumble: error: ..." on stderr; returns the exit status for bad input (2)
 int tb_cliError(const char* fmt, ...);
+// the option arg of a parser and its value: 0, or 2 after an error message (arg is no option,
+// or val is NULL: the command line ended)
+int tb_optionValue(const char* arg, const char* val);
+// v with fmt (e.g. "%.6g") into buf, or null where v is not finite: JSON has no NaN or inf
+void tb_jsonNumber(char* buf, size_t len, const char* fmt, double v);
 // parse a whole string as a number / a whole number in [lo, hi]; 0, or 2 after an error message
 int tb_parseNumber(const char* what, const char* s, double* out);
 int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out);
@@ -34,6 +39,8 @@ int tb_parseBatchOption(const char* command, const char* arg, const char* val, c
 // WHAT PATH: ..." (what: the option that named it)
 int tb_cliOutOpen(tbOutFile* o, const char* what, const char* path);
 int tb_cliOutCommit(tbOutFile* o, const char* what);
+// that path can be written (a file written later, by a writer of its own): 0, or 2 as above
+int tb_cliOutCheck(const char* what, const char* path);
 // the records of nscene scenes over nstep steps, every `every` (tb_recordCount): 0, or 2 after an
 // error (not enough memory); tb_freeRecord frees what was allocated
 int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int every);

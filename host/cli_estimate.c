@@ -191,7 +191,7 @@ static int tb_parseEstimate(int argc, char** argv, tbEstArgs* a) {
       continue;
     }
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!val) return tb_cliError("%s needs a value", arg);
+    if (tb_optionValue(arg, val)) return 2;
     i++;
     int rc = 0;
     if (!strcmp(arg, "--scene")) {

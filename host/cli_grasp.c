@@ -208,8 +208,8 @@ static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
       tb_graspUsage(stdout);
       return -1;
     }
-    if (i + 1 >= argc) return tb_cliError("%s: missing value", argv[i]);
-    int rc = tb_parseGraspOption(a, argv[i], argv[i + 1]);
+    int rc = tb_optionValue(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
+    if (!rc) rc = tb_parseGraspOption(a, argv[i], argv[i + 1]);
     if (rc) return rc;
     i++;
   }

@@ -78,7 +78,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       return -1;
     }
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!val) return tb_cliError("%s needs a value", arg);
+    if (tb_optionValue(arg, val)) return 2;
     i++;
     int rc = 0;
     tbGrasp3dDef* d = &a->def;
@@ -294,10 +294,8 @@ int tb_grasp3dMain(int argc, char** argv) {
   char table[4200], png[4200];
   snprintf(table, sizeof(table), "%.*s.%s", stem, a.out, h5 ? "h5" : "csv");
   snprintf(png, sizeof(png), "%.*s.png", stem, a.out);
-  tbOutFile out = {0}, probe = {0};
-  if ((rc = tb_cliOutOpen(&out, "--out", table)) || (rc = tb_cliOutOpen(&probe, "--out", png)))
-    goto done;
-  tb_outAbort(&probe);
+  tbOutFile out = {0};
+  if ((rc = tb_cliOutOpen(&out, "--out", table)) || (rc = tb_cliOutCheck("--out", png))) goto done;
   tbGrasp3dResult r;
   tb_catchInterrupt();
   int sw = tb_grasp3dSweep(&a.def, &r);
@@ -332,6 +330,5 @@ int tb_grasp3dMain(int argc, char** argv) {
   tb_freeGrasp3dResult(&r);
 done:
   tb_outAbort(&out);
-  tb_outAbort(&probe);
   return rc;
 }

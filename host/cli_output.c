@@ -9,6 +9,13 @@ int tb_cliOutOpen(tbOutFile* o, const char* what, const char* path) {
   return tb_outOpen(o, path) == TB_OK ? 0 : tb_cliError("%s %s", what, tb_lastError());
 }
 
+int tb_cliOutCheck(const char* what, const char* path) {
+  tbOutFile probe;
+  int rc = tb_cliOutOpen(&probe, what, path);
+  if (!rc) tb_outAbort(&probe);
+  return rc;
+}
+
 int tb_cliOutCommit(tbOutFile* o, const char* what) {
   return tb_outCommit(o) == TB_OK ? 0 : tb_cliError("%s %s", what, tb_lastError());
 }

@@ -77,7 +77,7 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
     const char* arg = argv[i];
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
-    if (!val) return tb_cliError("%s needs a value", arg);
+    if (tb_optionValue(arg, val)) return 2;
     i++;
     if (!strcmp(arg, "--motion")) {
       continue;
@@ -93,6 +93,8 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
       double v;
       if (tb_parseNumber(what, eq + 1, &v)) return 2;
       if (!isfinite(v)) return tb_cliError("%s: %s is not finite", what, eq + 1);
+      if (!strcmp(name, "x0") || !strcmp(name, "y0"))
+        return tb_cliError("%s: the starts come from --grid and --extent", what);
       double* f = tb_motionField(&a->motion, name);
       if (f) {
         *f = v;
@@ -220,11 +222,8 @@ static int tb_fieldOutOpen(tbFieldOut* out, const char* prefix) {
   char table[4200];
   snprintf(table, sizeof(table), "%.*s.%s", stem, prefix, out->h5 ? "h5" : "csv");
   snprintf(out->png, sizeof(out->png), "%.*s.png", stem, prefix);
-  tbOutFile probe = {0};
   int rc = tb_cliOutOpen(&out->table, "--out", table);
-  if (!rc) rc = tb_cliOutOpen(&probe, "--out", out->png);
-  tb_outAbort(&probe);
-  return rc;
+  return rc ? rc : tb_cliOutCheck("--out", out->png);
 }
 
 static int tb_fieldOutWrite(tbFieldOut* out, const tbPlateMotion* mo, int modified,

@@ -201,6 +201,14 @@ static int tb_readTable(const char* path, double** out, int* npoint) {
   double* p = NULL;
   while (fgets(line, sizeof(line), f)) {
     lineno++;
+    size_t len = strlen(line);
+    if (len == 0 || (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f))) {
+      // a NUL byte, or a line longer than any table's (/dev/zero was read forever)
+      fclose(f);
+      free(p);
+      return tb_cliError("--target %s:%d: not a text table (a NUL byte or a line over %zu bytes)",
+                         path, lineno, sizeof(line) - 2);
+    }
     char* s = line;
     while (*s == ' ' || *s == '\t') s++;
     if (*s == '#' || *s == '\n' || *s == '\r' || !*s) continue;
@@ -285,7 +293,7 @@ static int tb_parseOptimize(int argc, char** argv, tbOptArgs* a) {
     const char* arg = argv[i];
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
-    if (!val) return tb_cliError("%s needs a value", arg);
+    if (tb_optionValue(arg, val)) return 2;
     i++;
     if (!strcmp(arg, "--target")) {
       a->target = val;
@@ -348,24 +356,34 @@ static int tb_parseOptimize(int argc, char** argv, tbOptArgs* a) {
   return 0;
 }
 
-static void tb_jsonNumber(char* buf, size_t len, double v) {
-  if (isfinite(v)) {
-    snprintf(buf, len, "%.10g", v);
-  } else {
-    snprintf(buf, len, "null");
-  }
-}
-
 static int tb_writeHistoryCSV(const char* path, const tbOptRun* r) {
-  FILE* f = fopen(path, "w");
-  if (!f) return tb_cliError("--out %s: cannot open for writing", path);
-  fprintf(f, "iteration,evaluations,seconds,best,best_cm\n");
+  tbOutFile out;
+  int rc = tb_cliOutOpen(&out, "--out", path);
+  if (rc) return rc;
+  fprintf(out.f, "iteration,evaluations,seconds,best,best_cm\n");
   for (int i = 0; i < r->nhist; i++) {
     const tbOptimTrace* t = &r->hist[i];
-    fprintf(f, "%d,%d,%.6f,%.17g,%.17g\n", t->iter, t->evals, t->seconds, t->best, 100.0 * t->best);
+    fprintf(out.f, "%d,%d,%.6f,%.17g,%.17g\n", t->iter, t->evals, t->seconds, t->best,
+            100.0 * t->best);
   }
-  if (fclose(f) != 0) return tb_cliError("--out %s: write failed", path);
-  return 0;
+  return tb_cliOutCommit(&out, "--out");
+}
+
+// every file of PREFIX can be written, before the search: the runs' histories, the plot, the
+// best motion and its field
+static int tb_checkOptimizeOutputs(const char* prefix, const tbOptRun* run, int nrun) {
+  char path[4200];
+  int rc = 0;
+  for (int r = 0; r < nrun && !rc; r++) {
+    snprintf(path, sizeof(path), "%s-%s.csv", prefix, run[r].name);
+    rc = tb_cliOutCheck("--out", path);
+  }
+  const char* suffix[4] = {".png", "-best.csv", "-field.csv", "-field.png"};
+  for (int k = 0; k < 4 && !rc; k++) {
+    snprintf(path, sizeof(path), "%s%s", prefix, suffix[k]);
+    rc = tb_cliOutCheck("--out", path);
+  }
+  return rc;
 }
 
 int tb_plateOptimizeMain(int argc, char** argv) {
@@ -403,6 +421,10 @@ int tb_plateOptimizeMain(int argc, char** argv) {
   if (a.nm) run[nrun++].name = "nelder-mead";
   if (a.cma) run[nrun++].name = "cmaes";
   int tty = isatty(fileno(stderr));
+  if ((rc = tb_checkOptimizeOutputs(a.out, run, nrun))) {
+    tb_freePlateObj(ob);
+    return rc;
+  }
   if (tb_plateObjective(ob, 1, x0, &start_f)) {
     tb_freePlateObj(ob);
     return tb_cliError("%s", tb_lastError());
@@ -476,19 +498,13 @@ int tb_plateOptimizeMain(int argc, char** argv) {
     goto done;
   }
   snprintf(path, len, "%s-best.csv", a.out);
-  FILE* f = fopen(path, "w");
-  if (!f) {
-    rc = tb_cliError("--out %s: cannot open for writing", path);
-    goto done;
-  }
-  fprintf(f, "name,value\n");
-  for (int c = 0; c < 12; c++) fprintf(f, "%s,%.17g\n", tb_pname[c], p12[c]);
-  fprintf(f, "omega,%.17g\nobjective,%.17g\nobjective_cm,%.17g\n", o->omega, B->best,
+  tbOutFile best;
+  if ((rc = tb_cliOutOpen(&best, "--out", path))) goto done;
+  fprintf(best.f, "name,value\n");
+  for (int c = 0; c < 12; c++) fprintf(best.f, "%s,%.17g\n", tb_pname[c], p12[c]);
+  fprintf(best.f, "omega,%.17g\nobjective,%.17g\nobjective_cm,%.17g\n", o->omega, B->best,
           100.0 * B->best);
-  if (fclose(f) != 0) {
-    rc = tb_cliError("--out %s: write failed", path);
-    goto done;
-  }
+  if ((rc = tb_cliOutCommit(&best, "--out"))) goto done;
   // the field of the best motion
   tbPlateMotion mo;
   memset(&mo, 0, sizeof(mo));
@@ -531,10 +547,10 @@ int tb_plateOptimizeMain(int argc, char** argv) {
   // the summary
   {
     char num[4][40];
-    tb_jsonNumber(num[0], sizeof(num[0]), B->best);
-    tb_jsonNumber(num[1], sizeof(num[1]), 100.0 * B->best);
-    tb_jsonNumber(num[2], sizeof(num[2]), start_f);
-    tb_jsonNumber(num[3], sizeof(num[3]), 100.0 * start_f);
+    tb_jsonNumber(num[0], sizeof(num[0]), "%.10g", B->best);
+    tb_jsonNumber(num[1], sizeof(num[1]), "%.10g", 100.0 * B->best);
+    tb_jsonNumber(num[2], sizeof(num[2]), "%.10g", start_f);
+    tb_jsonNumber(num[3], sizeof(num[3]), "%.10g", 100.0 * start_f);
     int iters = 0, evals = 0;
     double secs = 0.0;
     for (int r = 0; r < nrun; r++) {
@@ -550,8 +566,8 @@ int tb_plateOptimizeMain(int argc, char** argv) {
         a.target, a.optimizer, B->name, num[0], num[1], num[2], num[3], iters, evals, secs,
         o->nstart, o->horizon, o->dt, o->mu, omp_get_max_threads());
     for (int r = 0; r < nrun; r++) {
-      tb_jsonNumber(num[0], sizeof(num[0]), run[r].best);
-      tb_jsonNumber(num[1], sizeof(num[1]), 100.0 * run[r].best);
+      tb_jsonNumber(num[0], sizeof(num[0]), "%.10g", run[r].best);
+      tb_jsonNumber(num[1], sizeof(num[1]), "%.10g", 100.0 * run[r].best);
       printf(
           "%s\"%s\": {\"best\": %s, \"best_cm\": %s, \"iterations\": %d, \"evaluations\": %d, "
           "\"seconds\": %.3f, \"stop\": \"%s\"}",

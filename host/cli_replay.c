@@ -33,11 +33,8 @@ int tb_replayRun(tbCliReplay* r, const char* stem, const tbModel* m, tbData* d, 
   char path[4200];
   snprintf(path, sizeof(path), "%s.csv", stem);
   snprintf(r->video, sizeof(r->video), "%s.mp4", stem);
-  tbOutFile probe = {0};
   int rc = tb_cliOutOpen(&r->csv, "--out", path);
-  if (!rc)
-    rc = tb_cliOutOpen(&probe, "--out", r->video);  // a video that cannot be written fails now
-  tb_outAbort(&probe);
+  if (!rc) rc = tb_cliOutCheck("--out", r->video);  // a video that cannot be written fails now
   if (!rc) rc = tb_newRecord(&r->rec, m, 1, nstep, 1);
   if (!rc && tb_rollout(m, d, 0, 1, nstep, &r->rec))
     rc = tb_cliError("--replay: %s", tb_lastError());

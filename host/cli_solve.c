@@ -80,13 +80,15 @@ static void tb_printRun(const tbSolveArgs* a, const tbFileProblem* fp, const tbP
   static const char* const reasons[] = {"converged", "max-iter", "non-finite", "stalled",
                                         "ray",       "singular", "time"};
   const char* base = strrchr(a->file, '/');
+  char resid[32];  // null, with stop "non-finite", where the residual is NaN or inf
+  tb_jsonNumber(resid, sizeof(resid), "%.3e", r->residual);
   printf(
       "{\"file\": \"%s\", \"solver\": \"%s\", \"converged\": %s, \"iterations\": %d, "
-      "\"residual\": %.3e, \"seconds\": %.6f, \"contacts\": %d, \"rows\": %d, "
+      "\"residual\": %s, \"seconds\": %.6f, \"contacts\": %d, \"rows\": %d, "
       "\"cone\": \"%s\", \"stop\": \"%s\"}\n",
       base ? base + 1 : a->file, tb_solverName(solver), r->converged ? "true" : "false",
-      r->iterations, r->residual, r->seconds, fp->ncontact, p->n, p->cone ? "pyramid" : "exact",
-      reasons[r->reason]);
+      r->iterations, resid, r->seconds, fp->ncontact, p->n, p->cone ? "pyramid" : "exact",
+      isfinite(r->residual) ? reasons[r->reason] : "non-finite");
 }
 
 static int tb_runSolver(const tbSolveArgs* a, const tbFileProblem* fp, const tbProblem* p,

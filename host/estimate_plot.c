@@ -30,26 +30,29 @@ static void tb_axes(cairo_t* cr, const tbPanel* p, const char* title, const char
   cairo_rectangle(cr, p->x, p->y, p->w, p->h);
   cairo_fill(cr);
   cairo_set_font_size(cr, 11);
-  double ts = tb_plotNiceStep(p->t1 - p->t0, 8);
-  for (double t = ceil(p->t0 / ts) * ts; t <= p->t1 + 1e-9 * ts; t += ts) {
+  double tick[TB_PLOT_MAXTICK];
+  int nt = tb_plotTicks(p->t0, p->t1, 8, tick, TB_PLOT_MAXTICK);
+  for (int i = 0; i < nt; i++) {
+    double t = tick[i];
     double x = tb_px(p, t);
     cairo_set_source_rgba(cr, 0, 0, 0, 0.08);
     cairo_move_to(cr, x, p->y);
     cairo_line_to(cr, x, p->y + p->h);
     cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    snprintf(buf, sizeof(buf), "%g", fabs(t) < 1e-9 * ts ? 0.0 : t);
+    snprintf(buf, sizeof(buf), "%g", t);
     tb_plotText(cr, x, p->y + p->h + 5, 0.5, 0.0, buf);
   }
-  double vs = tb_plotNiceStep(p->v1 - p->v0, 5);
-  for (double v = ceil(p->v0 / vs) * vs; v <= p->v1 + 1e-9 * vs; v += vs) {
+  nt = tb_plotTicks(p->v0, p->v1, 5, tick, TB_PLOT_MAXTICK);
+  for (int i = 0; i < nt; i++) {
+    double v = tick[i];
     double y = tb_py(p, v);
     cairo_set_source_rgba(cr, 0, 0, 0, 0.08);
     cairo_move_to(cr, p->x, y);
     cairo_line_to(cr, p->x + p->w, y);
     cairo_stroke(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    snprintf(buf, sizeof(buf), "%.6g", fabs(v) < 1e-9 * vs ? 0.0 : v);
+    snprintf(buf, sizeof(buf), "%.6g", v);
     tb_plotText(cr, p->x - 6, y, 1.0, 0.5, buf);
   }
   cairo_set_source_rgb(cr, 0, 0, 0);
@@ -77,7 +80,8 @@ static void tb_posteriorPanel(cairo_t* cr, tbPanel* p, const tbObs* obs, const t
     lo = fmin(lo, truth);
     hi = fmax(hi, truth);
   }
-  double pad = hi > lo ? 0.08 * (hi - lo) : fmax(1e-12, 1e-6 * fabs(hi));
+  // a posterior collapsed to one value (or to a few ulps) still gets a readable range
+  double pad = fmax(0.08 * (hi - lo), fmax(1e-12, 1e-6 * fabs(hi)));
   p->v0 = lo - pad;
   p->v1 = hi + pad;
   p->t0 = obs->t[r0];

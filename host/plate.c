@@ -272,6 +272,13 @@ int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r
   // the averaging window: whole periods after the transient, on the step grid
   long nstep = lround(o->seconds / o->dt);
   double P = tb_plateMotionPeriod(mo);
+  if (!(P >= 2.0 * o->dt) || !isfinite(P)) {
+    rc = tb_setError(
+        "plate period %g s (T, or 2 pi / omega): must be finite and at least two "
+        "steps of dt %g s",
+        P, o->dt);
+    goto done;
+  }
   double transient = o->transient < 0.0 ? 0.5 * o->seconds : o->transient;
   long k0 = lround(transient / o->dt);
   if (k0 >= nstep) k0 = nstep - 1;

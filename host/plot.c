@@ -32,6 +32,20 @@ double tb_plotNiceStep(double range, int want) {
   return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
 }
 
+int tb_plotTicks(double lo, double hi, int want, double* tick, int max) {
+  double step = tb_plotNiceStep(hi - lo, want);
+  int n = 0;
+  if (!(step > 0.0) || !isfinite(step)) return 0;
+  // whole multiples of the step, counted: a step below one ulp of lo (a range that collapsed to
+  // one value) leaves t + step == t, and a loop on t would never end
+  for (double k = ceil(lo / step); n < max && k * step <= hi + 1e-9 * step; k += 1.0) {
+    double t = k * step;
+    if (n > 0 && !(t > tick[n - 1])) break;
+    tick[n++] = fabs(t) < 1e-9 * step ? 0.0 : t;
+  }
+  return n;
+}
+
 void tb_plotText(cairo_t* cr, double x, double y, double ax, double ay, const char* s) {
   cairo_text_extents_t te;
   cairo_text_extents(cr, s, &te);
@@ -133,9 +147,11 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
                   TB_PY(-q->extent) - TB_PY(q->extent));
   cairo_fill(cr);
   cairo_set_font_size(cr, 12);
-  double Ecm = E * 100.0, step = tb_plotNiceStep(2.0 * Ecm, 8);
+  double Ecm = E * 100.0, tick[TB_PLOT_MAXTICK];
   char buf[64];
-  for (double t = ceil(-Ecm / step) * step; t <= Ecm + 1e-9; t += step) {
+  int nt = tb_plotTicks(-Ecm, Ecm, 8, tick, TB_PLOT_MAXTICK);
+  for (int i = 0; i < nt; i++) {
+    double t = tick[i];
     double x = TB_PX(t / 100.0), y = TB_PY(t / 100.0);
     cairo_set_source_rgba(cr, 0, 0, 0, 0.08);
     cairo_set_line_width(cr, 1);
@@ -201,8 +217,9 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
   cairo_set_font_size(cr, 12);
   double vcm = vmax * 100.0;
   if (vcm > 0) {
-    double vs = tb_plotNiceStep(vcm, 5);
-    for (double t = 0; t <= vcm * (1 + 1e-9); t += vs) {
+    nt = tb_plotTicks(0.0, vcm, 5, tick, TB_PLOT_MAXTICK);
+    for (int i = 0; i < nt; i++) {
+      double t = tick[i];
       double y = by + bh * (1.0 - t / vcm);
       cairo_move_to(cr, bx + bw, y);
       cairo_line_to(cr, bx + bw + 4, y);
@@ -340,11 +357,15 @@ int tb_plotHeatmap(const char* path, const tbHeatmap* h, int width, int height) 
   cairo_set_line_width(cr, 1.0);
   cairo_set_font_size(cr, 12);
   char buf[64];
-  double step = tb_plotNiceStep(2e3 * fmax(Vx, Vy), 8);
+  double W3 = 1e3 * fmax(Vx, Vy), tick[TB_PLOT_MAXTICK];
   for (int axis = 0; axis < 2; axis++) {
     double V = 1e3 * (axis ? Vy : Vx);
-    for (double t = ceil(-V / step) * step; t <= V + 1e-9; t += step) {
-      snprintf(buf, sizeof(buf), "%g", fabs(t) < 1e-9 ? 0.0 : t);
+    // the step of the larger axis on both (tb_plotTicks over it, the ticks inside V kept)
+    int nt = tb_plotTicks(-W3, W3, 8, tick, TB_PLOT_MAXTICK);
+    for (int i = 0; i < nt; i++) {
+      double t = tick[i];
+      if (fabs(t) > V + 1e-9) continue;
+      snprintf(buf, sizeof(buf), "%g", t);
       if (axis == 0) {
         double x = TB_PX(t * 1e-3);
         cairo_move_to(cr, x, top + H);

@@ -26,6 +26,10 @@ typedef struct _cairo cairo_t;
 typedef struct _cairo_surface cairo_surface_t;
 // a tick step of 1, 2 or 5 times a power of ten giving about `want` ticks over `range`
 double tb_plotNiceStep(double range, int want);
+// the ticks of an axis over [lo, hi]: whole multiples of tb_plotNiceStep(hi - lo, want), at most
+// max of them (0 where the range is empty or not finite); returns their count
+#define TB_PLOT_MAXTICK 64
+int tb_plotTicks(double lo, double hi, int want, double* tick, int max);
 // write the drawing to path (through PATH.part, renamed when whole: outfile.h) and release cr
 // and sf; 0, or -1 when it could not be written (an earlier file at path is left as it was)
 int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, const char* path);

@@ -562,6 +562,73 @@ TEST_F(CliTest, InterruptedParticleFilterWritesTheObservationsTaken) {
   EXPECT_NE(r.err.find("observations taken"), std::string::npos) << r.err;
 }
 
+// defects a fuzzing run found (issue 14), each fixed and kept so
+TEST_F(CliTest, AParticleFilterWhosePosteriorCollapsesStillDrawsItsPlot) {
+  // the posterior of 8 particles collapses to one value: the plot's tick step fell below one
+  // ulp of the axis and its loop never ended
+  CliResult s = RunCli({"estimate", "synth", "--scene", "falling-particle", "--noise",
+                        "uniform:0.005", "--out", Path("obs.csv")});
+  ASSERT_EQ(s.status, 0) << s.err;
+  CliResult r = RunCli({"estimate", "pf", "--scene", "falling-particle", "--obs", Path("obs.csv"),
+                        "--params", "mu", "--prior", "mu=uniform:0:1", "--noise", "uniform:0.01",
+                        "--particles", "8", "--out", Path("pf")},
+                       "timeout 60 ");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(Exists(Path("pf.png")));
+}
+
+TEST_F(CliTest, NonTextTargetTableIsRefusedNotReadForever) {
+  CliResult r =
+      RunCli({"plate", "optimize", "--target", "/dev/zero", "--out", Path("o")}, "timeout 60 ");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("not a text table"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, OutputsNamingADirectoryAreRefused) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"grasp", "--grid", "1x1", "--trials", "1"},
+           {"plate", "field", "--grid", "1x1", "--seconds", "0.01"},
+           {"simulate", "falling-particle"}}) {
+    args.insert(args.end(), {"--out", Path("") + "/"});
+    CliResult r = Run(args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("a directory"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(Exists(Path(".csv")));
+}
+
+TEST_F(CliTest, NonFiniteResidualIsJsonNull) {
+  // a 1-row LCP at the edge of the doubles: M = 1e308, q = -1e308 (w = M z + q overflows)
+  std::string f = Path("big.dat");
+  std::FILE* out = std::fopen(f.c_str(), "w");
+  ASSERT_NE(out, nullptr);
+  std::fputs("1\n0\n1\n1\n1\t1\n1e308\n-1e308\n", out);
+  std::fclose(out);
+  CliResult r = Run({"solve", f, "--solver", "all"});
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("inf"), std::string::npos) << r.out;
+  int nulls = 0;
+  for (const auto& line : Lines(r.out)) {
+    if (line.find("\"residual\": null") == std::string::npos) continue;
+    nulls++;
+    EXPECT_NE(line.find("\"stop\": \"non-finite\""), std::string::npos) << line;
+  }
+  EXPECT_GT(nulls, 0) << "the solvers whose residual overflows (6 of them printed -nan)";
+}
+
+TEST_F(CliTest, ImpossiblePlateParametersAreNamed) {
+  // a rocking period shorter than a step overflowed the count of periods averaged
+  ExpectRejected({"plate", "field", "--motion", "rocking", "--param", "T=1e-10", "--grid", "1x1",
+                  "--out", Path("p")},
+                 {"plate period"});
+  // the grid sets the starts: a start given as a parameter was silently overridden
+  ExpectRejected({"plate", "field", "--param", "x0=1e300", "--grid", "1x1", "--out", Path("p")},
+                 {"x0", "--grid"});
+  ExpectRejected({"grasp", "stray", "--grid", "1x1"}, {"unexpected argument 'stray'"});
+  ExpectRejected({"grasp3d", "--tol", "1e-400"}, {"--tol", "out of the range"});
+  EXPECT_FALSE(Exists(Path("p.csv")));
+}
+
 // gravity is a parameter like the rest: the free fall before landing follows it exactly
 // (semi-implicit Euler: z_k = z_0 - g h^2 k (k + 1) / 2)
 TEST_F(CliTest, GravityIsAParameter) {
