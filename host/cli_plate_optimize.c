@@ -191,79 +191,6 @@ static int tb_plotHistory(const char* path, const char* title, const tbOptRun* r
   return tb_plotFinishPng(cr, sf, path);
 }
 
-// a table target: rows x,y,vx,vy (m, m/s); blank lines and '#' comments skipped, a first line
-// that is not four numbers is a header. 0, 1 when the file cannot be opened, 2 after an error
-static int tb_readTable(const char* path, double** out, int* npoint) {
-  FILE* f = fopen(path, "r");
-  if (!f) return 1;
-  char line[1024];
-  int n = 0, cap = 0, lineno = 0, first = 1;
-  double* p = NULL;
-  while (fgets(line, sizeof(line), f)) {
-    lineno++;
-    size_t len = strlen(line);
-    if (len == 0 || (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f))) {
-      // a NUL byte, or a line longer than any table's (/dev/zero was read forever)
-      fclose(f);
-      free(p);
-      return tb_cliError("--target %s:%d: not a text table (a NUL byte or a line over %zu bytes)",
-                         path, lineno, sizeof(line) - 2);
-    }
-    char* s = line;
-    while (*s == ' ' || *s == '\t') s++;
-    if (*s == '#' || *s == '\n' || *s == '\r' || !*s) continue;
-    double v[4];
-    char* e = s;
-    int ok = 1;
-    for (int c = 0; c < 4 && ok; c++) {
-      char* q;
-      v[c] = strtod(e, &q);
-      if (q == e || !isfinite(v[c])) ok = 0;
-      e = q;
-      while (*e == ' ' || *e == '\t') e++;
-      if (c < 3) {
-        if (*e == ',') {
-          e++;
-        } else {
-          ok = 0;
-        }
-      }
-    }
-    while (*e == ' ' || *e == '\t' || *e == '\r' || *e == '\n') e++;
-    if (*e) ok = 0;
-    if (!ok) {
-      if (first) {
-        first = 0;
-        continue;
-      }
-      fclose(f);
-      free(p);
-      return tb_cliError("--target %s:%d: expected x,y,vx,vy (m, m/s)", path, lineno);
-    }
-    first = 0;
-    if (n == cap) {
-      cap = cap ? 2 * cap : 64;
-      double* q = (double*)realloc(p, sizeof(double) * 4 * (size_t)cap);
-      if (!q) {
-        fclose(f);
-        free(p);
-        return tb_cliError("--target %s: out of memory", path);
-      }
-      p = q;
-    }
-    memcpy(p + 4 * (size_t)n, v, sizeof(v));
-    n++;
-  }
-  fclose(f);
-  if (n == 0) {
-    free(p);
-    return tb_cliError("--target %s: no x,y,vx,vy rows", path);
-  }
-  *out = p;
-  *npoint = n;
-  return 0;
-}
-
 typedef struct tbOptArgs {
   const char* target;
   int target_kind;
@@ -346,12 +273,12 @@ static int tb_parseOptimize(int argc, char** argv, tbOptArgs* a) {
     a->target_kind = TB_PLATE_TARGET_SADDLE;
   } else {
     a->target_kind = TB_PLATE_TARGET_TABLE;
-    int rc = tb_readTable(a->target, &a->table, &a->npoint);
-    if (rc == 1) {
+    int rc = tb_readPlateTable(a->target, &a->table, &a->npoint);
+    if (rc < 0) {
       return tb_cliError("--target %s: unknown target (circle, saddle, or a readable CSV file)",
                          a->target);
     }
-    if (rc) return rc;
+    if (rc) return tb_cliError("--target %s", tb_lastError());
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 // CMA-ES from host/optimize.c.
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <tumble/plate.h>
@@ -304,4 +305,76 @@ done:
   tb_freeData(d);
   free(cost);
   return rc;
+}
+
+int tb_readPlateTable(const char* path, double** out, int* npoint) {
+  FILE* f = fopen(path, "r");
+  if (!f) return -1;
+  char line[1024];
+  int n = 0, cap = 0, lineno = 0, first = 1;
+  double* p = NULL;
+  while (fgets(line, sizeof(line), f)) {
+    lineno++;
+    size_t len = strlen(line);
+    if (len == 0 || (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f))) {
+      // a NUL byte, or a line longer than any table's (/dev/zero was read forever)
+      fclose(f);
+      free(p);
+      return tb_setError("%s:%d: not a text table (a NUL byte or a line over %zu bytes)", path,
+                         lineno, sizeof(line) - 2);
+    }
+    char* s = line;
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s == '#' || *s == '\n' || *s == '\r' || !*s) continue;
+    double v[4];
+    char* e = s;
+    int ok = 1;
+    for (int c = 0; c < 4 && ok; c++) {
+      char* q;
+      v[c] = strtod(e, &q);
+      if (q == e || !isfinite(v[c])) ok = 0;
+      e = q;
+      while (*e == ' ' || *e == '\t') e++;
+      if (c < 3) {
+        if (*e == ',') {
+          e++;
+        } else {
+          ok = 0;
+        }
+      }
+    }
+    while (*e == ' ' || *e == '\t' || *e == '\r' || *e == '\n') e++;
+    if (*e) ok = 0;
+    if (!ok) {
+      if (first) {
+        first = 0;
+        continue;
+      }
+      fclose(f);
+      free(p);
+      return tb_setError("%s:%d: expected x,y,vx,vy (m, m/s)", path, lineno);
+    }
+    first = 0;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      double* q = (double*)realloc(p, sizeof(double) * 4 * (size_t)cap);
+      if (!q) {
+        fclose(f);
+        free(p);
+        tb_setError("%s: out of memory", path);
+        return TB_ERR_MEMORY;
+      }
+      p = q;
+    }
+    memcpy(p + 4 * (size_t)n, v, sizeof(v));
+    n++;
+  }
+  fclose(f);
+  if (n == 0) {
+    free(p);
+    return tb_setError("%s: no x,y,vx,vy rows", path);
+  }
+  *out = p;
+  *npoint = n;
+  return TB_OK;
 }

@@ -344,8 +344,12 @@ static int h5_read(const tbRdCtx* c, hid_t file, const char* path, int is_int, v
   H5T_class_t cls = ty >= 0 ? H5Tget_class(ty) : H5T_NO_CLASS;
   int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
   hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+  size_t width = ty >= 0 ? H5Tget_size(ty) : 0;
   if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
     rc = rd_fail(c, path, 0, "not a numeric dataset");
+  } else if (width == 0 || width > 16) {
+    // HDF5 converts through a buffer of np x width bytes: a crafted width asked it for terabytes
+    rc = rd_fail(c, path, 0, "numbers of %zu bytes: not an integer or float type", width);
   } else if (rank < 0 || rank > 1 || np < 0) {
     rc = rd_fail(c, path, 0, "rank %d: must be a vector", rank);
   } else if (np > (hssize_t)1 << 28) {

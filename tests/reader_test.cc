@@ -854,6 +854,22 @@ TEST(ReaderTest, MalformedHdf5) {
   H5Dclose(d);
   H5Fclose(f);
   expectError(p, {"nz.hdf5", "/fclib_local/W/nz", "-5: must be"});
+  // numbers of 32 bytes: HDF5 converts through an np x 32 byte buffer (a fuzzed width asked it
+  // for terabytes); no integer or float type is that wide
+  p = (t.dir / "wide.hdf5").string();
+  f = H5Fcreate(p.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  h5group(f, "/fclib_local");
+  hid_t wide = H5Tcopy(H5T_STD_I64LE);
+  H5Tset_precision(wide, 256);
+  hsize_t one = 1;
+  hid_t sp = H5Screate_simple(1, &one, nullptr);
+  d = H5Dcreate2(f, "/fclib_local/spacedim", wide, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(d, 0);
+  H5Dclose(d);
+  H5Sclose(sp);
+  H5Tclose(wide);
+  H5Fclose(f);
+  expectError(p, {"wide.hdf5", "/fclib_local/spacedim", "numbers of 32 bytes"});
   // W not square per contact
   std::vector<double> W5(25, 1.0);
   p = (t.dir / "w5.hdf5").string();

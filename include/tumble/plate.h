@@ -153,6 +153,10 @@ void tb_plateObjParams(const tbPlateObj* ob, const double* x, double* p12);
 // Returns 0, or non-zero (out of memory, with tb_lastError())
 int tb_plateObjective(void* ob, int n, const double* x, double* f);
 
+// a table target from a file: rows x,y,vx,vy (m, m/s); blank lines and '#' comments skipped, a
+// first line that is not four numbers is a header. TB_OK with *out (npoint x 4, malloc'd), -1
+// when the file cannot be opened, or an error naming the file and line
+int tb_readPlateTable(const char* path, double** out, int* npoint);
 // `tumble plate field`'s writers: PREFIX.csv and PREFIX.png of a field; 0 or 2 after an error line
 int tb_plateWriteField(const char* prefix, const tbPlateMotion* mo, int modified,
                        const tbFieldOpt* o, const tbFieldResult* r);
