@@ -21,13 +21,34 @@
 
 #define TB_MAXPARAMARG 64
 
+// bytes of the valid UTF-8 character at p, or 0 for a control byte or a byte that starts none
+static int tb_utf8Length(const unsigned char* p) {
+  if (*p < 0x20 || *p == 0x7f) return 0;
+  int n = *p < 0x80 ? 1 : *p < 0xc2 ? 0 : *p < 0xe0 ? 2 : *p < 0xf0 ? 3 : *p < 0xf5 ? 4 : 0;
+  for (int k = 1; k < n; k++) {
+    if ((p[k] & 0xc0) != 0x80) return 0;
+  }
+  return n;
+}
+
 int tb_cliError(const char* fmt, ...) {
+  char msg[8192];
   va_list ap;
   va_start(ap, fmt);
-  fputs("tumble: error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
+  // a message quoting a binary file's bytes stays one line a terminal shows as it is
+  fputs("tumble: error: ", stderr);
+  for (const unsigned char* p = (const unsigned char*)msg; *p;) {
+    int n = tb_utf8Length(p);
+    if (n) {
+      fwrite(p, 1, (size_t)n, stderr);
+      p += n;
+    } else {
+      fprintf(stderr, "\\x%02x", *p++);
+    }
+  }
+  fputc('\n', stderr);
   return 2;
 }
 

@@ -312,23 +312,6 @@ static int tb_estModel(tbEstArgs* a, tbModel** mout, double** param0) {
   return *param0 ? 0 : tb_cliError("out of memory");
 }
 
-// a path whose directory we can write to
-static int tb_checkWritable(const char* opt, const char* path) {
-  char dir[4200];
-  snprintf(dir, sizeof(dir), "%s", path);
-  char* slash = strrchr(dir, '/');
-  if (slash == dir) {
-    dir[1] = 0;
-  } else if (slash) {
-    *slash = 0;
-  } else {
-    snprintf(dir, sizeof(dir), ".");
-  }
-  if (access(dir, W_OK) != 0)
-    return tb_cliError("%s %s: directory '%s' is not writable", opt, path, dir);
-  return 0;
-}
-
 static double tb_dtOf(const tbModel* m, const double* param0) {
   int p = tb_findParam(m, "dt");
   return p >= 0 ? param0[p] : m->opt.timestep;
@@ -350,7 +333,7 @@ static int tb_synth(tbEstArgs* a) {
     rc = tb_cliError("--every %ld: more than the %ld steps", every, steps);
     goto done;
   }
-  if ((rc = tb_checkWritable("--out", a->out))) goto done;
+  if ((rc = tb_cliOutCheck("--out", a->out))) goto done;
   d = tb_newData(m, 1);
   if (!d) {
     rc = tb_cliError("%s", tb_lastError());
@@ -435,8 +418,10 @@ static int tb_readObsCli(const tbEstArgs* a, const tbModel* m, const double* par
 
 static int tb_writePF(const char* path, const tbModel* m, const tbPFOpt* o, const tbObs* obs,
                       const tbPFResult* res) {
-  FILE* f = fopen(path, "w");
-  if (!f) return tb_cliError("--out %s: cannot open for writing", path);
+  tbOutFile out;
+  int rc = tb_cliOutOpen(&out, "--out", path);
+  if (rc) return rc;
+  FILE* f = out.f;
   fprintf(f, "t");
   for (int k = 0; k < o->nest; k++) {
     const char* nm = m->param[o->param[k]].name;
@@ -453,8 +438,7 @@ static int tb_writePF(const char* path, const tbModel* m, const tbPFOpt* o, cons
     fprintf(f, ",%.17g,%d,%.17g,%d,%d,%d\n", res->ess[r], res->stages[r], res->tol[r], res->zero[r],
             res->resampled[r], res->failed[r]);
   }
-  if (fclose(f) != 0) return tb_cliError("--out %s: write failed", path);
-  return 0;
+  return tb_cliOutCommit(&out, "--out");
 }
 
 static int tb_pf(tbEstArgs* a) {
@@ -495,7 +479,7 @@ static int tb_pf(tbEstArgs* a) {
     }
   }
   if ((rc = tb_readObsCli(a, m, param0, &obs))) goto done;
-  if ((rc = tb_checkWritable("--out", csv))) goto done;
+  if ((rc = tb_cliOutCheck("--out", csv)) || (rc = tb_cliOutCheck("--out", png))) goto done;
   tbPFOpt o = tb_defaultPFOpt();
   if (a->particles) o.nparticle = (int)a->particles;
   o.nest = a->nest;
@@ -561,7 +545,7 @@ static int tb_fit(tbEstArgs* a) {
   memset(&obs, 0, sizeof(obs));
   tbFitResult res;
   memset(&res, 0, sizeof(res));
-  FILE* log = NULL;
+  tbOutFile log = {0};
   int idx[TB_EST_MAXEST + TB_MAXOBSCOORD], scan[TB_EST_MAXEST + TB_MAXOBSCOORD];
   double init[TB_EST_MAXEST + TB_MAXOBSCOORD], lo[TB_EST_MAXEST + TB_MAXOBSCOORD],
       hi[TB_EST_MAXEST + TB_MAXOBSCOORD];
@@ -629,12 +613,7 @@ static int tb_fit(tbEstArgs* a) {
   }
   if (a->out) {
     snprintf(csv, sizeof(csv), "%s.csv", a->out);
-    if ((rc = tb_checkWritable("--out", csv))) goto done;
-    log = fopen(csv, "w");
-    if (!log) {
-      rc = tb_cliError("--out %s: cannot open for writing", csv);
-      goto done;
-    }
+    if ((rc = tb_cliOutOpen(&log, "--out", csv))) goto done;
   }
   tbFitOpt o = tb_defaultFitOpt();
   o.nest = n;
@@ -645,13 +624,15 @@ static int tb_fit(tbEstArgs* a) {
   o.scan = scan;
   if (a->scan >= 0) o.nscan = (int)a->scan;
   if (a->max_iter) o.max_iter = (int)a->max_iter;
-  o.log = log;
+  o.log = log.f;
   o.progress = 1;
   tb_catchInterrupt();
   if (tb_fitLM(m, param0, &obs, &o, &res) != TB_OK) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
   }
+  // the log whole (an interrupted fit's too) before the summary says it is there
+  if (log.f && (rc = tb_cliOutCommit(&log, "--out"))) goto done;
   printf("{");
   for (int k = 0; k < n; k++) {
     printf("\"%s\": %.17g, \"%s_se\": ", names[k], res.x[k], names[k]);
@@ -672,8 +653,7 @@ static int tb_fit(tbEstArgs* a) {
     rc = 130;
   }
 done:
-  if (log && fclose(log) != 0 && !rc) rc = tb_cliError("--out %s: write failed", csv);
-  if (log && rc) remove(csv);  // no half log of a failed fit
+  tb_outAbort(&log);  // a failed fit leaves no half log
   tb_freeFitResult(&res);
   tb_freeObs(&obs);
   free(param0);

@@ -13,6 +13,7 @@
 #include <tumble/tb_math.h>
 
 #include "engine.h"
+#include "outfile.h"
 #include "stage_probe.h"
 
 //---- observable coordinates --------------------------------------------------------------------
@@ -251,8 +252,9 @@ int tb_readObs(const char* path, const tbModel* m, double dt, tbObs* obs) {
 
 int tb_writeObs(const char* path, const tbObs* obs) {
   tb_clearError();
-  FILE* f = fopen(path, "w");
-  if (!f) return tb_setError("%s: cannot open for writing", path);
+  tbOutFile out;
+  if (tb_outOpen(&out, path) != TB_OK) return TB_ERR_ARG;
+  FILE* f = out.f;
   fputc('t', f);
   for (int c = 0; c < obs->ncol; c++) fprintf(f, ",%s", obs->coord[c].name);
   fputc('\n', f);
@@ -261,8 +263,7 @@ int tb_writeObs(const char* path, const tbObs* obs) {
     for (int c = 0; c < obs->ncol; c++) fprintf(f, ",%.17g", obs->y[(size_t)r * obs->ncol + c]);
     fputc('\n', f);
   }
-  if (fclose(f) != 0) return tb_setError("%s: write failed", path);
-  return TB_OK;
+  return tb_outCommit(&out);
 }
 
 //---- synthetic observations --------------------------------------------------------------------

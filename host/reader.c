@@ -721,6 +721,10 @@ static int h5_global(const tbRdCtx* c, hid_t file, tbFileProblem* fp) {
 }
 
 static int rd_hdf5(const tbRdCtx* c, const char* path, tbFileProblem* fp) {
+  // after some corrupt files HDF5 cannot shut itself down, and its exit handler then prints
+  // "infinite loop closing library" under our error line: no exit handler (every file is closed
+  // by then). A no-op once the library is in use.
+  H5dont_atexit();
   // HDF5 prints its error stack by default: silence it for the duration of the read
   H5E_auto2_t old_fn = NULL;
   void* old_data = NULL;
