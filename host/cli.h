@@ -77,6 +77,23 @@ int tb_replayWrite(tbCliReplay* r, const tbModel* m, const tbData* d, tbReplayOp
 void tb_replayEnd(tbCliReplay* r);
 // --replay CELL,TRIAL of the grasp studies: whole numbers >= 0; 0, or 2 after an error message
 int tb_parseCellTrial(const char* what, const char* val, int* cell, int* trial);
+// the journal of a long study (cli_journal.c): PREFIX.journal holds the output rows of every
+// finished piece of scenes, so that --resume goes on after a kill where it stopped
+typedef struct tbJournal {
+  FILE* f;
+  char path[4200];
+} tbJournal;
+// one row of a replayed block (without its newline)
+typedef void (*tbJournalRow)(void* ctx, const char* row, size_t len);
+// open the journal at path for the study `study` (its options, seed and version, as text). With
+// resume, the rows of its whole blocks go to replay and *next is the first scene not done (0
+// without a journal); a journal of another study is an error. Else a fresh journal. 0, or 2
+int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume, long* next,
+                   tbJournalRow replay, void* ctx);
+// the rows of scenes [first, end), written and fsync'd: 0, or 2 after an error message
+int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_t len);
+// close; done: the outputs are written, the journal is removed
+void tb_journalClose(tbJournal* j, int done);
 // the view that shows a model's motion: from the top for a planar (2.5D) model, else the side
 int tb_replayViewOf(const tbModel* m);
 // "name value unit, ..." of scene 0's parameters, cut with "..." to fit n bytes

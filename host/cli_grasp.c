@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <tumble/grasp.h>
+#include <tumble/version.h>
 
 #include "cli.h"
 #include "plot.h"
@@ -29,6 +30,7 @@ typedef struct tbGraspArgs {
   const char* out;
   int replay_cell, replay_trial;  // --replay CELL,TRIAL; -1: a study
   tbReplayOpt replay;             // --replay-speed, --view
+  int resume;                     // --resume: go on from PREFIX.journal
   int h5;                         // --out PREFIX.h5: one HDF5 file of both tables per condition
   char stem[4096];                // PREFIX of --out PREFIX.h5
 } tbGraspArgs;
@@ -42,7 +44,8 @@ static void tb_graspUsage(FILE* f) {
       "         [--speed normal|fast[,...]] [--force N] [--tol 0.5mm] [--cone exact|pyramid]\n"
       "         [--facets K] [--dt H] [--solver NAME] [--max-iter K] [--solver-tol T]\n"
       "         [--seed S] [--threads T] [--chunk N] [--device auto|cpu|gpu]\n"
-      "         [--out PREFIX] [--replay CELL,TRIAL [--replay-speed 0.25] [--view top|side]]\n"
+      "         [--out PREFIX] [--resume] [--replay CELL,TRIAL [--replay-speed 0.25] [--view "
+      "top]]\n"
       "With no arguments: the default study (gear, 21x21 offsets over 20 mm around (0, -10 "
       "mm),\n30 trials per cell, medium surface and high gripper friction, normal speed).\n");
 }
@@ -208,6 +211,10 @@ static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
       tb_graspUsage(stdout);
       return -1;
     }
+    if (!strcmp(argv[i], "--resume")) {
+      a->resume = 1;
+      continue;
+    }
     int rc = tb_optionValue(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
     if (!rc) rc = tb_parseGraspOption(a, argv[i], argv[i + 1]);
     if (rc) return rc;
@@ -320,6 +327,7 @@ static int tb_graspReplay(const tbGraspArgs* a) {
 // a condition's tables: PREFIX.csv (the cells) and PREFIX-trials.csv, or both in PREFIX.h5;
 // the files are opened before the study, the trials' rows go to `trials` as it runs
 typedef struct tbGraspOut {
+  tbJournal journal;
   tbOutFile cells, log, h5;
   char* text;  // the trials' rows (HDF5: in memory until the end)
   size_t len;
@@ -344,6 +352,7 @@ static int tb_graspOutOpen(tbGraspOut* o, const tbGraspArgs* a, const char* pref
 }
 
 static void tb_graspOutAbort(tbGraspOut* o) {
+  tb_journalClose(&o->journal, 0);                            // kept for --resume
   if (o->trials && o->trials != o->log.f) fclose(o->trials);  // the memory stream
   o->trials = NULL;
   free(o->text);
@@ -380,8 +389,134 @@ static int tb_graspOutCommit(tbGraspOut* o, const tbGraspArgs* a, const tbSweepT
     rc = tb_cliOutCommit(&o->log, "--out");
     if (!rc) rc = tb_cliOutCommit(&o->cells, "--out");
   }
+  // whole outputs of a whole study need no journal; a partial one's is kept for --resume
+  tb_journalClose(&o->journal, rc == 0 && !partial);
   tb_graspOutAbort(o);
   return rc;
+}
+
+// a condition as text, for its journal: every option that changes a trial's row
+static void tb_studyKey(const tbGraspArgs* a, const tbGraspDef* g, char* key, size_t n) {
+  snprintf(key, n,
+           "grasp %s %s part %d mass %.17g r %.17g mus %.17g %.17g mug %.17g %.17g v %.17g %.17g "
+           "F %.17g w %.17g %.17g %.17g m %.17g tri %.17g %.17g settle %.17g tol %.17g dt %.17g "
+           "cone %d %d solver %d %d %.17g %.17g grid %d %d %.17g %.17g %.17g %.17g trials %d "
+           "seed %llu",
+           TUMBLE_VERSION, TUMBLE_COMMIT, g->part, g->part_mass, g->radius, g->mu_surface[0],
+           g->mu_surface[1], g->mu_gripper[0], g->mu_gripper[1], g->speed, g->speed_jitter,
+           g->force, g->open_width, g->finger_width, g->finger_length, g->finger_mass,
+           g->tripod_radius, g->tripod_jitter, g->settle, g->tol, g->dt, g->cone, g->facets,
+           g->solver, g->max_iter, g->solver_tol, g->sor, a->grid.nx, a->grid.ny, a->grid.extent_x,
+           a->grid.extent_y, a->grid.center_x, a->grid.center_y, a->trials,
+           (unsigned long long)a->seed);
+}
+
+// a replayed trial row: into the trials table and the tally, as tb_graspSweepRange counts it
+typedef struct tbGraspReplayed {
+  FILE* rows;
+  tbSweepTally* t;
+  tbGraspRun* run;
+  int cell, status, resid, success;  // their columns
+} tbGraspReplayed;
+
+static void tb_graspReplayRow(void* ctx, const char* row, size_t len) {
+  tbGraspReplayed* r = (tbGraspReplayed*)ctx;
+  fwrite(row, 1, len, r->rows);
+  fputc('\n', r->rows);
+  int status = 0, cell = 0, success = 0;
+  double resid = 0.0;
+  for (size_t i = 0, col = 0; i < len; col++) {
+    const char* field = row + i;
+    if ((int)col == r->cell) cell = atoi(field);
+    if ((int)col == r->status) status = atoi(field);
+    if ((int)col == r->success) success = atoi(field);
+    if ((int)col == r->resid) resid = strtod(field, NULL);
+    while (i < len && row[i] != ',') i++;
+    i++;
+  }
+  int failed = (status & TB_SCENE_FAILMASK) != 0;
+  tb_tallyAdd(r->t, cell, failed, success);
+  r->run->trials++;
+  r->run->failed += failed;
+  r->run->unconverged += (status & TB_SCENE_UNCONVERGED) != 0;
+  r->run->resid_max = fmax(r->run->resid_max, resid);
+}
+
+// the column named name of a CSV header line, or -1
+static int tb_column(const char* header, const char* name) {
+  size_t n = strlen(name);
+  int col = 0;
+  for (const char* p = header; p; p = strchr(p, ','), col++) {
+    if (*p == ',') p++;
+    if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\n' || !p[n])) return col;
+  }
+  return -1;
+}
+
+// the rows of pieces [first, end) into the trials table and the journal, the counts into run
+static void tb_addRun(tbGraspRun* run, const tbGraspRun* part) {
+  run->trials += part->trials;
+  run->failed += part->failed;
+  run->unconverged += part->unconverged;
+  run->resid_max = fmax(run->resid_max, part->resid_max);
+  run->seconds += part->seconds;
+  run->scene_steps += part->scene_steps;
+}
+
+// one condition's study in journal pieces of `chunk` trials: the trials an earlier run did
+// (--resume) replayed from PREFIX.journal, the rest run; rows into out->trials, counts into t.
+// TB_OK, TB_INTERRUPTED, or 2 after an error message
+static int tb_graspStudy(const tbGraspArgs* a, const tbGraspDef* def, const char* prefix,
+                         tbProgress* prog, tbGraspOut* out, tbSweepTally* t, tbGraspRun* run) {
+  memset(run, 0, sizeof(*run));
+  tbModel* m = tb_buildGraspModel(def);
+  char* header = NULL;
+  size_t hlen = 0;
+  FILE* hf = m ? open_memstream(&header, &hlen) : NULL;
+  if (!hf) {
+    tb_freeModel(m);
+    return tb_cliError("%s", m ? "out of memory" : tb_lastError());
+  }
+  tb_graspTrialHeader(hf, m);
+  fclose(hf);
+  tb_freeModel(m);
+  fputs(header, out->trials);
+  tbGraspReplayed rp = {out->trials,
+                        t,
+                        run,
+                        tb_column(header, "cell"),
+                        tb_column(header, "status"),
+                        tb_column(header, "max_residual"),
+                        tb_column(header, "success")};
+  free(header);
+  char key[2048], path[4300];
+  tb_studyKey(a, def, key, sizeof(key));
+  snprintf(path, sizeof(path), "%s.journal", prefix);
+  long next = 0, total = (long)a->grid.nx * a->grid.ny * a->trials;
+  int rc = tb_journalOpen(&out->journal, path, key, a->resume, &next, tb_graspReplayRow, &rp);
+  if (rc) return rc;
+  if (next > 0) tb_progressUpdate(prog, prog->done + next);
+  int sw = TB_OK;
+  for (long first = next; first < total && sw == TB_OK; first += a->chunk) {
+    long end = total - first < a->chunk ? total : first + a->chunk;
+    char* rows = NULL;
+    size_t len = 0;
+    FILE* f = open_memstream(&rows, &len);
+    if (!f) return tb_cliError("out of memory");
+    tbGraspRun part;
+    sw = tb_graspSweepRange(def, &a->grid, a->trials, a->seed, first, end, a->chunk, prog, f, t,
+                            &part);
+    fclose(f);
+    if (sw == TB_OK || sw == TB_INTERRUPTED) {
+      fwrite(rows, 1, len, out->trials);
+      tb_addRun(run, &part);
+      if (tb_journalAppend(&out->journal, first, end, rows, len)) sw = 2;
+    } else {
+      sw = tb_cliError("%s", tb_lastError());
+    }
+    free(rows);
+  }
+  return sw;
 }
 
 int tb_graspMain(int argc, char** argv) {
@@ -414,11 +549,11 @@ int tb_graspMain(int argc, char** argv) {
         tb_freeTally(&t);
         break;
       }
-      int sw = tb_graspSweep(&def, &a.grid, a.trials, a.seed, a.chunk, &prog, out.trials, &t, &run);
+      int sw = tb_graspStudy(&a, &def, prefix, &prog, &out, &t, &run);
       if (sw != TB_OK && sw != TB_INTERRUPTED) {
         tb_graspOutAbort(&out);
         tb_freeTally(&t);
-        rc = tb_cliError("%s", tb_lastError());
+        rc = sw;
         break;
       }
       // Ctrl-C: the trials done so far are written (their cells' counts say how many)

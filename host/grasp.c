@@ -504,22 +504,36 @@ void tb_graspTrialRow(FILE* f, const tbModel* m, const tbData* d, int i, long id
 
 int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint64_t seed,
                   int chunk, tbProgress* progress, FILE* log, tbSweepTally* t, tbGraspRun* run) {
+  if (log) {
+    tbModel* m = tb_buildGraspModel(g);
+    if (!m) return TB_ERR_ARG;
+    tb_graspTrialHeader(log, m);
+    tb_freeModel(m);
+  }
+  return tb_graspSweepRange(g, grid, trials, seed, 0, (long)grid->nx * grid->ny * trials, chunk,
+                            progress, log, t, run);
+}
+
+int tb_graspSweepRange(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint64_t seed,
+                       long begin, long end, int chunk, tbProgress* progress, FILE* log,
+                       tbSweepTally* t, tbGraspRun* run) {
   memset(run, 0, sizeof(*run));
+  long total = (long)grid->nx * grid->ny * trials;
+  if (begin < 0 || end > total || begin > end)
+    return tb_setError("grasp: trials [%ld, %ld) of %ld", begin, end, total);
   tbModel* m = tb_buildGraspModel(g);
   if (!m) return TB_ERR_ARG;
-  long total = (long)grid->nx * grid->ny * trials;
   if (chunk < 1) chunk = 1;
-  if (chunk > total) chunk = (int)total;
+  if (chunk > end - begin) chunk = end - begin > 0 ? (int)(end - begin) : 1;
   tbData* d = tb_newData(m, chunk);
   if (!d) {
     tb_freeModel(m);
     return tb_setError("grasp: out of memory for %d scenes", chunk);
   }
   int nstep = tb_graspSteps(g), rc = TB_OK;
-  if (log) tb_graspTrialHeader(log, m);
   double wall0 = omp_get_wtime();
-  for (long first = 0; first < total && rc == TB_OK; first += chunk) {
-    int ns = (int)(total - first < chunk ? total - first : chunk);
+  for (long first = begin; first < end && rc == TB_OK; first += chunk) {
+    int ns = (int)(end - first < chunk ? end - first : chunk);
     d->nscene = ns;
     for (int i = 0; i < ns; i++) {
       long id = first + i;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -184,6 +185,36 @@ TEST_F(GraspCliTest, ReplayReproducesATrialOfTheStudyBitwise) {
   CliResult bad = Grasp(args + Path("a") + " --replay 9,0");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("9 cells"), std::string::npos) << bad.err;
+}
+
+// kill -9 at any point, then --resume: the outputs are bitwise those of a run never killed (the
+// journal keeps each finished piece's rows, fsync'd; a piece cut by the kill is run again)
+TEST_F(GraspCliTest, ResumeAfterAKillGivesTheUninterruptedOutputs) {
+  std::string args = "--grid 3x3 --trials 20 --chunk 16 --threads 1 --seed 4 --out ";
+  ASSERT_EQ(Grasp(args + Path("whole")).status, 0);
+  const std::string whole[3] = {ReadFile(Path("whole.csv")), ReadFile(Path("whole-trials.csv")),
+                                ReadFile(Path("whole.png"))};
+  int resumed = 0;
+  for (double at : {0.3, 0.8, 1.3}) {
+    std::string out = Path("k" + std::to_string(resumed));
+    std::string cmd = Quote(TUMBLE_CLI) + " grasp " + args + out;
+    RunShell("sh -c " + Quote(cmd + " 2>/dev/null & p=$!; sleep " + std::to_string(at) +
+                              "; kill -9 $p; wait $p"));
+    resumed += Exists(out + ".journal");
+    CliResult r = Grasp(args + out + " --resume");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(ReadFile(out + ".csv"), whole[0]) << "killed at " << at << " s";
+    EXPECT_EQ(ReadFile(out + "-trials.csv"), whole[1]) << "killed at " << at << " s";
+    EXPECT_EQ(ReadFile(out + ".png"), whole[2]) << "killed at " << at << " s";
+    EXPECT_FALSE(Exists(out + ".journal")) << "a whole study needs no journal";
+  }
+  EXPECT_GT(resumed, 0) << "no kill landed inside the study";
+  // a journal of another study is refused, not mixed in
+  std::string other = Path("k0");
+  std::ofstream(other + ".journal") << "tumble journal 1 0000000000000000\n";
+  CliResult r = Grasp(args + other + " --resume");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("another study"), std::string::npos) << r.err;
 }
 
 TEST_F(GraspCliTest, StudyOfSeveralConditionsWritesEach) {

@@ -112,6 +112,12 @@ typedef struct tbGraspRun {
 } tbGraspRun;
 int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint64_t seed,
                   int chunk, tbProgress* progress, FILE* log, tbSweepTally* t, tbGraspRun* run);
+// the same over the study's scenes [begin, end) only (id = cell x trials + trial), adding to t;
+// log gets their rows without the header: a study run in pieces (a resumed one) is bitwise the
+// study run whole
+int tb_graspSweepRange(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint64_t seed,
+                       long begin, long end, int chunk, tbProgress* progress, FILE* log,
+                       tbSweepTally* t, tbGraspRun* run);
 
 // `tumble grasp ...` (host/cli_grasp.c); returns the process exit status
 int tb_graspMain(int argc, char** argv);

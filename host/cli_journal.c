@@ -1,0 +1,126 @@
+// Command line: the journal of a long study (PREFIX.journal), so that --resume goes on after a
+// kill where it stopped. Append-only: a header naming the study, then one block per finished
+// piece of scenes, each the piece's output rows with their length and an FNV-1a hash, flushed
+// and fsync'd before the next piece starts. A block cut by a kill fails its length or hash and
+// is dropped (the file is cut back to the last whole block).
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define TB_JOURNAL_MAGIC "tumble journal 1"
+
+static uint64_t tb_fnv1a(const char* s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static int tb_journalSync(tbJournal* j) {
+  if (fflush(j->f) != 0 || fsync(fileno(j->f)) != 0)
+    return tb_cliError("--out %s: cannot write the journal", j->path);
+  return 0;
+}
+
+// the whole file in memory; NULL when it does not exist
+static char* tb_slurp(const char* path, size_t* n) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  char* buf = NULL;
+  size_t cap = 0;
+  *n = 0;
+  for (;;) {
+    if (*n + 65536 > cap) {
+      cap = 2 * cap + 65536;
+      char* b = (char*)realloc(buf, cap + 1);
+      if (!b) break;
+      buf = b;
+    }
+    size_t k = fread(buf + *n, 1, cap - *n, f);
+    *n += k;
+    if (k == 0) break;
+  }
+  fclose(f);
+  if (buf) buf[*n] = 0;
+  return buf;
+}
+
+// the whole blocks of text (after its header) that continue from *next, each given to replay;
+// returns the bytes of text they take
+static size_t tb_journalReplay(const char* text, size_t n, long* next, tbJournalRow replay,
+                               void* ctx) {
+  size_t at = 0;
+  for (;;) {
+    long first, end;
+    size_t len;
+    unsigned long long hash;
+    int used = 0;
+    if (sscanf(text + at, "@block %ld %ld %zu %llx\n%n", &first, &end, &len, &hash, &used) != 4 ||
+        used == 0 || first != *next || end <= first || at + used + len > n ||
+        tb_fnv1a(text + at + used, len) != hash)
+      return at;
+    const char* rows = text + at + used;
+    for (size_t i = 0; i < len;) {
+      size_t k = i;
+      while (k < len && rows[k] != '\n') k++;
+      replay(ctx, rows + i, k - i);
+      i = k + 1;
+    }
+    *next = end;
+    at += used + len;
+  }
+}
+
+int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume, long* next,
+                   tbJournalRow replay, void* ctx) {
+  memset(j, 0, sizeof(*j));
+  snprintf(j->path, sizeof(j->path), "%s", path);
+  *next = 0;
+  char header[64];
+  snprintf(header, sizeof(header), "%s %016llx\n", TB_JOURNAL_MAGIC,
+           (unsigned long long)tb_fnv1a(study, strlen(study)));
+  size_t n = 0;
+  char* text = resume ? tb_slurp(path, &n) : NULL;
+  size_t keep = 0;
+  if (text) {
+    size_t hl = strlen(header);
+    if (n < hl || memcmp(text, header, hl) != 0) {
+      free(text);
+      return tb_cliError(
+          "--resume: %s is the journal of another study (options, seed or "
+          "version differ)",
+          path);
+    }
+    keep = hl + tb_journalReplay(text + hl, n - hl, next, replay, ctx);
+    free(text);
+  }
+  // a fresh journal, or the old one cut back to its last whole block
+  j->f = fopen(path, keep ? "r+b" : "wb");
+  if (!j->f) return tb_cliError("--out %s: cannot write the journal", path);
+  if (keep) {
+    if (ftruncate(fileno(j->f), (off_t)keep) != 0 || fseeko(j->f, 0, SEEK_END) != 0) {
+      tb_journalClose(j, 0);
+      return tb_cliError("--resume %s: cannot cut its last block", path);
+    }
+  } else {
+    fputs(header, j->f);
+  }
+  return tb_journalSync(j);
+}
+
+int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_t len) {
+  fprintf(j->f, "@block %ld %ld %zu %016llx\n", first, end, len,
+          (unsigned long long)tb_fnv1a(rows, len));
+  fwrite(rows, 1, len, j->f);
+  return tb_journalSync(j);
+}
+
+void tb_journalClose(tbJournal* j, int done) {
+  if (j->f) fclose(j->f);
+  j->f = NULL;
+  if (done) remove(j->path);
+}
