@@ -82,6 +82,7 @@ int tb_parseCellTrial(const char* what, const char* val, int* cell, int* trial);
 typedef struct tbJournal {
   FILE* f;
   char path[4200];
+  long blocks;  // replayed and appended
 } tbJournal;
 // one row of a replayed block (without its newline)
 typedef void (*tbJournalRow)(void* ctx, const char* row, size_t len);
@@ -92,7 +93,7 @@ int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume
                    tbJournalRow replay, void* ctx);
 // the rows of scenes [first, end), written and fsync'd: 0, or 2 after an error message
 int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_t len);
-// close; done: the outputs are written, the journal is removed
+// close; done (the outputs are written) or a journal without blocks: it is removed
 void tb_journalClose(tbJournal* j, int done);
 // the view that shows a model's motion: from the top for a planar (2.5D) model, else the side
 int tb_replayViewOf(const tbModel* m);

@@ -51,8 +51,8 @@ static char* tb_slurp(const char* path, size_t* n) {
 
 // the whole blocks of text (after its header) that continue from *next, each given to replay;
 // returns the bytes of text they take
-static size_t tb_journalReplay(const char* text, size_t n, long* next, tbJournalRow replay,
-                               void* ctx) {
+static size_t tb_journalReplay(const char* text, size_t n, long* next, long* blocks,
+                               tbJournalRow replay, void* ctx) {
   size_t at = 0;
   for (;;) {
     long first, end;
@@ -71,6 +71,7 @@ static size_t tb_journalReplay(const char* text, size_t n, long* next, tbJournal
       i = k + 1;
     }
     *next = end;
+    ++*blocks;
     at += used + len;
   }
 }
@@ -95,7 +96,7 @@ int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume
           "version differ)",
           path);
     }
-    keep = hl + tb_journalReplay(text + hl, n - hl, next, replay, ctx);
+    keep = hl + tb_journalReplay(text + hl, n - hl, next, &j->blocks, replay, ctx);
     free(text);
   }
   // a fresh journal, or the old one cut back to its last whole block
@@ -116,11 +117,13 @@ int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_
   fprintf(j->f, "@block %ld %ld %zu %016llx\n", first, end, len,
           (unsigned long long)tb_fnv1a(rows, len));
   fwrite(rows, 1, len, j->f);
+  j->blocks++;
   return tb_journalSync(j);
 }
 
 void tb_journalClose(tbJournal* j, int done) {
-  if (j->f) fclose(j->f);
+  if (!j->f) return;
+  fclose(j->f);
   j->f = NULL;
-  if (done) remove(j->path);
+  if (done || j->blocks == 0) remove(j->path);  // nothing to resume from
 }

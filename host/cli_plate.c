@@ -7,6 +7,8 @@
 
 #include <tumble/plate.h>
 
+#include <tumble/version.h>
+
 #include "cli.h"
 #include "plot.h"
 
@@ -18,20 +20,22 @@ typedef struct tbPlateArgs {
   char set_names[TB_FIELD_MAXSET][TB_NAMELEN];
   int replay;  // --replay START, -1: the field
   tbReplayOpt replay_opt;
+  int resume;  // --resume: go on from PREFIX.journal
 } tbPlateArgs;
 
 static void tb_plateUsage(FILE* f) {
-  fprintf(f,
-          "usage: tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
-          "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
-          "         [--transient S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
-          "         [--replay START [--replay-speed 1] [--view top|side]]   start START (x\n"
-          "         fastest) alone: PREFIX-replay-START.csv (every step) and .mp4\n"
-          "       tumble plate optimize --target circle|saddle|FILE\n"
-          "         [--optimizer nelder-mead|cmaes|both] [--starts K] [--budget SECONDS]\n"
-          "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T]\n"
-          "         [--device auto|cpu|gpu] [--out PREFIX]\n"
-          "       tumble plate motions\n");
+  fprintf(
+      f,
+      "usage: tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
+      "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
+      "         [--transient S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
+      "         [--resume] [--replay START [--replay-speed 1] [--view top|side]]   start START (x\n"
+      "         fastest) alone: PREFIX-replay-START.csv (every step) and .mp4\n"
+      "       tumble plate optimize --target circle|saddle|FILE\n"
+      "         [--optimizer nelder-mead|cmaes|both] [--starts K] [--budget SECONDS]\n"
+      "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T]\n"
+      "         [--device auto|cpu|gpu] [--out PREFIX]\n"
+      "       tumble plate motions\n");
 }
 
 static void tb_printMotions(void) {
@@ -77,6 +81,10 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
     const char* arg = argv[i];
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
+    if (!strcmp(arg, "--resume")) {
+      a->resume = 1;
+      continue;
+    }
     if (tb_optionValue(arg, val)) return 2;
     i++;
     if (!strcmp(arg, "--motion")) {
@@ -159,18 +167,23 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
   return 0;
 }
 
-// one row per start run: its start, mean position and velocity, contact fractions and status
-static void tb_writeFieldRows(FILE* f, const tbFieldResult* r) {
-  fprintf(f,
-          "x0,y0,mean_x,mean_y,vx,vy,speed,stick_fraction,separated_fraction,status,"
-          "status_text\n");
-  for (int i = 0; i < r->done; i++) {
+// the rows of starts [s0, s1): start, mean position and velocity, contact fractions, status
+static void tb_fieldRows(FILE* f, const tbFieldResult* r, int s0, int s1) {
+  for (int i = s0; i < s1; i++) {
     const tbFieldPoint* p = &r->pt[i];
     char text[96];
     tb_statusText(p->status, text, sizeof(text));
     fprintf(f, "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%s\n", p->x0, p->y0,
             p->mean_x, p->mean_y, p->vx, p->vy, p->speed, p->stick, p->separated, p->status, text);
   }
+}
+
+// the table of every start run
+static void tb_writeFieldRows(FILE* f, const tbFieldResult* r) {
+  fprintf(f,
+          "x0,y0,mean_x,mean_y,vx,vy,speed,stick_fraction,separated_fraction,status,"
+          "status_text\n");
+  tb_fieldRows(f, r, 0, r->done);
 }
 
 static int tb_writeFieldPNG(const char* path, const tbPlateMotion* mo, int modified,
@@ -291,6 +304,58 @@ static int tb_plateFieldReplay(tbPlateArgs* a) {
   return rc;
 }
 
+// a field as text, for its journal: the motion and every option that changes a start's row
+static void tb_fieldKey(const tbPlateArgs* a, char* key, size_t n) {
+  const tbPlateMotion* mo = &a->motion;
+  const tbFieldOpt* o = &a->opt;
+  int len =
+      snprintf(key, n,
+               "plate field %s %s %d %.17g %.17g %.17g %.17g grid %d %d %.17g s %.17g %.17g "
+               "mu %.17g box %d tr %.17g",
+               TUMBLE_VERSION, TUMBLE_COMMIT, mo->driver, mo->omega, mo->alpha, mo->period, mo->d,
+               o->nx, o->ny, o->extent, o->seconds, o->dt, o->mu, o->box, o->transient);
+  for (int i = 0; i < 6 && len > 0 && (size_t)len < n; i++)
+    len += snprintf(key + len, n - (size_t)len, " %.17g %.17g", mo->amp[i], mo->phase[i]);
+  for (int k = 0; k < o->nset && len > 0 && (size_t)len < n; k++)
+    len += snprintf(key + len, n - (size_t)len, " %s=%.17g", o->set_name[k], o->set_value[k]);
+}
+
+// the starts a killed run finished, read back from its journal's rows
+typedef struct tbFieldJournal {
+  tbJournal j;
+  tbFieldPoint* pt;
+  int n, cap;
+} tbFieldJournal;
+
+static void tb_fieldReplayRow(void* ctx, const char* row, size_t len) {
+  tbFieldJournal* fj = (tbFieldJournal*)ctx;
+  (void)len;
+  if (fj->n == fj->cap) {
+    int cap = fj->cap ? 2 * fj->cap : 256;
+    tbFieldPoint* pt = (tbFieldPoint*)realloc(fj->pt, sizeof(tbFieldPoint) * (size_t)cap);
+    if (!pt) return;  // out of memory: those starts run again
+    fj->pt = pt;
+    fj->cap = cap;
+  }
+  tbFieldPoint* p = &fj->pt[fj->n];
+  if (sscanf(row, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d", &p->x0, &p->y0, &p->mean_x, &p->mean_y,
+             &p->vx, &p->vy, &p->speed, &p->stick, &p->separated, &p->status) == 10)
+    fj->n++;
+}
+
+// after each chunk of starts: their rows into the journal
+static void tb_fieldChunkDone(void* ctx, const tbFieldResult* r, int s0, int s1) {
+  tbFieldJournal* fj = (tbFieldJournal*)ctx;
+  char* rows = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&rows, &len);
+  if (!f) return;  // the journal misses the chunk: a resumed run does it again
+  tb_fieldRows(f, r, s0, s1);
+  fclose(f);
+  tb_journalAppend(&fj->j, s0, s1, rows, len);
+  free(rows);
+}
+
 static int tb_plateFieldMain(int argc, char** argv) {
   tbPlateArgs a;
   int rc = tb_parsePlate(argc, argv, &a);
@@ -298,14 +363,35 @@ static int tb_plateFieldMain(int argc, char** argv) {
   if (a.replay >= 0) return tb_plateFieldReplay(&a);
   tbFieldOut out;
   if ((rc = tb_fieldOutOpen(&out, a.out))) return rc;
+  // the journal: the rows of every finished chunk, so that --resume goes on after a kill
+  tbFieldJournal fj = {0};
+  char key[2048], path[4300];
+  tb_fieldKey(&a, key, sizeof(key));
+  snprintf(path, sizeof(path), "%.*s.journal", (int)(strrchr(out.png, '.') - out.png), out.png);
+  long next = 0;
+  if ((rc = tb_journalOpen(&fj.j, path, key, a.resume, &next, tb_fieldReplayRow, &fj))) {
+    tb_outAbort(&out.table);
+    return rc;
+  }
+  a.opt.begin = fj.n < next ? fj.n : (int)next;
+  a.opt.chunk_done = tb_fieldChunkDone;
+  a.opt.chunk_ctx = &fj;
   tbFieldResult r;
   tb_catchInterrupt();
   int run = tb_plateField(&a.motion, &a.opt, &r);
   if (run != TB_OK && run != TB_INTERRUPTED) {
     tb_outAbort(&out.table);
+    tb_journalClose(&fj.j, 0);
+    free(fj.pt);
     return tb_cliError("%s", tb_lastError());
   }
-  if ((rc = tb_fieldOutWrite(&out, &a.motion, a.modified, &a.opt, &r))) goto done;
+  memcpy(r.pt, fj.pt, sizeof(tbFieldPoint) * (size_t)a.opt.begin);  // the starts resumed
+  free(fj.pt);
+  r.failed = 0;
+  for (int s = 0; s < r.done; s++) r.failed += (r.pt[s].status & TB_SCENE_FAILMASK) != 0;
+  rc = tb_fieldOutWrite(&out, &a.motion, a.modified, &a.opt, &r);
+  tb_journalClose(&fj.j, !rc && run == TB_OK);
+  if (rc) goto done;
   double speed = 0.0;
   int nok = 0, sticking = 0, separating = 0;
   for (int i = 0; i < r.done; i++) {

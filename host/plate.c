@@ -311,16 +311,25 @@ int tb_plateField(const tbPlateMotion* mo, const tbFieldOpt* o, tbFieldResult* r
     r->pt[s].x0 = start[2 * s];
     r->pt[s].y0 = start[2 * s + 1];
   }
+  if (o->begin < 0 || o->begin > n) {
+    rc = tb_setError("begin %d: the field has %d starts", o->begin, n);
+    goto done;
+  }
   // tenths of the batch: Ctrl-C stops after one (tb_interrupted)
   int chunk = n >= 10 ? n / 10 : 1;
   tbProgress prog;
-  if (o->progress) tb_progressStartOn(&prog, stderr, n, "plate field", "starts");
+  if (o->progress) {
+    tb_progressStartOn(&prog, stderr, n, "plate field", "starts");
+    tb_progressUpdate(&prog, o->begin);
+  }
   double t0 = omp_get_wtime();
-  for (int s0 = 0; s0 < n && rc == TB_OK; s0 += chunk) {
+  r->done = o->begin;
+  for (int s0 = o->begin; s0 < n && rc == TB_OK; s0 += chunk) {
     int s1 = s0 + chunk < n ? s0 + chunk : n;
     rc = tb_rolloutProbe(m, d, s0, s1, (int)nstep, NULL, &probe);
     if (rc != TB_OK) break;
     r->done = s1;
+    if (o->chunk_done) o->chunk_done(o->chunk_ctx, r, s0, s1);
     if (o->progress) tb_progressUpdate(&prog, s1);
     if (s1 < n && tb_interrupted()) rc = TB_INTERRUPTED;
   }

@@ -53,6 +53,7 @@ void tb_placeOnPlate(const tbModel* m, tbData* d, int s, int plate, int part, do
 // the gap at the solver's tolerance, far below this
 #define TB_FIELD_GAP_TOL 1e-9
 
+typedef struct tbFieldResult tbFieldResult;  // below
 typedef struct tbFieldOpt {
   int nx, ny;        // grid of starts (>= 1 each), evenly spaced over [-extent, extent]^2
   double extent;     // m, half-width of the plate square (> 0)
@@ -69,6 +70,11 @@ typedef struct tbFieldOpt {
   const char* set_name[TB_FIELD_MAXSET];
   double set_value[TB_FIELD_MAXSET];
   int progress;  // 1: a progress bar on stderr (tb_progressStartOn)
+  // a resumed field: starts [0, begin) are not run (the caller has their points); after each
+  // chunk of starts [s0, s1) is done, chunk_done(chunk_ctx, r, s0, s1) when not NULL (a journal)
+  int begin;
+  void (*chunk_done)(void* ctx, const tbFieldResult* r, int s0, int s1);
+  void* chunk_ctx;
 } tbFieldOpt;
 tbFieldOpt tb_defaultFieldOpt(void);
 
@@ -83,7 +89,7 @@ typedef struct tbFieldPoint {
   int status;             // TB_SCENE_* bits of the scene
 } tbFieldPoint;
 
-typedef struct tbFieldResult {
+struct tbFieldResult {
   int n;             // starts
   int done;          // starts run: n, or fewer after Ctrl-C (the first done, in order)
   tbFieldPoint* pt;  // (n), grid order: x fastest
@@ -92,7 +98,7 @@ typedef struct tbFieldResult {
   double window;     // s, averaging window
   double wall;       // s, wall-clock time of the batch
   int failed;        // starts whose scene failed (NaN, overflow, solver)
-} tbFieldResult;
+};
 
 // simulate every start and fill r (free with tb_freeFieldResult); TB_OK, TB_INTERRUPTED after
 // Ctrl-C (tb_catchInterrupt: r holds the starts done), or an error with tb_lastError() naming
