@@ -8,6 +8,8 @@
 #include <tumble/grasp3d.h>
 #include <tumble/tb_math.h>
 
+#include <tumble/version.h>
+
 #include "cli.h"
 #include "plot.h"
 
@@ -19,7 +21,7 @@ static void tb_grasp3dUsage(FILE* f) {
           "         [--mu M|LO:HI] [--pos-noise L] [--yaw-noise DEG] [--force N] [--speed V]\n"
           "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--max-iter K]\n"
           "         [--tol T] [--seed S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
-          "         [--replay CELL,TRIAL [--replay-speed 0.25] [--view side|top]]\n"
+          "         [--resume] [--replay CELL,TRIAL [--replay-speed 0.25] [--view side|top]]\n"
           "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
           "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
           "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
@@ -54,6 +56,7 @@ typedef struct tbGrasp3dArgs {
   int nsize;
   int replay_cell, replay_trial;  // --replay CELL,TRIAL; -1: the study
   tbReplayOpt replay;
+  int resume;  // --resume: go on from PREFIX.journal
 } tbGrasp3dArgs;
 
 // the default size of each object: box 30x50x30 mm, capsule 30x60 mm, sphere 40 mm
@@ -78,6 +81,10 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       return -1;
     }
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(arg, "--resume")) {
+      a->resume = 1;
+      continue;
+    }
     if (tb_optionValue(arg, val)) return 2;
     i++;
     int rc = 0;
@@ -216,6 +223,63 @@ static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, 
   return rc ? tb_cliError("--out %s: cannot write the PNG", path) : 0;
 }
 
+// a study as text, for its journal: every option that changes a trial's outcome
+static void tb_grasp3dKey(const tbGrasp3dDef* d, char* key, size_t n) {
+  snprintf(key, n,
+           "grasp3d %s %s %d %.17g %.17g %.17g m %.17g %.17g mu %.17g %.17g noise %.17g %.17g "
+           "F %.17g v %.17g lift %.17g hold %.17g dt %.17g it %d tol %.17g grid %d %d %.17g %.17g "
+           "%.17g %.17g trials %d seed %llu",
+           TUMBLE_VERSION, TUMBLE_COMMIT, d->object, d->size[0], d->size[1], d->size[2], d->mass_lo,
+           d->mass_hi, d->mu_lo, d->mu_hi, d->pos_noise, d->yaw_noise, d->force, d->close_speed,
+           d->lift, d->hold, d->dt, d->max_iter, d->tol, d->grid.nx, d->grid.ny, d->grid.extent_x,
+           d->grid.extent_y, d->grid.center_x, d->grid.center_y, d->trials,
+           (unsigned long long)d->seed);
+}
+
+// the trials a killed study finished (journal rows "scene,outcome"), counted after the rest runs
+typedef struct tbGrasp3dJournal {
+  tbJournal j;
+  long n, cap;
+  unsigned char* outcome;  // (n) TB_G3_* bits of scenes [0, n)
+} tbGrasp3dJournal;
+
+static void tb_grasp3dReplayRow(void* ctx, const char* row, size_t len) {
+  tbGrasp3dJournal* gj = (tbGrasp3dJournal*)ctx;
+  (void)len;
+  long id;
+  int bits;
+  if (sscanf(row, "%ld,%d", &id, &bits) != 2 || id != gj->n) return;
+  if (gj->n == gj->cap) {
+    long cap = gj->cap ? 2 * gj->cap : 4096;
+    unsigned char* o = (unsigned char*)realloc(gj->outcome, (size_t)cap);
+    if (!o) return;  // out of memory: those trials run again
+    gj->outcome = o;
+    gj->cap = cap;
+  }
+  gj->outcome[gj->n++] = (unsigned char)bits;
+}
+
+static void tb_grasp3dChunkDone(void* ctx, long first, int n, const unsigned char* outcome) {
+  tbGrasp3dJournal* gj = (tbGrasp3dJournal*)ctx;
+  char* rows = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&rows, &len);
+  if (!f) return;  // the journal misses the chunk: a resumed run does it again
+  for (int i = 0; i < n; i++) fprintf(f, "%ld,%d\n", first + i, outcome[i]);
+  fclose(f);
+  tb_journalAppend(&gj->j, first, first + n, rows, len);
+  free(rows);
+}
+
+// the replayed trials into the tally
+static void tb_grasp3dAddReplayed(const tbGrasp3dJournal* gj, int trials, tbGrasp3dResult* r) {
+  for (long g = 0; g < gj->n; g++) {
+    int bits = gj->outcome[g];
+    tb_tallyAdd(&r->tally, (int)(g / trials), bits & TB_G3_FAILED, (bits & TB_G3_HELD) != 0);
+    r->unconverged += (bits & TB_G3_UNCONVERGED) != 0;
+  }
+}
+
 // the cells' table (tb_sweepWriteRows) into out, a CSV or an HDF5 file: 0, or 2 after an error
 static int tb_writeCells(tbOutFile* out, const tbGrasp3dArgs* a, const tbGrasp3dResult* r, int sw) {
   if (!tb_isH5(a->out)) {
@@ -295,7 +359,16 @@ int tb_grasp3dMain(int argc, char** argv) {
   snprintf(table, sizeof(table), "%.*s.%s", stem, a.out, h5 ? "h5" : "csv");
   snprintf(png, sizeof(png), "%.*s.png", stem, a.out);
   tbOutFile out = {0};
+  tbGrasp3dJournal gj = {0};
   if ((rc = tb_cliOutOpen(&out, "--out", table)) || (rc = tb_cliOutCheck("--out", png))) goto done;
+  char key[2048], path[4300];
+  tb_grasp3dKey(&a.def, key, sizeof(key));
+  snprintf(path, sizeof(path), "%.*s.journal", stem, a.out);
+  long next = 0;
+  if ((rc = tb_journalOpen(&gj.j, path, key, a.resume, &next, tb_grasp3dReplayRow, &gj))) goto done;
+  a.def.begin = gj.n < next ? gj.n : next;
+  a.def.chunk_done = tb_grasp3dChunkDone;
+  a.def.chunk_ctx = &gj;
   tbGrasp3dResult r;
   tb_catchInterrupt();
   int sw = tb_grasp3dSweep(&a.def, &r);
@@ -303,6 +376,7 @@ int tb_grasp3dMain(int argc, char** argv) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
   }
+  tb_grasp3dAddReplayed(&gj, a.def.trials, &r);
   long succ, valid, failed;
   tb_tallySum(&r.tally, &succ, &valid, &failed);
   double p = valid ? (double)succ / valid : NAN, lo, hi;
@@ -327,8 +401,11 @@ int tb_grasp3dMain(int argc, char** argv) {
                 r.nscene);
     rc = 130;
   }
+  tb_journalClose(&gj.j, !rc);
   tb_freeGrasp3dResult(&r);
 done:
+  tb_journalClose(&gj.j, 0);
+  free(gj.outcome);
   tb_outAbort(&out);
   return rc;
 }

@@ -450,10 +450,23 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
     tb_freeGrasp3dResult(r);
     return TB_ERR_MEMORY;
   }
+  unsigned char* outcome = (unsigned char*)malloc((size_t)chunk);
+  if (!outcome || def->begin < 0 || def->begin > total) {
+    free(outcome);
+    tb_freeData(d);
+    tb_freeModel(m);
+    tb_freeGrasp3dResult(r);
+    return outcome ? tb_setError("begin %ld: the study has %ld scenes", def->begin, total)
+                   : TB_ERR_MEMORY;
+  }
   tbProgress prog;
-  if (def->progress) tb_progressStart(&prog, total, "grasp3d");
+  if (def->progress) {
+    tb_progressStart(&prog, total, "grasp3d");
+    tb_progressUpdate(&prog, def->begin);
+  }
   double t0 = omp_get_wtime();
-  for (long s0 = 0; s0 < total && rc == TB_OK; s0 += chunk) {
+  r->done = def->begin;
+  for (long s0 = def->begin; s0 < total && rc == TB_OK; s0 += chunk) {
     int n = (int)(total - s0 < chunk ? total - s0 : chunk);
     tb_defaultParams(m, d);
     for (int i = 0; i < n; i++) {
@@ -467,10 +480,14 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
     for (int i = 0; i < n; i++) {
       long g = s0 + i;
       int failed = (d->status[i] & TB_SCENE_FAILMASK) != 0;
-      tb_tallyAdd(&r->tally, (int)(g / def->trials), failed,
-                  !failed && tb_grasp3dSuccess(m, &info, d, i));
-      r->unconverged += !failed && (d->status[i] & TB_SCENE_UNCONVERGED);
+      int held = !failed && tb_grasp3dSuccess(m, &info, d, i);
+      int unconverged = !failed && (d->status[i] & TB_SCENE_UNCONVERGED);
+      tb_tallyAdd(&r->tally, (int)(g / def->trials), failed, held);
+      r->unconverged += unconverged;
+      outcome[i] = (unsigned char)(failed * TB_G3_FAILED + held * TB_G3_HELD +
+                                   (unconverged != 0) * TB_G3_UNCONVERGED);
     }
+    if (def->chunk_done) def->chunk_done(def->chunk_ctx, s0, n, outcome);
     if (def->progress) tb_progressUpdate(&prog, s0 + n);
     r->done = s0 + n;
     if (tb_interrupted()) {
@@ -480,6 +497,7 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
   }
   r->seconds = omp_get_wtime() - t0;
   if (def->progress) tb_progressFinish(&prog);
+  free(outcome);
   tb_freeData(d);
   tb_freeModel(m);
   if (rc != TB_OK && rc != TB_INTERRUPTED) tb_freeGrasp3dResult(r);

@@ -683,35 +683,39 @@ TEST_F(CliTest, ImpossiblePlateParametersAreNamed) {
   EXPECT_FALSE(Exists(Path("p.csv")));
 }
 
-// plate field: kill -9 at any point, then --resume: the field is bitwise the uninterrupted one
-TEST_F(CliTest, ResumedPlateFieldIsTheUninterruptedField) {
-  std::vector<std::string> args = {"plate", "field",     "--grid", "10x10", "--seconds",
-                                   "1",     "--threads", "1",      "--out"};
-  auto with = [&](const std::string& out) {
-    auto v = args;
-    v.push_back(out);
-    return v;
-  };
-  ASSERT_EQ(Run(with(Path("whole"))).status, 0);
-  std::string whole = ReadFile(Path("whole.csv"));
-  int resumed = 0;
-  for (double at : {0.4, 0.9}) {
-    std::string out = Path("k" + std::to_string(resumed));
-    std::string cmd = Quote(TUMBLE_CLI);
-    for (const auto& w : with(out)) cmd += " " + Quote(w);
-    RunShell(
-        "sh -c " +
-        Quote(cmd + " 2>/dev/null & p=$!; sleep " + std::to_string(at) + "; kill -9 $p; wait $p") +
-        " 2>/dev/null");
-    resumed += Exists(out + ".journal");
-    auto again = with(out);
-    again.push_back("--resume");
-    CliResult r = Run(again);
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(ReadFile(out + ".csv"), whole) << "killed at " << at << " s";
-    EXPECT_FALSE(Exists(out + ".journal"));
+// plate field and grasp3d: kill -9 at any point, then --resume: the outputs are bitwise the
+// uninterrupted ones (grasp has its own test)
+TEST_F(CliTest, ResumedStudiesAreTheUninterruptedOnes) {
+  const std::vector<std::string> cases[2] = {
+      {"plate", "field", "--grid", "10x10", "--seconds", "1", "--threads", "1", "--out"},
+      {"grasp3d", "--grid", "3x3", "--trials", "20", "--threads", "1", "--out"}};
+  for (const auto& args : cases) {
+    auto with = [&](const std::string& out) {
+      auto v = args;
+      v.push_back(out);
+      return v;
+    };
+    ASSERT_EQ(Run(with(Path("whole"))).status, 0) << args[0];
+    std::string whole = ReadFile(Path("whole.csv"));
+    int resumed = 0;
+    for (double at : {0.4, 0.9}) {
+      std::string out = Path(args[0] + std::to_string(resumed));
+      std::string cmd = Quote(TUMBLE_CLI);
+      for (const auto& w : with(out)) cmd += " " + Quote(w);
+      RunShell("sh -c " +
+               Quote(cmd + " 2>/dev/null & p=$!; sleep " + std::to_string(at) +
+                     "; kill -9 $p; wait $p") +
+               " 2>/dev/null");
+      resumed += Exists(out + ".journal");
+      auto again = with(out);
+      again.push_back("--resume");
+      CliResult r = Run(again);
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_EQ(ReadFile(out + ".csv"), whole) << args[0] << " killed at " << at << " s";
+      EXPECT_FALSE(Exists(out + ".journal"));
+    }
+    EXPECT_GT(resumed, 0) << args[0] << ": no kill landed inside the study";
   }
-  EXPECT_GT(resumed, 0) << "no kill landed inside the field";
 }
 
 // gravity is a parameter like the rest: the free fall before landing follows it exactly

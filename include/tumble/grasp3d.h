@@ -37,7 +37,16 @@ typedef struct tbGrasp3dDef {
   int trials;               // trials per cell (>= 1)
   uint64_t seed;            // draws: tbu_uniform01(seed, tb_sweepKey(cell, trial), TB_G3_DRAW_*)
   int progress;             // 1: a progress bar on stderr
+  // a resumed study: scenes [0, begin) are not run (the caller counts them); after each chunk,
+  // chunk_done(chunk_ctx, first, n, outcome) when not NULL, outcome[i] of scene first + i the
+  // TB_G3_* bits below (a journal)
+  long begin;
+  void (*chunk_done)(void* ctx, long first, int n, const unsigned char* outcome);
+  void* chunk_ctx;
 } tbGrasp3dDef;
+
+// a scene's outcome bits for chunk_done
+enum { TB_G3_FAILED = 1, TB_G3_HELD = 2, TB_G3_UNCONVERGED = 4 };
 tbGrasp3dDef tb_defaultGrasp3dDef(void);
 
 // draw indices of one trial
