@@ -331,7 +331,8 @@ TEST_F(EstimateCli, BadInputExits2WithOneLineAndNothingWritten) {
   ExpectRejected(with(pf, {"--replay", "maybe"}), {"--replay", "maybe"});
   ExpectRejected(with(pf, {"--threads", "0"}), {"--threads"});
   ExpectRejected(with(pf, {"--init", "mu=1"}), {"--init"});  // a fit option
-  ExpectRejected(with(pf, {"--out", Path("no/such/dir/pf")}), {"--out", "not writable"});
+  ExpectRejected(with(pf, {"--out", Path("no/such/dir/pf")}),
+                 {"--out", "no/such/dir/pf.csv", "cannot write"});
   ExpectRejected(with(Fit(obs), {"--init", "mu=2", "--bounds", "mu=0:1"}), {"--init", "mu"});
   ExpectRejected(with(Fit(obs), {"--bounds", "mu=-1:1"}), {"--bounds", "mu"});
   ExpectRejected(with(Fit(obs), {"--init", "mass=1"}), {"--init", "mass"});
