@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,11 +197,47 @@ int tb_parseBatchOption(const char* command, const char* arg, const char* val, c
   return -1;
 }
 
+// threads of the probe wait here until all of them exist, so that their stacks are held at once
+typedef struct tbThreadProbe {
+  pthread_mutex_t lock;
+  pthread_cond_t go;
+  int released;
+} tbThreadProbe;
+
+static void* tb_probeThread(void* arg) {
+  tbThreadProbe* p = (tbThreadProbe*)arg;
+  pthread_mutex_lock(&p->lock);
+  while (!p->released) pthread_cond_wait(&p->go, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+// whether n - 1 more threads can exist at once: where they cannot (a memory limit), OpenMP's
+// runtime would end the process with its own message in the middle of a run; 0 or an errno
+static int tb_threadsAvailable(int n) {
+  tbThreadProbe p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  pthread_t* th = (pthread_t*)malloc(sizeof(pthread_t) * (size_t)n);
+  if (!th) return ENOMEM;
+  int made = 0, err = 0;
+  while (made < n - 1 && !(err = pthread_create(&th[made], NULL, tb_probeThread, &p))) made++;
+  pthread_mutex_lock(&p.lock);
+  p.released = 1;
+  pthread_cond_broadcast(&p.go);
+  pthread_mutex_unlock(&p.lock);
+  for (int i = 0; i < made; i++) pthread_join(th[i], NULL);
+  free(th);
+  return err;
+}
+
 int tb_parseThreads(const char* what, const char* s) {
   long t = 0;
   int rc = tb_parseInt(what, s, 1, 4096, &t);
-  if (!rc) omp_set_num_threads((int)t);
-  return rc;
+  if (rc) return rc;
+  int err = tb_threadsAvailable((int)t);
+  if (err)
+    return tb_cliError("%s %ld: cannot start that many threads (%s)", what, t, strerror(err));
+  omp_set_num_threads((int)t);
+  return 0;
 }
 
 //---- parameter values --------------------------------------------------------------------------

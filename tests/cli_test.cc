@@ -670,6 +670,23 @@ TEST_F(CliTest, EstimateFitChecksItsLogFirst) {
   EXPECT_FALSE(Exists(Path("fit.csv.part")));
 }
 
+// more threads than memory allows: one line naming --threads, before any work (OpenMP's runtime
+// used to end the run with "libgomp: Thread creation failed")
+TEST_F(CliTest, ThreadsThatCannotStartAreNamed) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
+#else
+  CliResult r =
+      RunCli({"grasp", "--grid", "1x1", "--trials", "1", "--threads", "4096", "--out", Path("g")},
+             "ulimit -s 8192; ulimit -v 1000000; ");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--threads 4096: cannot start that many threads"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(Exists(Path("g.csv")));
+#endif
+}
+
 TEST_F(CliTest, ImpossiblePlateParametersAreNamed) {
   // a rocking period shorter than a step overflowed the count of periods averaged
   ExpectRejected({"plate", "field", "--motion", "rocking", "--param", "T=1e-10", "--grid", "1x1",
