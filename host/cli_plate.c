@@ -385,7 +385,7 @@ static int tb_plateFieldMain(int argc, char** argv) {
     free(fj.pt);
     return tb_cliError("%s", tb_lastError());
   }
-  memcpy(r.pt, fj.pt, sizeof(tbFieldPoint) * (size_t)a.opt.begin);  // the starts resumed
+  if (a.opt.begin > 0) memcpy(r.pt, fj.pt, sizeof(tbFieldPoint) * (size_t)a.opt.begin);
   free(fj.pt);
   r.failed = 0;
   for (int s = 0; s < r.done; s++) r.failed += (r.pt[s].status & TB_SCENE_FAILMASK) != 0;
