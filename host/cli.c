@@ -184,6 +184,28 @@ static void tb_defaultDevice(void) {
           name);
 }
 
+static int tb_yes;
+
+int tb_parseYes(const char* arg) {
+  if (strcmp(arg, "--yes")) return 0;
+  tb_yes = 1;
+  return 1;
+}
+
+// an hour to a day of a 2-core CPU's scene-steps (1e4 per second for a box stack, 3e5 for a
+// particle; the default grasp study is 2e7): a slip of the keyboard (--steps 1000000000,
+// --grid 4096x4096) more often than a plan
+#define TB_COST_CAP 1e9
+
+int tb_cliCostCheck(const char* command, const char* unit, double n, double steps) {
+  double cost = n * steps;
+  if (cost < TB_COST_CAP || tb_yes) return 0;
+  return tb_cliError(
+      "%s: %.0f %s x %.0f steps = %.3g scene-steps, at or over the %.0e that need --yes "
+      "(hours or more on a CPU; a GPU or many processes, README: MPI); add --yes to start it",
+      command, n, unit, steps, cost, TB_COST_CAP);
+}
+
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out) {
   if (!strcmp(arg, "--device")) return tb_parseDevice(command, val);
   if (!strcmp(arg, "--threads")) return tb_parseThreads(arg, val);
@@ -301,6 +323,7 @@ typedef struct tbSimArgs {
   const char* export_dir;  // the recorded steps' problems as FC3D files here, or NULL
   long replay;             // --replay K: scene K's replay, -1: none
   tbReplayOpt replay_opt;
+  int resume;  // --resume: the scenes FILE.journal holds are restored, not run
 } tbSimArgs;
 
 static void tb_printList(void) {
@@ -355,6 +378,11 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       a->build.facet_align = 1;
       continue;
     }
+    if (tb_parseYes(arg)) continue;
+    if (!strcmp(arg, "--resume")) {
+      a->resume = 1;
+      continue;
+    }
     if (!val) return tb_cliError("%s needs a value", arg);
     i++;
     if (!strcmp(arg, "--scenes")) {
@@ -405,6 +433,8 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
     return tb_cliError("--replay %ld: the batch has %ld scenes", a->replay, a->nscene);
   if (a->replay >= 0 && a->export_dir)
     return tb_cliError("--replay and --export-problems: one at a time");
+  if (a->resume && (!a->out || a->replay >= 0))
+    return tb_cliError("--resume continues a batch written to --out (its FILE.journal)");
   return 0;
 }
 
@@ -492,16 +522,64 @@ static int tb_summaryPath(const char* out, char* buf, size_t n) {
   return snprintf(buf, n, "%.*s-scenes.csv", (int)len, out) >= (int)n;
 }
 
-// the rollout in chunks of scenes, so that Ctrl-C stops after one (the results are bitwise those
-// of one rollout); the scenes done, or -1 after an error
-static int tb_simulateChunks(const tbModel* m, tbData* d, int nstep, tbRecord* rec) {
+// The journal of a simulation with --out (FILE.journal): each finished chunk's scenes packed
+// whole (their state, statistics and records: tb_packScene), so that --resume restores them and
+// runs the rest; the outputs are then bitwise those of a run never stopped.
+typedef struct tbSimJournal {
+  tbJournal j;
+  const tbModel* m;
+  tbData* d;
+  tbRecord* rec;
+  int bad;  // a block that does not fit the batch
+} tbSimJournal;
+
+static void tb_simReplayBlock(void* ctx, long first, long end, const char* bytes, size_t len) {
+  tbSimJournal* sj = (tbSimJournal*)ctx;
+  size_t per = tb_packedBytes(sj->m, sj->rec, NULL);
+  // each scene through an aligned copy: the journal's bytes lie at any offset
+  char* one = (char*)malloc(per);
+  if (!one || sj->bad || end > sj->d->nscene || len != per * (size_t)(end - first)) {
+    sj->bad = 1;
+    free(one);
+    return;
+  }
+  for (long s = first; s < end; s++) {
+    memcpy(one, bytes + per * (size_t)(s - first), per);
+    tb_packScene(sj->m, sj->d, (int)s, sj->rec, NULL, one, 0);
+  }
+  free(one);
+}
+
+// scenes [s0, s1) into the journal: 0, or 2 after an error message
+static int tb_simJournalAppend(tbSimJournal* sj, int s0, int s1) {
+  size_t per = tb_packedBytes(sj->m, sj->rec, NULL);
+  char* buf = (char*)malloc(per * (size_t)(s1 - s0));
+  if (!buf) return tb_cliError("--out %s: out of memory for the journal", sj->j.path);
+  for (int s = s0; s < s1; s++)
+    tb_packScene(sj->m, sj->d, s, sj->rec, NULL, buf + per * (s - s0), 1);
+  int rc = tb_journalAppend(&sj->j, s0, s1, buf, per * (size_t)(s1 - s0));
+  free(buf);
+  return rc;
+}
+
+// the rollout in chunks of scenes from scene `begin`, so that Ctrl-C stops after one and the
+// journal (sj, or NULL) gets each (the results are bitwise those of one rollout); the scenes
+// done, or -1 after an error message
+static int tb_simulateChunks(const tbModel* m, tbData* d, int nstep, tbRecord* rec,
+                             tbSimJournal* sj, int begin) {
   int chunk = tb_rolloutDevice() == TB_DEVICE_GPU ? d->nscene : 256 * omp_get_max_threads();
   tbProgress prog;
   tb_progressStartOn(&prog, stderr, d->nscene, "simulate", "scenes");
-  int done = 0;
+  tb_progressUpdate(&prog, begin);
+  int done = begin;
   while (done < d->nscene && !tb_interrupted()) {
     int s1 = d->nscene - done < chunk ? d->nscene : done + chunk;
     if (tb_rollout(m, d, done, s1, nstep, rec) != TB_OK) {
+      tb_cliError("%s", tb_lastError());
+      done = -1;
+      break;
+    }
+    if (sj && tb_simJournalAppend(sj, done, s1)) {
       done = -1;
       break;
     }
@@ -510,6 +588,30 @@ static int tb_simulateChunks(const tbModel* m, tbData* d, int nstep, tbRecord* r
   }
   tb_progressFinish(&prog);
   return done;
+}
+
+// the journal of the simulation a's command line names (every argument but --out, --resume,
+// --threads and --yes, which do not change a scene), with the device; 0, or 2
+static int tb_simJournalOpen(tbSimJournal* sj, const tbSimArgs* a, int argc, char** argv,
+                             long* next) {
+  char key[8192], path[4200];
+  size_t len = (size_t)snprintf(key, sizeof(key), "simulate %s %s device %s", TUMBLE_VERSION,
+                                TUMBLE_COMMIT, tb_deviceName());
+  for (int i = 0; i < argc && len < sizeof(key); i++) {
+    if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--yes")) continue;
+    if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--threads")) {
+      i++;
+      continue;
+    }
+    len += (size_t)snprintf(key + len, sizeof(key) - len, " %s", argv[i]);
+  }
+  snprintf(path, sizeof(path), "%s.journal", a->out);
+  int rc = tb_journalOpenBlocks(&sj->j, path, key, a->resume, next, tb_simReplayBlock, sj);
+  if (!rc && sj->bad) {
+    tb_journalClose(&sj->j, 0);
+    rc = tb_cliError("--resume %s: a block does not fit this batch", path);
+  }
+  return rc;
 }
 
 // --replay K: scene K of the batch alone (bitwise the batch's: scenes are independent) as
@@ -558,6 +660,9 @@ static int tb_simulate(int argc, char** argv) {
   tbParamArg used[TB_MAXPARAMARG];
   memset(used, 0, sizeof(used));
   if ((rc = tb_applyStructural(&a, used))) return rc;
+  if (a.replay < 0 &&
+      (rc = tb_cliCostCheck("simulate", "scenes", (double)a.nscene, (double)a.nstep)))
+    return rc;
   tbModel* m = tb_buildScene(a.scene, &a.build);
   if (!m) return tb_cliError("%s", tb_lastError());
   if (a.solver >= 0) m->opt.solver = a.solver;
@@ -566,6 +671,8 @@ static int tb_simulate(int argc, char** argv) {
   tbData* d = tb_newData(m, (int)a.nscene);
   tbRecord rec = {0};
   tbOutFile traj = {0}, summary = {0};
+  tbSimJournal sj = {0};
+  long begin = 0;
   if (!d) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
@@ -590,14 +697,19 @@ static int tb_simulate(int argc, char** argv) {
         (!h5 && (rc = tb_cliOutOpen(&summary, "--out", path))) ||
         (rc = tb_newRecord(&rec, m, d->nscene, (int)a.nstep, (int)a.every)))
       goto done;
+    sj.m = m;
+    sj.d = d;
+    sj.rec = &rec;
+    if ((rc = tb_simJournalOpen(&sj, &a, argc, argv, &begin))) goto done;
   }
   tb_catchInterrupt();
   double t0 = omp_get_wtime();
   int ndone = d->nscene;
   if (a.export_dir) {
     if ((rc = tb_exportProblemsTo(m, d, &a))) goto done;
-  } else if ((ndone = tb_simulateChunks(m, d, (int)a.nstep, a.out ? &rec : NULL)) < 0) {
-    rc = tb_cliError("%s", tb_lastError());
+  } else if ((ndone = tb_simulateChunks(m, d, (int)a.nstep, a.out ? &rec : NULL, a.out ? &sj : NULL,
+                                        (int)begin)) < 0) {
+    rc = 2;
     goto done;
   }
   double seconds = omp_get_wtime() - t0;
@@ -616,6 +728,8 @@ static int tb_simulate(int argc, char** argv) {
     rc = 130;
   }
 done:
+  // whole outputs need no journal; a partial or failed run's is kept for --resume
+  tb_journalClose(&sj.j, rc == 0);
   tb_outAbort(&traj);
   tb_outAbort(&summary);
   tb_freeRecord(&rec);
@@ -633,7 +747,8 @@ static void tb_usage(FILE* f) {
       "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
       "         [--cone exact|pyramid] [--facets N] [--align] [--solver NAME] [--max-iter K]\n"
       "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
-      "         [--device auto|cpu|gpu] [--out FILE.csv|FILE.h5] [--export-problems DIR]\n"
+      "         [--device auto|cpu|gpu] [--out FILE.csv|FILE.h5 [--resume]] [--yes]\n"
+      "         [--export-problems DIR]\n"
       "         [--replay K [--replay-speed S] [--view top|side]]   scene K alone, with a video\n"
       "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
       "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K] [--max-seconds S]\n"

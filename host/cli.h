@@ -35,6 +35,12 @@ const char* tb_deviceName(void);
 // the options every batch command takes: --device, --threads and --out PATH (stored in *out);
 // -1 when arg is none of them, else 0, or 2 after an error message
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out);
+// --yes (every batch command): start a study over the size cap below; 1 when arg is it
+int tb_parseYes(const char* arg);
+// a study of n `unit` (scenes, trials, starts, particles) of `steps` steps each: from 1e9
+// scene-steps (hours or more on a CPU) it is refused, naming its size, unless --yes was given.
+// 0, or 2 after the message
+int tb_cliCostCheck(const char* command, const char* unit, double n, double steps);
 // the output files of outfile.h with the command line's errors: 0, or 2 after "tumble: error:
 // WHAT PATH: ..." (what: the option that named it)
 int tb_cliOutOpen(tbOutFile* o, const char* what, const char* path);
@@ -84,6 +90,8 @@ typedef struct tbJournal {
   char path[4200];
   long blocks;  // replayed and appended
 } tbJournal;
+// FNV-1a of n bytes: the journal's checksum, and a short name of a study's inputs
+uint64_t tb_journalHash(const void* bytes, size_t n);
 // one row of a replayed block (without its newline)
 typedef void (*tbJournalRow)(void* ctx, const char* row, size_t len);
 // open the journal at path for the study `study` (its options, seed and version, as text). With
@@ -91,6 +99,10 @@ typedef void (*tbJournalRow)(void* ctx, const char* row, size_t len);
 // without a journal); a journal of another study is an error. Else a fresh journal. 0, or 2
 int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume, long* next,
                    tbJournalRow replay, void* ctx);
+// the same with the blocks whole (a block of bytes, not rows: a binary state)
+typedef void (*tbJournalBlock)(void* ctx, long first, long end, const char* bytes, size_t len);
+int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int resume, long* next,
+                         tbJournalBlock replay, void* ctx);
 // the rows of scenes [first, end), written and fsync'd: 0, or 2 after an error message
 int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_t len);
 // close; done (the outputs are written) or a journal without blocks: it is removed
@@ -119,5 +131,11 @@ int tb_parseThreads(const char* what, const char* s);
 int tb_grasp3dMain(int argc, char** argv);
 // the tumble command line; returns the process exit status
 int tb_cliMain(int argc, char** argv);
+
+// many processes on one study (cli_mpi.c): under an MPI launcher, join the others and split
+// every rollout over them (tb_setShare); 1 when started so, 0 for one process
+int tb_mpiStart(int* argc, char*** argv);
+// leave, with the command's exit status (a failure ends every process of the job)
+int tb_mpiEnd(int rc);
 
 #endif  // TUMBLE_HOST_CLI_H_

@@ -173,7 +173,7 @@ static int tb_optFor(const char* opt, int cmd) {
            {"--obs", 6},       {"--params", 6}, {"--prior", 2},  {"--particles", 2},
            {"--truth", 2},     {"--delta", 2},  {"--replay", 2}, {"--max-stage", 2},
            {"--init", 4},      {"--bounds", 4}, {"--scan", 4},   {"--max-iter", 4},
-           {"--fit-state", 4}, {"--device", 7}};
+           {"--fit-state", 4}, {"--device", 7}, {"--yes", 7}};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
     if (!strcmp(t[i].name, opt)) return (t[i].cmds >> cmd) & 1;
   }
@@ -190,6 +190,7 @@ static int tb_parseEstimate(int argc, char** argv, tbEstArgs* a) {
       a->fit_state = 1;
       continue;
     }
+    if (tb_parseYes(arg)) continue;
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
     if (tb_optionValue(arg, val)) return 2;
     i++;
@@ -491,6 +492,9 @@ static int tb_pf(tbEstArgs* a) {
   if (a->replay >= 0) o.replay = a->replay;
   if (a->max_stage) o.max_stage = (int)a->max_stage;
   o.progress = 1;
+  // the filter's own steps (resampling replays add to them)
+  if ((rc = tb_cliCostCheck("estimate pf", "particles", o.nparticle, obs.step[obs.nrow - 1])))
+    goto done;
   tb_catchInterrupt();
   if (tb_particleFilter(m, param0, &obs, &o, &res) != TB_OK) {
     rc = tb_cliError("%s", tb_lastError());

@@ -44,7 +44,8 @@ static void tb_graspUsage(FILE* f) {
       "         [--speed normal|fast[,...]] [--force N] [--tol 0.5mm] [--cone exact|pyramid]\n"
       "         [--facets K] [--dt H] [--solver NAME] [--max-iter K] [--solver-tol T]\n"
       "         [--seed S] [--threads T] [--chunk N] [--device auto|cpu|gpu]\n"
-      "         [--out PREFIX] [--resume] [--replay CELL,TRIAL [--replay-speed 0.25] [--view "
+      "         [--out PREFIX] [--resume] [--yes] [--replay CELL,TRIAL [--replay-speed 0.25] "
+      "[--view "
       "top]]\n"
       "With no arguments: the default study (gear, 21x21 offsets over 20 mm around (0, -10 "
       "mm),\n30 trials per cell, medium surface and high gripper friction, normal speed).\n");
@@ -215,6 +216,7 @@ static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
       a->resume = 1;
       continue;
     }
+    if (tb_parseYes(argv[i])) continue;
     int rc = tb_optionValue(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
     if (!rc) rc = tb_parseGraspOption(a, argv[i], argv[i + 1]);
     if (rc) return rc;
@@ -526,6 +528,14 @@ int tb_graspMain(int argc, char** argv) {
   if (a.replay_cell >= 0) return tb_graspReplay(&a);
   int ncell = a.grid.nx * a.grid.ny, ncond = a.nspeed * a.nsurface;
   long total = (long)ncond * ncell * a.trials;
+  double trial_steps = 0.0;  // a trial's, over the conditions
+  for (int i = 0; i < a.nspeed; i++) {
+    for (int j = 0; j < a.nsurface; j++) {
+      tbGraspDef def = tb_conditionDef(&a, i, j);
+      trial_steps += (double)tb_graspSteps(&def) / ncond;
+    }
+  }
+  if ((rc = tb_cliCostCheck("grasp", "trials", (double)total, trial_steps))) return rc;
   tbProgress prog;
   tb_catchInterrupt();
   tb_progressStart(&prog, total, "grasp");

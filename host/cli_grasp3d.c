@@ -16,20 +16,21 @@
 static const char* const kObjectName[3] = {"box", "capsule", "sphere"};
 
 static void tb_grasp3dUsage(FILE* f) {
-  fprintf(f,
-          "usage: tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
-          "         [--mu M|LO:HI] [--pos-noise L] [--yaw-noise DEG] [--force N] [--speed V]\n"
-          "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--max-iter K]\n"
-          "         [--tol T] [--seed S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
-          "         [--resume] [--replay CELL,TRIAL [--replay-speed 0.25] [--view side|top]]\n"
-          "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
-          "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
-          "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
-          "  2mm, yaw-noise 10 deg, force 5 N per finger, speed 0.1 m/s, dt 0.002 s, PGS with\n"
-          "  max-iter 50 and tol 1e-6 per step.\n"
-          "  Writes PREFIX.csv and PREFIX.png (default PREFIX grasp3d). --replay runs trial TRIAL\n"
-          "  of cell CELL (x fastest) alone, bitwise as in the study, and writes\n"
-          "  PREFIX-replay-CELL-TRIAL.csv (every step) and .mp4.\n");
+  fprintf(
+      f,
+      "usage: tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
+      "         [--mu M|LO:HI] [--pos-noise L] [--yaw-noise DEG] [--force N] [--speed V]\n"
+      "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--max-iter K]\n"
+      "         [--tol T] [--seed S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
+      "         [--resume] [--yes] [--replay CELL,TRIAL [--replay-speed 0.25] [--view side|top]]\n"
+      "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
+      "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
+      "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
+      "  2mm, yaw-noise 10 deg, force 5 N per finger, speed 0.1 m/s, dt 0.002 s, PGS with\n"
+      "  max-iter 50 and tol 1e-6 per step.\n"
+      "  Writes PREFIX.csv and PREFIX.png (default PREFIX grasp3d). --replay runs trial TRIAL\n"
+      "  of cell CELL (x fastest) alone, bitwise as in the study, and writes\n"
+      "  PREFIX-replay-CELL-TRIAL.csv (every step) and .mp4.\n");
 }
 
 // "V" or "LO:HI" with LO <= HI, both in [lo, hi]
@@ -85,6 +86,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       a->resume = 1;
       continue;
     }
+    if (tb_parseYes(arg)) continue;
     if (tb_optionValue(arg, val)) return 2;
     i++;
     int rc = 0;
@@ -353,6 +355,13 @@ int tb_grasp3dMain(int argc, char** argv) {
   int rc = tb_parseGrasp3d(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
   if (a.replay_cell >= 0) return tb_grasp3dReplay(&a);
+  tbGrasp3dInfo info;
+  tbModel* m = tb_buildGrasp3d(&a.def, &info);
+  if (!m) return tb_cliError("%s", tb_lastError());
+  tb_freeModel(m);
+  if ((rc = tb_cliCostCheck("grasp3d", "trials",
+                            (double)a.def.grid.nx * a.def.grid.ny * a.def.trials, info.nstep)))
+    return rc;
   // PREFIX.csv (or PREFIX.h5 for --out PREFIX.h5) and PREFIX.png, checked before the study
   int h5 = tb_isH5(a.out), stem = h5 ? (int)(strrchr(a.out, '.') - a.out) : (int)strlen(a.out);
   char table[4200], png[4200];

@@ -2,7 +2,8 @@
 // kill where it stopped. Append-only: a header naming the study, then one block per finished
 // piece of scenes, each the piece's output rows with their length and an FNV-1a hash, flushed
 // and fsync'd before the next piece starts. A block cut by a kill fails its length or hash and
-// is dropped (the file is cut back to the last whole block).
+// is dropped (the file is cut back to the last whole block). Of processes sharing a study, rank 0
+// keeps it.
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,10 +12,11 @@
 
 #define TB_JOURNAL_MAGIC "tumble journal 1"
 
-static uint64_t tb_fnv1a(const char* s, size_t n) {
+uint64_t tb_journalHash(const void* bytes, size_t n) {
+  const unsigned char* s = (const unsigned char*)bytes;
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)s[i];
+    h ^= s[i];
     h *= 1099511628211ull;
   }
   return h;
@@ -52,7 +54,7 @@ static char* tb_slurp(const char* path, size_t* n) {
 // the whole blocks of text (after its header) that continue from *next, each given to replay;
 // returns the bytes of text they take
 static size_t tb_journalReplay(const char* text, size_t n, long* next, long* blocks,
-                               tbJournalRow replay, void* ctx) {
+                               tbJournalBlock replay, void* ctx) {
   size_t at = 0;
   for (;;) {
     long first, end;
@@ -61,31 +63,50 @@ static size_t tb_journalReplay(const char* text, size_t n, long* next, long* blo
     int used = 0;
     if (sscanf(text + at, "@block %ld %ld %zu %llx\n%n", &first, &end, &len, &hash, &used) != 4 ||
         used == 0 || first != *next || end <= first || at + used + len > n ||
-        tb_fnv1a(text + at + used, len) != hash)
+        tb_journalHash(text + at + used, len) != hash)
       return at;
-    const char* rows = text + at + used;
-    for (size_t i = 0; i < len;) {
-      size_t k = i;
-      while (k < len && rows[k] != '\n') k++;
-      replay(ctx, rows + i, k - i);
-      i = k + 1;
-    }
+    replay(ctx, first, end, text + at + used, len);
     *next = end;
     ++*blocks;
     at += used + len;
   }
 }
 
+// a block of rows, row by row
+typedef struct tbRowSplit {
+  tbJournalRow row;
+  void* ctx;
+} tbRowSplit;
+
+static void tb_splitRows(void* ctx, long first, long end, const char* rows, size_t len) {
+  const tbRowSplit* rs = (const tbRowSplit*)ctx;
+  (void)first, (void)end;
+  for (size_t i = 0; i < len;) {
+    size_t k = i;
+    while (k < len && rows[k] != '\n') k++;
+    rs->row(rs->ctx, rows + i, k - i);
+    i = k + 1;
+  }
+}
+
 int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume, long* next,
                    tbJournalRow replay, void* ctx) {
+  tbRowSplit rs = {replay, ctx};
+  return tb_journalOpenBlocks(j, path, study, resume, next, tb_splitRows, &rs);
+}
+
+int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int resume, long* next,
+                         tbJournalBlock replay, void* ctx) {
   memset(j, 0, sizeof(*j));
   snprintf(j->path, sizeof(j->path), "%s", path);
   *next = 0;
   char header[64];
   snprintf(header, sizeof(header), "%s %016llx\n", TB_JOURNAL_MAGIC,
-           (unsigned long long)tb_fnv1a(study, strlen(study)));
+           (unsigned long long)tb_journalHash(study, strlen(study)));
   size_t n = 0;
-  char* text = resume ? tb_slurp(path, &n) : NULL;
+  // rank 0's reading for every process of a share (the file changes under the others' feet)
+  char* text = resume && tb_shareRank() == 0 ? tb_slurp(path, &n) : NULL;
+  if (resume && tb_shareBytes(&text, &n) != TB_OK) return tb_cliError("--resume: out of memory");
   size_t keep = 0;
   if (text) {
     size_t hl = strlen(header);
@@ -99,6 +120,7 @@ int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume
     keep = hl + tb_journalReplay(text + hl, n - hl, next, &j->blocks, replay, ctx);
     free(text);
   }
+  if (tb_shareRank() != 0) return 0;  // rank 0 keeps the journal
   // a fresh journal, or the old one cut back to its last whole block
   j->f = fopen(path, keep ? "r+b" : "wb");
   if (!j->f) return tb_cliError("--out %s: cannot write the journal", path);
@@ -114,8 +136,9 @@ int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume
 }
 
 int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_t len) {
+  if (!j->f) return 0;
   fprintf(j->f, "@block %ld %ld %zu %016llx\n", first, end, len,
-          (unsigned long long)tb_fnv1a(rows, len));
+          (unsigned long long)tb_journalHash(rows, len));
   fwrite(rows, 1, len, j->f);
   j->blocks++;
   return tb_journalSync(j);

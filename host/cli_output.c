@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -25,6 +26,14 @@ int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int eve
   rec->every = every;
   rec->nrecord = tb_recordCount(nstep, every);
   size_t nslot = (size_t)nscene * rec->nrecord;
+  // more than the machine holds: the system would grant it and end the process later
+  double bytes = (double)nslot * ((double)m->nbody * 13 + 1) * sizeof(double);
+  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+  if (have > 0 && bytes > have)
+    return tb_cliError(
+        "--out: %zu records of %d bodies are %.3g GB, more than this machine's "
+        "%.3g GB of memory; record less often (--every) or fewer scenes",
+        nslot, m->nbody, bytes / 1e9, have / 1e9);
   rec->state = (double*)malloc(sizeof(double) * nslot * m->nbody * 13);
   rec->time = (double*)malloc(sizeof(double) * nslot);
   rec->step = (int*)malloc(sizeof(int) * rec->nrecord);

@@ -29,12 +29,12 @@ static void tb_plateUsage(FILE* f) {
       "usage: tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
       "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
       "         [--transient S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
-      "         [--resume] [--replay START [--replay-speed 1] [--view top|side]]   start START (x\n"
-      "         fastest) alone: PREFIX-replay-START.csv (every step) and .mp4\n"
+      "         [--resume] [--yes] [--replay START [--replay-speed 1] [--view top|side]]   start\n"
+      "         START (x fastest) alone: PREFIX-replay-START.csv (every step) and .mp4\n"
       "       tumble plate optimize --target circle|saddle|FILE\n"
       "         [--optimizer nelder-mead|cmaes|both] [--starts K] [--budget SECONDS]\n"
       "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T]\n"
-      "         [--device auto|cpu|gpu] [--out PREFIX]\n"
+      "         [--device auto|cpu|gpu] [--out PREFIX] [--resume]\n"
       "       tumble plate motions\n");
 }
 
@@ -85,6 +85,7 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
       a->resume = 1;
       continue;
     }
+    if (tb_parseYes(arg)) continue;
     if (tb_optionValue(arg, val)) return 2;
     i++;
     if (!strcmp(arg, "--motion")) {
@@ -361,6 +362,9 @@ static int tb_plateFieldMain(int argc, char** argv) {
   int rc = tb_parsePlate(argc, argv, &a);
   if (rc) return rc;
   if (a.replay >= 0) return tb_plateFieldReplay(&a);
+  if ((rc = tb_cliCostCheck("plate field", "starts", (double)a.opt.nx * a.opt.ny,
+                            ceil(a.opt.seconds / a.opt.dt))))
+    return rc;
   tbFieldOut out;
   if ((rc = tb_fieldOutOpen(&out, a.out))) return rc;
   // the journal: the rows of every finished chunk, so that --resume goes on after a kill

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tumble/tb_math.h>
 
@@ -16,6 +17,15 @@ tbData* tb_newData(const tbModel* m, int nscene) {
   }
   if (nscene < 1) {
     tb_setError("scenes %d must be >= 1", nscene);
+    return NULL;
+  }
+  // a batch larger than the machine's memory is refused whole: the system would grant it and
+  // end the process when the pages are touched
+  double bytes = (double)nscene * (double)tb_sceneWords(m) * 8.0;
+  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+  if (have > 0 && bytes > have) {
+    tb_setError("scenes %d: %.3g GB of state, more than this machine's %.3g GB of memory", nscene,
+                bytes / 1e9, have / 1e9);
     return NULL;
   }
   tbData* d = (tbData*)calloc(1, sizeof(tbData));

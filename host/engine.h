@@ -164,16 +164,22 @@ TB_HD void tb_workSolver(const tbScratch* sc, tbWork* w) {
   w->own = NULL;
 }
 
-// w->scene: the one-scene batch over w->scene_buf
-TB_HD void tb_workScene(const tbModel* m, tbWork* w) {
-  w->scene = tb_oneScene(m);
-  const tbData* d = &w->scene;
-  char* at = (char*)w->scene_buf;
+// the one-scene batch of model m whose arrays are laid out in buf (tb_sceneWords(m) words)
+TB_HD tbData tb_sceneOver(const tbModel* m, double* buf) {
+  tbData one = tb_oneScene(m);
+  const tbData* d = &one;
+  char* at = (char*)buf;
 #define TB_X(type, name, count) \
-  w->scene.name = (type*)at;    \
+  one.name = (type*)at;         \
   at += TB_SCENE_BYTES(type, count);
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
+  return one;
+}
+
+// w->scene: the one-scene batch over w->scene_buf
+TB_HD void tb_workScene(const tbModel* m, tbWork* w) {
+  w->scene = tb_sceneOver(m, w->scene_buf);
 }
 
 // the view of slot `slot` of sc
@@ -262,6 +268,11 @@ typedef struct tbMLCP {
 // call right after tb_stepScene with the same work: its rows, impulses x and v+ (in vfree)
 int tb_buildMLCP(const tbModel* m, const tbWork* w, tbMLCP* out);
 void tb_freeMLCP(tbMLCP* p);
+
+// step.c: n more scenes finished, for the progress counter (tb_setRolloutCounter)
+void tb_countScenes(long n);
+// share.c: whether rollouts are split over the processes of a share (tb_setShare)
+int tb_sharing(void);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,9 @@ extern "C" {
 // number of CUDA devices that run the kernels (compute capability >= 9.0); 0 when none (or when
 // built without CUDA)
 int tb_gpuDeviceCount(void);
+// the GPU path uses the k-th of those devices (k modulo their count; the first by default): one
+// device per process of a share on a node
+void tb_gpuPick(int k);
 // the name of the device the GPU path uses into buf ("none" without one)
 void tb_gpuDeviceName(char* buf, int len);
 // tb_rolloutProbe on the GPU: scenes [s0, s1) of d advance nstep steps in the fused kernel, in

@@ -11,6 +11,10 @@ void tb_gpuDeviceName(char* buf, int len) {
   snprintf(buf, (size_t)len, "none");
 }
 
+void tb_gpuPick(int k) {
+  (void)k;
+}
+
 void tb_gpuSetChunk(int nscene) {
   (void)nscene;
 }

@@ -2,5 +2,6 @@
 #include "cli.h"
 
 int main(int argc, char** argv) {
-  return tb_cliMain(argc, argv);
+  tb_mpiStart(&argc, &argv);
+  return tb_mpiEnd(tb_cliMain(argc, argv));
 }

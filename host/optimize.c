@@ -128,7 +128,8 @@ static int afterIter(Run* r) {
     t->best = r->fbest;
     t->seconds = s;
   }
-  if (d->max_seconds > 0 && s >= d->max_seconds) return TB_OPTIM_TIME;
+  // rank 0's clock for every process of a share: they take the same steps
+  if (d->max_seconds > 0 && tb_shareRoot(s >= d->max_seconds)) return TB_OPTIM_TIME;
   if (d->max_iter > 0 && r->iter >= d->max_iter) return TB_OPTIM_MAXITER;
   if (tb_interrupted()) return TB_OPTIM_INTERRUPTED;
   return -1;

@@ -16,7 +16,8 @@ int tb_outOpen(tbOutFile* o, const char* path) {
       snprintf(o->tmp, sizeof(o->tmp), "%s.part", path) >= (int)sizeof(o->tmp)) {
     return tb_setError("%.64s...: path longer than %d characters", path, (int)sizeof(o->path) - 1);
   }
-  o->f = fopen(o->tmp, "w");
+  o->discard = tb_shareRank() != 0;
+  o->f = fopen(o->discard ? "/dev/null" : o->tmp, "w");
   if (!o->f) return tb_setError("%s: cannot write: %s", path, strerror(errno));
   return TB_OK;
 }
@@ -25,6 +26,7 @@ int tb_outCommit(tbOutFile* o) {
   if (!o->f) return TB_OK;
   int bad = ferror(o->f) | fclose(o->f);
   o->f = NULL;
+  if (o->discard) return TB_OK;
   if (bad || rename(o->tmp, o->path)) {
     remove(o->tmp);
     return tb_setError("%s: write failed", o->path);
@@ -36,5 +38,5 @@ void tb_outAbort(tbOutFile* o) {
   if (!o->f) return;
   fclose(o->f);
   o->f = NULL;
-  remove(o->tmp);
+  if (!o->discard) remove(o->tmp);
 }

@@ -287,6 +287,18 @@ extern "C" {
 // tb_rollout, also reducing into probe (NULL: none): the one batch loop of every job
 int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                     const tbProbe* probe);
+// the same on this process alone, arguments checked (step.c); and split over the processes of
+// the share set (share.c)
+int tb_rolloutHere(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
+                   const tbProbe* probe);
+int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
+                     const tbProbe* probe);
+// bytes of one packed scene (its tbData row, its records, its probe output), a multiple of 8
+size_t tb_packedBytes(const tbModel* m, const tbRecord* rec, const tbProbe* probe);
+// scene s of the batch (and its records and probe output) to buf (pack = 1) or from it: what
+// travels between processes, and what a journal keeps of a finished scene
+void tb_packScene(const tbModel* m, tbData* d, int s, tbRecord* rec, const tbProbe* probe,
+                  char* buf, int pack);
 #ifdef __cplusplus
 }
 #endif

@@ -198,7 +198,7 @@ void tb_setRolloutCounter(long* counter) {
 }
 
 // the scenes a rollout finished, for a progress display reading the counter from another thread
-static void tb_countScenes(long n) {
+void tb_countScenes(long n) {
   if (tb_counter) __atomic_fetch_add(tb_counter, n, __ATOMIC_RELAXED);
 }
 
@@ -216,6 +216,12 @@ int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRe
                        nstep, rec->every, tb_recordCount(nstep, rec->every));
   }
   if (rec) tb_recordSteps(nstep, rec);
+  return tb_sharing() ? tb_rolloutShared(m, d, s0, s1, nstep, rec, probe)
+                      : tb_rolloutHere(m, d, s0, s1, nstep, rec, probe);
+}
+
+int tb_rolloutHere(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
+                   const tbProbe* probe) {
   if (tb_rolloutDevice() == TB_DEVICE_GPU) {
     int rc = tb_gpuRollout(m, d, s0, s1, nstep, rec, probe);
     tb_countScenes(s1 - s0);

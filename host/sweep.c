@@ -222,7 +222,8 @@ void tb_catchInterrupt(void) {
 }
 
 int tb_interrupted(void) {
-  return tb_sigint != 0;
+  // processes sharing a study stop together, at rank 0's Ctrl-C
+  return tb_shareRoot(tb_sigint != 0);
 }
 
 //---- per-scene summaries ----------------------------------------------------------------------

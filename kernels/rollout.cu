@@ -57,12 +57,21 @@ static int tb_gpuSeen(void) {
   return 0;
 }
 
-// the first device that runs the kernels, or -1
+static int tb_gpuPicked = 0;  // tb_gpuPick's k
+
+// the device of the k-th of the devices that run the kernels (k modulo their count), or -1
 static int tb_gpuDevice(void) {
-  for (int i = 0, n = tb_gpuSeen(); i < n; i++) {
-    if (tb_gpuUsable(i)) return i;
+  int usable = 0, n = tb_gpuSeen();
+  for (int i = 0; i < n; i++) usable += tb_gpuUsable(i);
+  if (usable == 0) return -1;
+  for (int i = 0, k = tb_gpuPicked % usable; i < n; i++) {
+    if (tb_gpuUsable(i) && k-- == 0) return i;
   }
   return -1;
+}
+
+extern "C" void tb_gpuPick(int k) {
+  tb_gpuPicked = k < 0 ? 0 : k;
 }
 
 extern "C" int tb_gpuDeviceCount(void) {

@@ -501,9 +501,9 @@ TEST_F(CliTest, OutIsCheckedFirstAndNeverClobberedByAFailure) {
   { std::ofstream(out) << "earlier\n"; }
   // the records of 1e5 scenes x 1e8 steps do not fit in memory: the run fails after --out opened
   CliResult r = Run({"simulate", "sliding-sphere", "--scenes", "100000", "--steps", "100000000",
-                     "--every", "1", "--out", out});
+                     "--every", "1", "--yes", "--out", out});
   EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(r.err.find("not enough memory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("machine's"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(out), "earlier\n");
   EXPECT_FALSE(Exists(out + ".part"));
 }
@@ -700,6 +700,34 @@ TEST_F(CliTest, ImpossiblePlateParametersAreNamed) {
   EXPECT_FALSE(Exists(Path("p.csv")));
 }
 
+// absurd sizes are refused before any work, naming their size (issue 14); --yes starts them, and
+// a batch beyond the machine's memory is refused whatever is said
+TEST_F(CliTest, AbsurdSizesAreRefusedWithTheirCost) {
+  ExpectRejected({"simulate", "box-stack", "--steps", "1000000000"},
+                 {"1 scenes x 1000000000 steps", "1e+09 scene-steps", "--yes"});
+  ExpectRejected({"grasp", "--grid", "4096x4096"}, {"503316480 trials", "--yes"});
+  ExpectRejected({"grasp3d", "--grid", "1000x1000", "--trials", "100"},
+                 {"100000000 trials", "--yes"});
+  ExpectRejected({"plate", "field", "--grid", "4096x4096", "--seconds", "100", "--out", Path("p")},
+                 {"16777216 starts", "--yes"});
+  ASSERT_EQ(Run({"estimate", "synth", "--scene", "falling-particle", "--noise", "uniform:0.005",
+                 "--out", Path("obs.csv")})
+                .status,
+            0);
+  ExpectRejected({"estimate", "pf", "--scene", "falling-particle", "--obs", Path("obs.csv"),
+                  "--params", "mu", "--prior", "mu=uniform:0:1", "--noise", "uniform:0.01",
+                  "--particles", "100000000", "--out", Path("pf")},
+                 {"100000000 particles", "--yes"});
+  ExpectRejected({"simulate", "plate-particle", "--scenes", "1000000000", "--steps", "0", "--yes"},
+                 {"scenes 1000000000", "GB", "memory"});
+  ExpectRejected(
+      {"simulate", "box-stack", "--scenes", "100000", "--steps", "9000", "--every", "1", "--yes"},
+      {"--out", "GB", "--every"});
+  EXPECT_FALSE(Exists(Path("p.csv")));
+  CliResult r = RunCli({"simulate", "box-stack", "--steps", "1000000000", "--yes"}, "timeout 2 ");
+  EXPECT_EQ(r.status, 124) << "--yes: the run starts (and is stopped by the timeout)\n" << r.err;
+}
+
 // plate field and grasp3d: kill -9 at any point, then --resume: the outputs are bitwise the
 // uninterrupted ones (grasp has its own test)
 TEST_F(CliTest, ResumedStudiesAreTheUninterruptedOnes) {
@@ -733,6 +761,71 @@ TEST_F(CliTest, ResumedStudiesAreTheUninterruptedOnes) {
     }
     EXPECT_GT(resumed, 0) << args[0] << ": no kill landed inside the study";
   }
+}
+
+// simulate (each finished chunk's scenes journaled whole) and plate optimize (each objective
+// call's values journaled; the optimizers then retrace their steps): kill -9 at any point, then
+// --resume; the outputs are bitwise those of a run never killed (the histories' wall times aside)
+TEST_F(CliTest, ResumedSimulationAndSearchAreTheUninterruptedOnes) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string ext;  // --out PREFIX + ext
+    std::vector<std::string> files;
+  };
+  const Case cases[2] = {
+      {{"simulate", "sliding-sphere", "--scenes", "2000", "--steps", "2000", "--every", "200",
+        "--param", "mu=uniform:0.1:0.5", "--threads", "1", "--out"},
+       ".csv",
+       {".csv", "-scenes.csv"}},
+      {{"plate", "optimize", "--target", "circle", "--optimizer", "both", "--starts", "4",
+        "--horizon", "2", "--evals", "60", "--threads", "1", "--out"},
+       "",
+       {"-best.csv", "-field.csv", "-nelder-mead.csv", "-cmaes.csv"}}};
+  // an optimizer's history without its wall-time column (iteration,evaluations,seconds,...)
+  auto strip = [](const std::string& csv) {
+    std::string out;
+    for (const auto& line : Lines(csv)) {
+      auto f = Split(line, ',');
+      if (f.size() == 5) f.erase(f.begin() + 2);
+      for (size_t i = 0; i < f.size(); i++) out += (i ? "," : "") + f[i];
+      out += "\n";
+    }
+    return out;
+  };
+  for (const auto& c : cases) {
+    auto with = [&](const std::string& out) {
+      auto v = c.args;
+      v.push_back(out + c.ext);
+      return v;
+    };
+    ASSERT_EQ(Run(with(Path("whole"))).status, 0) << c.args[0];
+    int resumed = 0;
+    for (double at : {0.6, 1.5}) {
+      std::string out = Path(c.args[1] + std::to_string(resumed));
+      std::string cmd = Quote(TUMBLE_CLI);
+      for (const auto& w : with(out)) cmd += " " + Quote(w);
+      RunShell("sh -c " +
+               Quote(cmd + " >/dev/null 2>&1 & p=$!; sleep " + std::to_string(at) +
+                     "; kill -9 $p; wait $p") +
+               " 2>/dev/null");
+      std::string journal = out + c.ext + ".journal";
+      resumed += Exists(journal);
+      auto again = with(out);
+      again.push_back("--resume");
+      CliResult r = Run(again);
+      ASSERT_EQ(r.status, 0) << r.err;
+      for (const auto& f : c.files) {
+        EXPECT_EQ(strip(ReadFile(out + f)), strip(ReadFile(Path("whole") + f)))
+            << c.args[0] << f << ", killed at " << at << " s";
+      }
+      EXPECT_FALSE(Exists(journal));
+    }
+    EXPECT_GT(resumed, 0) << c.args[1] << ": no kill landed inside the run";
+  }
+  // a batch without --out has nothing to resume from
+  CliResult r = Run({"simulate", "sliding-sphere", "--resume"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
 }
 
 // gravity is a parameter like the rest: the free fall before landing follows it exactly

@@ -442,6 +442,34 @@ int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord*
 // thread may show it; NULL turns it off. Process-wide, like tb_setDevice.
 void tb_setRolloutCounter(long* counter);
 
+//---- scale-out ---------------------------------------------------------------------------------
+
+// Processes that share a study (MPI ranks in the command line; any transport that moves bytes).
+// With a share of size > 1 set, each tb_rollout runs on every process of it: each runs its
+// contiguous part of the scenes (rank r of size: [s0 + n r / size, s0 + n (r + 1) / size)) and
+// then every part travels to every process, so that each holds the whole batch (state, records,
+// probe results) bitwise as one process would have left it. Work around the rollouts is then
+// the same on every process; only rank 0 writes files (tb_shareRank). A failure on one process
+// fails the rollout on all, with that process's message. Process-wide, like tb_setDevice.
+typedef struct tbShare {
+  int rank, size;
+  void* ctx;
+  // every process's part into all on every process: part r is bytes[r] bytes at offset
+  // bytes[0] + ... + bytes[r - 1], this process's already in place; the sizes are multiples of 8
+  void (*allgather)(void* ctx, void* all, const size_t* bytes);
+  // rank 0's n bytes into buf on every process
+  void (*bcast)(void* ctx, void* buf, size_t n);
+} tbShare;
+// set (NULL or a size of 1: every rollout runs whole here); the share must outlive its use
+void tb_setShare(const tbShare* share);
+// this process's rank in the share (0 without one)
+int tb_shareRank(void);
+// rank 0's value of v on every process (v itself without a share): decisions taken on a clock or
+// a signal, which processes would otherwise take at different points
+int tb_shareRoot(int v);
+// rank 0's malloc'd bytes (NULL: none) on every process; TB_OK, or TB_ERR_MEMORY (*buf NULL)
+int tb_shareBytes(char** buf, size_t* n);
+
 //---- device ------------------------------------------------------------------------------------
 
 typedef enum tbtDevice {
