@@ -590,21 +590,24 @@ static int tb_simulateChunks(const tbModel* m, tbData* d, int nstep, tbRecord* r
   return done;
 }
 
-// the journal of the simulation a's command line names (every argument but --out, --resume,
-// --threads and --yes, which do not change a scene), with the device; 0, or 2
-static int tb_simJournalOpen(tbSimJournal* sj, const tbSimArgs* a, int argc, char** argv,
-                             long* next) {
-  char key[8192], path[4200];
-  size_t len = (size_t)snprintf(key, sizeof(key), "simulate %s %s device %s", TUMBLE_VERSION,
+void tb_commandKey(const char* command, int argc, char** argv, char* key, size_t n) {
+  size_t len = (size_t)snprintf(key, n, "%s %s %s device %s", command, TUMBLE_VERSION,
                                 TUMBLE_COMMIT, tb_deviceName());
-  for (int i = 0; i < argc && len < sizeof(key); i++) {
+  for (int i = 0; i < argc && len < n; i++) {
     if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--yes")) continue;
     if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--threads")) {
       i++;
       continue;
     }
-    len += (size_t)snprintf(key + len, sizeof(key) - len, " %s", argv[i]);
+    len += (size_t)snprintf(key + len, n - len, " %s", argv[i]);
   }
+}
+
+// the journal FILE.journal of the simulation the command line names; 0, or 2
+static int tb_simJournalOpen(tbSimJournal* sj, const tbSimArgs* a, int argc, char** argv,
+                             long* next) {
+  char key[8192], path[4200];
+  tb_commandKey("simulate", argc, argv, key, sizeof(key));
   snprintf(path, sizeof(path), "%s.journal", a->out);
   int rc = tb_journalOpenBlocks(&sj->j, path, key, a->resume, next, tb_simReplayBlock, sj);
   if (!rc && sj->bad) {

@@ -88,8 +88,12 @@ int tb_parseCellTrial(const char* what, const char* val, int* cell, int* trial);
 typedef struct tbJournal {
   FILE* f;
   char path[4200];
-  long blocks;  // replayed and appended
+  char header[64];  // the study's line
+  long blocks;      // replayed and appended
 } tbJournal;
+// a journal's name of the run a command line asks for: every argument but --out, --resume,
+// --threads and --yes (which change no result), with the version, commit and device
+void tb_commandKey(const char* command, int argc, char** argv, char* key, size_t n);
 // FNV-1a of n bytes: the journal's checksum, and a short name of a study's inputs
 uint64_t tb_journalHash(const void* bytes, size_t n);
 // one row of a replayed block (without its newline)
@@ -107,6 +111,10 @@ int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int 
 int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_t len);
 // close; done (the outputs are written) or a journal without blocks: it is removed
 void tb_journalClose(tbJournal* j, int done);
+// the journal made anew with one block, bytes of [0, end), written whole beside it, fsync'd and
+// renamed over it (a kill leaves the old journal or the new): a checkpoint that replaces the
+// last. 0, or 2 after an error message
+int tb_journalReplace(tbJournal* j, long end, const char* bytes, size_t len);
 // the view that shows a model's motion: from the top for a planar (2.5D) model, else the side
 int tb_replayViewOf(const tbModel* m);
 // "name value unit, ..." of scene 0's parameters, cut with "..." to fit n bytes

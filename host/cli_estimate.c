@@ -34,7 +34,7 @@ typedef struct tbEstArgs {
   tbNamed prior[TB_EST_MAXEST], init[TB_EST_MAXEST], bound[TB_EST_MAXEST], truth[TB_EST_MAXEST];
   tbNoise noise;
   long seed, steps, every, particles, max_stage, scan, max_iter;
-  int steps_given, fit_state, replay;
+  int steps_given, fit_state, replay, resume;
   double delta;
   const char *obs, *out;
 } tbEstArgs;
@@ -53,7 +53,7 @@ static void tb_estimateUsage(FILE* f) {
           "         --noise uniform:EPS|gauss:SIGMA [--particles N] [--param NAME=V]... [--seed "
           "S]\n"
           "         [--delta D] [--replay on|off] [--max-stage K] [--truth P1=V]... [--threads "
-          "T] [--out PREFIX]\n"
+          "T] [--out PREFIX] [--resume] [--yes]\n"
           "       tumble estimate fit --scene NAME --obs OBS.csv --params P1[,P2...] [--init "
           "P1=V]...\n"
           "         [--bounds P1=LO:HI]... [--fit-state] [--scan N] [--max-iter K] [--param "
@@ -173,7 +173,7 @@ static int tb_optFor(const char* opt, int cmd) {
            {"--obs", 6},       {"--params", 6}, {"--prior", 2},  {"--particles", 2},
            {"--truth", 2},     {"--delta", 2},  {"--replay", 2}, {"--max-stage", 2},
            {"--init", 4},      {"--bounds", 4}, {"--scan", 4},   {"--max-iter", 4},
-           {"--fit-state", 4}, {"--device", 7}, {"--yes", 7}};
+           {"--fit-state", 4}, {"--device", 7}, {"--yes", 7},    {"--resume", 2}};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
     if (!strcmp(t[i].name, opt)) return (t[i].cmds >> cmd) & 1;
   }
@@ -191,6 +191,10 @@ static int tb_parseEstimate(int argc, char** argv, tbEstArgs* a) {
       continue;
     }
     if (tb_parseYes(arg)) continue;
+    if (!strcmp(arg, "--resume")) {
+      a->resume = 1;
+      continue;
+    }
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
     if (tb_optionValue(arg, val)) return 2;
     i++;
@@ -442,7 +446,53 @@ static int tb_writePF(const char* path, const tbModel* m, const tbPFOpt* o, cons
   return tb_cliOutCommit(&out, "--out");
 }
 
-static int tb_pf(tbEstArgs* a) {
+// The journal of a particle filter (PREFIX.journal): its newest checkpoint (tbPFOpt), replaced at
+// most once a second and when the filter stops, so that --resume goes on after a kill from there
+typedef struct tbPFJournal {
+  tbJournal j;
+  char* last;  // the journal's checkpoint (--resume), or NULL
+  size_t len;
+  double written;  // when the newest checkpoint was written (tb_clock)
+  int oom;
+  int failed;  // a checkpoint could not be written (said on stderr)
+} tbPFJournal;
+
+static void tb_pfJournalBlock(void* ctx, long first, long end, const char* bytes, size_t len) {
+  tbPFJournal* pj = (tbPFJournal*)ctx;
+  (void)first, (void)end;
+  free(pj->last);
+  pj->last = (char*)malloc(len ? len : 1);
+  pj->len = pj->last ? len : 0;
+  pj->oom = !pj->last;
+  if (pj->last) memcpy(pj->last, bytes, len);
+}
+
+static int tb_pfJournalCheckpoint(void* ctx, int r, int stop, const char* bytes, size_t len) {
+  tbPFJournal* pj = (tbPFJournal*)ctx;
+  double now = tb_clock();
+  if (!stop && now - pj->written < 1.0) return 0;
+  pj->written = now;
+  pj->failed = tb_journalReplace(&pj->j, r + 1, bytes, len) != 0;
+  return pj->failed;
+}
+
+// the journal of the filter the command line names, on these observations; 0, or 2
+static int tb_pfJournalOpen(tbPFJournal* pj, const tbEstArgs* a, const char* prefix,
+                            const tbObs* obs, int argc, char** argv) {
+  char key[8300], path[4200];
+  uint64_t h[2] = {tb_journalHash(obs->t, sizeof(double) * (size_t)obs->nrow),
+                   tb_journalHash(obs->y, sizeof(double) * (size_t)obs->nrow * obs->ncol)};
+  tb_commandKey("estimate pf", argc, argv, key, sizeof(key) - 48);
+  snprintf(key + strlen(key), 48, " obs %016llx%016llx", (unsigned long long)h[0],
+           (unsigned long long)h[1]);
+  snprintf(path, sizeof(path), "%s.journal", prefix);
+  long next = 0;
+  pj->written = tb_clock();
+  int rc = tb_journalOpenBlocks(&pj->j, path, key, a->resume, &next, tb_pfJournalBlock, pj);
+  return !rc && pj->oom ? tb_cliError("--resume %s: out of memory", path) : rc;
+}
+
+static int tb_pf(tbEstArgs* a, int argc, char** argv) {
   tbModel* m = NULL;
   double* param0 = NULL;
   int rc = tb_estModel(a, &m, &param0);
@@ -451,6 +501,8 @@ static int tb_pf(tbEstArgs* a) {
   memset(&obs, 0, sizeof(obs));
   tbPFResult res;
   memset(&res, 0, sizeof(res));
+  tbPFJournal pj;
+  memset(&pj, 0, sizeof(pj));
   int idx[TB_EST_MAXEST];
   tbPrior prior[TB_EST_MAXEST];
   double truth[TB_EST_MAXEST];
@@ -495,9 +547,14 @@ static int tb_pf(tbEstArgs* a) {
   // the filter's own steps (resampling replays add to them)
   if ((rc = tb_cliCostCheck("estimate pf", "particles", o.nparticle, obs.step[obs.nrow - 1])))
     goto done;
+  if ((rc = tb_pfJournalOpen(&pj, a, prefix, &obs, argc, argv))) goto done;
+  o.checkpoint = tb_pfJournalCheckpoint;
+  o.checkpoint_ctx = &pj;
+  o.resume = pj.last;
+  o.resume_len = pj.len;
   tb_catchInterrupt();
   if (tb_particleFilter(m, param0, &obs, &o, &res) != TB_OK) {
-    rc = tb_cliError("%s", tb_lastError());
+    rc = pj.failed ? 2 : tb_cliError("%s", tb_lastError());  // a journal's failure: said
     goto done;
   }
   if ((rc = tb_writePF(csv, m, &o, &obs, &res))) goto done;
@@ -531,6 +588,9 @@ static int tb_pf(tbEstArgs* a) {
     rc = 130;
   }
 done:
+  // whole outputs need no journal; an interrupted or failed filter's is kept for --resume
+  tb_journalClose(&pj.j, rc == 0);
+  free(pj.last);
   tb_freePFResult(&res);
   tb_freeObs(&obs);
   free(param0);
@@ -687,5 +747,5 @@ int tb_estimateMain(int argc, char** argv) {
   }
   int rc = tb_parseEstimate(argc - 1, argv + 1, &a);
   if (rc) return rc;
-  return a.cmd == 0 ? tb_synth(&a) : a.cmd == 1 ? tb_pf(&a) : tb_fit(&a);
+  return a.cmd == 0 ? tb_synth(&a) : a.cmd == 1 ? tb_pf(&a, argc - 1, argv + 1) : tb_fit(&a);
 }

@@ -100,8 +100,8 @@ int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int 
   memset(j, 0, sizeof(*j));
   snprintf(j->path, sizeof(j->path), "%s", path);
   *next = 0;
-  char header[64];
-  snprintf(header, sizeof(header), "%s %016llx\n", TB_JOURNAL_MAGIC,
+  char* header = j->header;
+  snprintf(header, sizeof(j->header), "%s %016llx\n", TB_JOURNAL_MAGIC,
            (unsigned long long)tb_journalHash(study, strlen(study)));
   size_t n = 0;
   // rank 0's reading for every process of a share (the file changes under the others' feet)
@@ -135,13 +135,40 @@ int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int 
   return tb_journalSync(j);
 }
 
+static void tb_journalBlock(FILE* f, long first, long end, const char* bytes, size_t len) {
+  fprintf(f, "@block %ld %ld %zu %016llx\n", first, end, len,
+          (unsigned long long)tb_journalHash(bytes, len));
+  fwrite(bytes, 1, len, f);
+}
+
 int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_t len) {
   if (!j->f) return 0;
-  fprintf(j->f, "@block %ld %ld %zu %016llx\n", first, end, len,
-          (unsigned long long)tb_journalHash(rows, len));
-  fwrite(rows, 1, len, j->f);
+  tb_journalBlock(j->f, first, end, rows, len);
   j->blocks++;
   return tb_journalSync(j);
+}
+
+int tb_journalReplace(tbJournal* j, long end, const char* bytes, size_t len) {
+  if (!j->f) return 0;
+  char tmp[4300];
+  snprintf(tmp, sizeof(tmp), "%s.part", j->path);
+  tbJournal fresh = *j;
+  fresh.f = fopen(tmp, "wb");
+  if (!fresh.f) return tb_cliError("--out %s: cannot write the journal", tmp);
+  fputs(j->header, fresh.f);
+  tb_journalBlock(fresh.f, 0, end, bytes, len);
+  int rc = tb_journalSync(&fresh);
+  if (fclose(fresh.f) != 0 && !rc) rc = tb_cliError("--out %s: cannot write the journal", tmp);
+  if (!rc && rename(tmp, j->path) != 0) rc = tb_cliError("--out %s: cannot replace it", j->path);
+  if (rc) {
+    remove(tmp);
+    return rc;
+  }
+  // the open stream is the old file's: appends go to the new one
+  fclose(j->f);
+  j->f = fopen(j->path, "ab");
+  j->blocks = 1;
+  return j->f ? 0 : tb_cliError("--out %s: cannot write the journal", j->path);
 }
 
 void tb_journalClose(tbJournal* j, int done) {

@@ -119,6 +119,112 @@ typedef struct tbPF {
   int64_t scene_steps;
 } tbPF;
 
+//---- checkpoints -------------------------------------------------------------------------------
+
+// the filter's state after observation r beyond its particles' scenes: (where, bytes) sections
+// of a checkpoint, in order; returns their count
+typedef struct tbPFSection {
+  void* at;
+  size_t bytes;
+} tbPFSection;
+
+static int tb_pfSections(tbPF* f, tbPFResult* res, int r, tbPFSection* s) {
+  size_t N = (size_t)f->N, rows = (size_t)r + 1, rp = rows * (size_t)f->p;
+  tbPFSection t[] = {{&f->at, sizeof(f->at)},
+                     {&f->event, sizeof(f->event)},
+                     {&f->scene_steps, sizeof(f->scene_steps)},
+                     {&res->resamples, sizeof(res->resamples)},
+                     {&res->zero_events, sizeof(res->zero_events)},
+                     {&res->inexact, sizeof(res->inexact)},
+                     {f->z, sizeof(double) * N * (size_t)f->p},
+                     {f->logw, sizeof(double) * N},
+                     {f->w, sizeof(double) * N},
+                     {res->mean, sizeof(double) * rp},
+                     {res->std, sizeof(double) * rp},
+                     {res->q05, sizeof(double) * rp},
+                     {res->q50, sizeof(double) * rp},
+                     {res->q95, sizeof(double) * rp},
+                     {res->ess, sizeof(double) * rows},
+                     {res->tol, sizeof(double) * rows},
+                     {res->stages, sizeof(int) * rows},
+                     {res->zero, sizeof(int) * rows},
+                     {res->resampled, sizeof(int) * rows},
+                     {res->failed, sizeof(int) * rows}};
+  memcpy(s, t, sizeof(t));
+  return (int)(sizeof(t) / sizeof(t[0]));
+}
+
+// a checkpoint: the head (r, N, p), the sections, then every particle's scene packed
+typedef struct tbPFHead {
+  int r, N, p, nrow;
+} tbPFHead;
+
+static size_t tb_pfCheckpointBytes(tbPF* f, tbPFResult* res, int r, tbPFSection* s, int* ns) {
+  *ns = tb_pfSections(f, res, r, s);
+  size_t bytes = sizeof(tbPFHead) + tb_packedBytes(f->m, NULL, NULL) * (size_t)f->N;
+  for (int k = 0; k < *ns; k++) bytes += s[k].bytes;
+  return bytes;
+}
+
+static int tb_pfCheckpoint(tbPF* f, tbPFResult* res, int r, int stop) {
+  tbPFSection s[32];
+  int ns;
+  size_t len = tb_pfCheckpointBytes(f, res, r, s, &ns), per = tb_packedBytes(f->m, NULL, NULL);
+  char* buf = (char*)malloc(len);
+  // a scene is packed through an aligned buffer of its own: the sections leave any offset
+  char* one = (char*)malloc(per);
+  if (!buf || !one) {
+    free(buf);
+    free(one);
+    return tb_setError("pf: out of memory for a checkpoint of %zu bytes", len);
+  }
+  tbPFHead head = {r, f->N, f->p, f->obs->nrow};
+  char* at = buf;
+  memcpy(at, &head, sizeof(head));
+  at += sizeof(head);
+  for (int k = 0; k < ns; at += s[k].bytes, k++) memcpy(at, s[k].at, s[k].bytes);
+  for (int i = 0; i < f->N; i++, at += per) {
+    tb_packScene(f->m, f->d, i, NULL, NULL, one, 1);
+    memcpy(at, one, per);
+  }
+  int bad = f->o->checkpoint(f->o->checkpoint_ctx, r, stop, buf, len);
+  free(buf);
+  free(one);
+  return bad ? tb_setError("pf: the checkpoint after observation %d was not kept", r + 1) : TB_OK;
+}
+
+// the state of checkpoint bytes into f and res: the observation it was taken after, or -1 after
+// an error (a checkpoint of another filter)
+static int tb_pfRestore(tbPF* f, tbPFResult* res, const char* bytes, size_t len) {
+  tbPFHead head;
+  if (len < sizeof(head)) {
+    tb_setError("pf: a checkpoint of %zu bytes is cut", len);
+    return -1;
+  }
+  memcpy(&head, bytes, sizeof(head));
+  tbPFSection s[32];
+  int ns;
+  size_t per = tb_packedBytes(f->m, NULL, NULL);
+  if (head.N != f->N || head.p != f->p || head.nrow != f->obs->nrow || head.r < 0 ||
+      head.r + 1 >= f->obs->nrow || tb_pfCheckpointBytes(f, res, head.r, s, &ns) != len) {
+    tb_setError("pf: the checkpoint is of another filter (particles, parameters or observations)");
+    return -1;
+  }
+  char* one = (char*)malloc(per);
+  if (!one) {
+    tb_setError("pf: out of memory");
+    return -1;
+  }
+  const char* at = bytes + sizeof(head);
+  for (int k = 0; k < ns; at += s[k].bytes, k++) memcpy(s[k].at, at, s[k].bytes);
+  for (int i = 0; i < f->N; i++, at += per) {
+    memcpy(one, at, per);
+    tb_packScene(f->m, f->d, i, NULL, NULL, one, 0);
+  }
+  free(one);
+  return head.r;
+}
+
 // normalize: logw max 0, w sums to 1; returns ESS (0 when every weight is zero)
 static double tb_normalize(int N, double* logw, double* w) {
   double mx = -INFINITY;
@@ -564,7 +670,16 @@ int tb_particleFilter(const tbModel* m, const double* param0, const tbObs* obs, 
   if (rc != TB_OK) goto done;
   for (int i = 0; i < f.N; i++) f.logw[i] = 0.0;
   tb_normalize(f.N, f.logw, f.w);
-  for (int r = 0; r < obs->nrow; r++) {
+  int r0 = 0;  // the first observation to take: after a checkpoint's
+  if (o->resume) {
+    int r = tb_pfRestore(&f, res, o->resume, o->resume_len);
+    if (r < 0) {
+      rc = TB_ERR_ARG;
+      goto done;
+    }
+    r0 = r + 1;
+  }
+  for (int r = r0; r < obs->nrow; r++) {
     int n = obs->step[r] - f.at;
     if (n > 0) {
       if ((rc = tb_rollout(m, f.d, 0, f.N, n, NULL)) != TB_OK) goto done;
@@ -577,19 +692,24 @@ int tb_particleFilter(const tbModel* m, const double* param0, const tbObs* obs, 
     int failed = 0;
     for (int i = 0; i < f.N; i++) failed += (f.d->status[i] & TB_SCENE_FAILMASK) != 0;
     res->failed[r] = failed;
-    // Ctrl-C: the posterior after the observations taken so far (res->nrow of them)
+    // Ctrl-C: the posterior after the observations taken so far (res->nrow of them), the
+    // cloud resampled first so that a checkpoint holds the state a run going on would have
     int stop = r + 1 < obs->nrow && tb_interrupted();
+    if (r + 1 < obs->nrow && res->ess[r] > 0.0 && res->ess[r] < 0.5 * f.N) {
+      res->resampled[r] = 1;
+      res->resamples++;
+      if ((rc = tb_pfResampleMove(&f)) != TB_OK) goto done;
+    }
+    if (o->checkpoint && r + 1 < obs->nrow && (rc = tb_pfCheckpoint(&f, res, r, stop)) != TB_OK) {
+      rc = TB_ERR_STATE;
+      goto done;
+    }
     if (stop) {
       res->nrow = r + 1;
       res->partial = 1;
     }
     tb_pfProgress(&f, r, res, t0, &last, r + 1 == res->nrow);
     if (stop) break;
-    if (r + 1 < obs->nrow && res->ess[r] > 0.0 && res->ess[r] < 0.5 * f.N) {
-      res->resampled[r] = 1;
-      res->resamples++;
-      if ((rc = tb_pfResampleMove(&f)) != TB_OK) goto done;
-    }
   }
   res->filter_steps = (int64_t)f.N * obs->step[res->nrow - 1];
   res->scene_steps = f.scene_steps;

@@ -97,6 +97,16 @@ class CliFixture : public ::testing::Test {
                                      std::to_string(seconds) + "; kill -INT $p; wait $p"));
   }
 
+  // `tumble args...` killed by SIGKILL after `seconds`, its output discarded
+  void RunKilledAfter(const std::vector<std::string>& args, double seconds) {
+    std::string cmd = Quote(TUMBLE_CLI);
+    for (const auto& a : args) cmd += " " + Quote(a);
+    RunShell("sh -c " +
+             Quote(cmd + " >/dev/null 2>&1 & p=$!; sleep " + std::to_string(seconds) +
+                   "; kill -9 $p; wait $p") +
+             " 2>/dev/null");
+  }
+
   CliResult RunShell(std::string cmd) {
     std::string errpath = Path(".stderr");
     if (cmd.find(" 2>") == std::string::npos) cmd += " 2>" + Quote(errpath);

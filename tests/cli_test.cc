@@ -745,12 +745,7 @@ TEST_F(CliTest, ResumedStudiesAreTheUninterruptedOnes) {
     int resumed = 0;
     for (double at : {0.4, 0.9}) {
       std::string out = Path(args[0] + std::to_string(resumed));
-      std::string cmd = Quote(TUMBLE_CLI);
-      for (const auto& w : with(out)) cmd += " " + Quote(w);
-      RunShell("sh -c " +
-               Quote(cmd + " 2>/dev/null & p=$!; sleep " + std::to_string(at) +
-                     "; kill -9 $p; wait $p") +
-               " 2>/dev/null");
+      RunKilledAfter(with(out), at);
       resumed += Exists(out + ".journal");
       auto again = with(out);
       again.push_back("--resume");
@@ -763,16 +758,21 @@ TEST_F(CliTest, ResumedStudiesAreTheUninterruptedOnes) {
   }
 }
 
-// simulate (each finished chunk's scenes journaled whole) and plate optimize (each objective
-// call's values journaled; the optimizers then retrace their steps): kill -9 at any point, then
-// --resume; the outputs are bitwise those of a run never killed (the histories' wall times aside)
-TEST_F(CliTest, ResumedSimulationAndSearchAreTheUninterruptedOnes) {
+// simulate (each finished chunk's scenes journaled whole), plate optimize (each objective call's
+// values journaled; the optimizers then retrace their steps) and estimate pf (a checkpoint of the
+// whole filter, replaced once a second): kill -9 at any point, then --resume; the outputs are
+// bitwise those of a run never killed (the histories' wall times aside)
+TEST_F(CliTest, ResumedSimulationSearchAndFilterAreTheUninterruptedOnes) {
+  ASSERT_EQ(Run({"estimate", "synth", "--scene", "sliding-sphere", "--steps", "4000", "--every",
+                 "20", "--noise", "uniform:1e-4", "--out", Path("obs.csv")})
+                .status,
+            0);
   struct Case {
     std::vector<std::string> args;
     std::string ext;  // --out PREFIX + ext
     std::vector<std::string> files;
   };
-  const Case cases[2] = {
+  const Case cases[3] = {
       {{"simulate", "sliding-sphere", "--scenes", "2000", "--steps", "2000", "--every", "200",
         "--param", "mu=uniform:0.1:0.5", "--threads", "1", "--out"},
        ".csv",
@@ -780,7 +780,12 @@ TEST_F(CliTest, ResumedSimulationAndSearchAreTheUninterruptedOnes) {
       {{"plate", "optimize", "--target", "circle", "--optimizer", "both", "--starts", "4",
         "--horizon", "2", "--evals", "60", "--threads", "1", "--out"},
        "",
-       {"-best.csv", "-field.csv", "-nelder-mead.csv", "-cmaes.csv"}}};
+       {"-best.csv", "-field.csv", "-nelder-mead.csv", "-cmaes.csv"}},
+      {{"estimate", "pf", "--scene", "sliding-sphere", "--obs", Path("obs.csv"), "--params", "mu",
+        "--prior", "mu=uniform:0.1:0.9", "--noise", "uniform:1e-4", "--particles", "1000",
+        "--threads", "1", "--out"},
+       "",
+       {".csv", ".png"}}};
   // an optimizer's history without its wall-time column (iteration,evaluations,seconds,...)
   auto strip = [](const std::string& csv) {
     std::string out;
@@ -800,14 +805,9 @@ TEST_F(CliTest, ResumedSimulationAndSearchAreTheUninterruptedOnes) {
     };
     ASSERT_EQ(Run(with(Path("whole"))).status, 0) << c.args[0];
     int resumed = 0;
-    for (double at : {0.6, 1.5}) {
+    for (double at : {0.8, 2.0}) {
       std::string out = Path(c.args[1] + std::to_string(resumed));
-      std::string cmd = Quote(TUMBLE_CLI);
-      for (const auto& w : with(out)) cmd += " " + Quote(w);
-      RunShell("sh -c " +
-               Quote(cmd + " >/dev/null 2>&1 & p=$!; sleep " + std::to_string(at) +
-                     "; kill -9 $p; wait $p") +
-               " 2>/dev/null");
+      RunKilledAfter(with(out), at);
       std::string journal = out + c.ext + ".journal";
       resumed += Exists(journal);
       auto again = with(out);
