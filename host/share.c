@@ -61,11 +61,22 @@ typedef struct tbPartHead {
   char msg[252];
 } tbPartHead;
 
-// scenes [*a, *b) of [s0, s1) are process r's
-static void tb_partOf(int s0, int s1, int r, int size, int* a, int* b) {
-  long n = s1 - s0;
-  *a = s0 + (int)(n * r / size);
-  *b = s0 + (int)(n * (r + 1) / size);
+// A batch is dealt out in blocks of contiguous scenes, block k to process k mod size, four per
+// process: neighbouring scenes often cost alike (a grasp's cell, a field's row), and halves would
+// leave one process waiting on the other (grasp under 2 processes: 1.10 times one, blocks:
+// bench/results/mpi-*.md). Each block is one rollout (the GPU's launch, or OpenMP over the
+// process's threads). The size depends on the batch and the process count only: every process
+// must deal the same hands.
+static int tb_blockSize(int s0, int s1, int size) {
+  long blocks = 4L * size, n = s1 - s0;
+  return n > blocks ? (int)((n + blocks - 1) / blocks) : 1;
+}
+
+// the scenes of process r
+static int tb_partScenes(int s0, int s1, int r, int size) {
+  int B = tb_blockSize(s0, s1, size), n = 0;
+  for (long a = s0 + (long)r * B; a < s1; a += (long)size * B) n += (int)(a + B < s1 ? B : s1 - a);
+  return n;
 }
 
 size_t tb_packedBytes(const tbModel* m, const tbRecord* rec, const tbProbe* probe) {
@@ -104,10 +115,8 @@ int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbR
   size_t* bytes = (size_t*)malloc(sizeof(size_t) * (size_t)sh->size);
   if (!bytes) return tb_setError("rollout: out of memory for %d processes", sh->size);
   for (int r = 0; r < sh->size; r++) {
-    int a, b;
-    tb_partOf(s0, s1, r, sh->size, &a, &b);
     if (r == sh->rank) mine = total;
-    bytes[r] = sizeof(tbPartHead) + per * (size_t)(b - a);
+    bytes[r] = sizeof(tbPartHead) + per * (size_t)tb_partScenes(s0, s1, r, sh->size);
     total += bytes[r];
   }
   char* all = (char*)malloc(total);
@@ -115,30 +124,35 @@ int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbR
     free(bytes);
     return tb_setError("rollout: out of memory for the %zu bytes of %d scenes", total, s1 - s0);
   }
-  int a, b;
-  tb_partOf(s0, s1, sh->rank, sh->size, &a, &b);
+  int B = tb_blockSize(s0, s1, sh->size);
+  long step = (long)sh->size * B;
   tbPartHead head;
   memset(&head, 0, sizeof(head));
-  head.rc = tb_rolloutHere(m, d, a, b, nstep, rec, probe);
+  char* at = all + mine + sizeof(head);
+  for (long a = s0 + (long)sh->rank * B; a < s1 && head.rc == TB_OK; a += step) {
+    int b = a + B < s1 ? (int)a + B : s1;
+    head.rc = tb_rolloutHere(m, d, (int)a, b, nstep, rec, probe);
+    for (int s = (int)a; s < b; s++, at += per) tb_packScene(m, d, s, rec, probe, at, 1);
+  }
   if (head.rc != TB_OK) snprintf(head.msg, sizeof(head.msg), "%s", tb_lastError());
   memcpy(all + mine, &head, sizeof(head));
-  for (int s = a; s < b; s++)
-    tb_packScene(m, d, s, rec, probe, all + mine + sizeof(head) + per * (size_t)(s - a), 1);
   sh->allgather(sh->ctx, all, bytes);
   // every process reads the parts in rank order: all return the first failure
   int rc = TB_OK;
-  size_t at = 0;
+  at = all;
   for (int r = 0; r < sh->size; at += bytes[r], r++) {
-    memcpy(&head, all + at, sizeof(head));
+    memcpy(&head, at, sizeof(head));
     if (head.rc != TB_OK && rc == TB_OK) {
       rc = head.rc;
       tb_setError("rollout on process %d of %d: %s", r, sh->size, head.msg);
     }
     if (r == sh->rank || head.rc != TB_OK) continue;
-    tb_partOf(s0, s1, r, sh->size, &a, &b);
-    for (int s = a; s < b; s++)
-      tb_packScene(m, d, s, rec, probe, all + at + sizeof(head) + per * (size_t)(s - a), 0);
-    tb_countScenes(b - a);
+    char* from = at + sizeof(head);
+    for (long a = s0 + (long)r * B; a < s1; a += step) {
+      int b = a + B < s1 ? (int)a + B : s1;
+      for (int s = (int)a; s < b; s++, from += per) tb_packScene(m, d, s, rec, probe, from, 0);
+    }
+    tb_countScenes(tb_partScenes(s0, s1, r, sh->size));
   }
   free(all);
   free(bytes);

@@ -128,7 +128,7 @@ TEST_F(MpiTest, SimulateIsOneProcesssForAnyProcessCount) {
 
 // kill -9 under two processes, --resume under three: the files of a run never killed
 TEST_F(MpiTest, StudyKilledUnderTwoProcessesResumesUnderThree) {
-  std::vector<std::string> args = {"grasp", "--grid",    "3x3", "--trials", "20", "--chunk",
+  std::vector<std::string> args = {"grasp", "--grid",    "4x4", "--trials", "30", "--chunk",
                                    "8",     "--threads", "1",   "--seed",   "4",  "--out"};
   auto with = [&](const std::string& out) {
     auto v = args;
