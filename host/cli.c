@@ -174,6 +174,10 @@ const char* tb_deviceName(void) {
   return tb_rolloutDevice() == TB_DEVICE_GPU ? "gpu" : "cpu";
 }
 
+const char* tb_studyDevice(void) {
+  return tb_shareRoot(tb_rolloutDevice()) == TB_DEVICE_GPU ? "gpu" : "cpu";
+}
+
 // the command line's default is auto, said once when it finds a GPU
 static void tb_defaultDevice(void) {
   tb_setDevice(TB_DEVICE_AUTO);
@@ -553,7 +557,7 @@ static void tb_simReplayBlock(void* ctx, long first, long end, const char* bytes
 // scenes [s0, s1) into the journal: 0, or 2 after an error message
 static int tb_simJournalAppend(tbSimJournal* sj, int s0, int s1) {
   size_t per = tb_packedBytes(sj->m, sj->rec, NULL);
-  char* buf = (char*)malloc(per * (size_t)(s1 - s0));
+  char* buf = (char*)calloc(per * (size_t)(s1 - s0), 1);  // zeroed: the padding is journaled
   if (!buf) return tb_cliError("--out %s: out of memory for the journal", sj->j.path);
   for (int s = s0; s < s1; s++)
     tb_packScene(sj->m, sj->d, s, sj->rec, NULL, buf + per * (s - s0), 1);
@@ -567,7 +571,9 @@ static int tb_simJournalAppend(tbSimJournal* sj, int s0, int s1) {
 // done, or -1 after an error message
 static int tb_simulateChunks(const tbModel* m, tbData* d, int nstep, tbRecord* rec,
                              tbSimJournal* sj, int begin) {
-  int chunk = tb_rolloutDevice() == TB_DEVICE_GPU ? d->nscene : 256 * omp_get_max_threads();
+  // rank 0's for every process of a share: all must make the same rollouts
+  int chunk =
+      tb_shareRoot(tb_rolloutDevice() == TB_DEVICE_GPU ? d->nscene : 256 * omp_get_max_threads());
   tbProgress prog;
   tb_progressStartOn(&prog, stderr, d->nscene, "simulate", "scenes");
   tb_progressUpdate(&prog, begin);
@@ -592,7 +598,7 @@ static int tb_simulateChunks(const tbModel* m, tbData* d, int nstep, tbRecord* r
 
 void tb_commandKey(const char* command, int argc, char** argv, char* key, size_t n) {
   size_t len = (size_t)snprintf(key, n, "%s %s %s device %s", command, TUMBLE_VERSION,
-                                TUMBLE_COMMIT, tb_deviceName());
+                                TUMBLE_COMMIT, tb_studyDevice());
   for (int i = 0; i < argc && len < n; i++) {
     if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--yes")) continue;
     if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--threads")) {

@@ -32,10 +32,13 @@ int tb_parseLengths(const char* what, const char* s, double bare_unit, double* o
 int tb_parseDevice(const char* command, const char* val);
 // "gpu" or "cpu": where rollouts go now, for the commands' JSON summaries
 const char* tb_deviceName(void);
+// the same of rank 0 (of this process without a share): the device a journal's study names
+const char* tb_studyDevice(void);
 // the options every batch command takes: --device, --threads and --out PATH (stored in *out);
 // -1 when arg is none of them, else 0, or 2 after an error message
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out);
-// --yes (every batch command): start a study over the size cap below; 1 when arg is it
+// --yes (grasp, grasp3d, plate field, simulate, estimate pf): start a study over the size cap
+// below; 1 when arg is it
 int tb_parseYes(const char* arg);
 // a study of n `unit` (scenes, trials, starts, particles) of `steps` steps each: from 1e9
 // scene-steps (hours or more on a CPU) it is refused, naming its size, unless --yes was given.

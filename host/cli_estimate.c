@@ -173,7 +173,7 @@ static int tb_optFor(const char* opt, int cmd) {
            {"--obs", 6},       {"--params", 6}, {"--prior", 2},  {"--particles", 2},
            {"--truth", 2},     {"--delta", 2},  {"--replay", 2}, {"--max-stage", 2},
            {"--init", 4},      {"--bounds", 4}, {"--scan", 4},   {"--max-iter", 4},
-           {"--fit-state", 4}, {"--device", 7}, {"--yes", 7},    {"--resume", 2}};
+           {"--fit-state", 4}, {"--device", 7}, {"--yes", 2},    {"--resume", 2}};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
     if (!strcmp(t[i].name, opt)) return (t[i].cmds >> cmd) & 1;
   }
@@ -452,7 +452,6 @@ typedef struct tbPFJournal {
   tbJournal j;
   char* last;  // the journal's checkpoint (--resume), or NULL
   size_t len;
-  double written;  // when the newest checkpoint was written (tb_clock)
   int oom;
   int failed;  // a checkpoint could not be written (said on stderr)
 } tbPFJournal;
@@ -469,9 +468,7 @@ static void tb_pfJournalBlock(void* ctx, long first, long end, const char* bytes
 
 static int tb_pfJournalCheckpoint(void* ctx, int r, int stop, const char* bytes, size_t len) {
   tbPFJournal* pj = (tbPFJournal*)ctx;
-  double now = tb_clock();
-  if (!stop && now - pj->written < 1.0) return 0;
-  pj->written = now;
+  (void)stop;
   pj->failed = tb_journalReplace(&pj->j, r + 1, bytes, len) != 0;
   return pj->failed;
 }
@@ -487,7 +484,6 @@ static int tb_pfJournalOpen(tbPFJournal* pj, const tbEstArgs* a, const char* pre
            (unsigned long long)h[1]);
   snprintf(path, sizeof(path), "%s.journal", prefix);
   long next = 0;
-  pj->written = tb_clock();
   int rc = tb_journalOpenBlocks(&pj->j, path, key, a->resume, &next, tb_pfJournalBlock, pj);
   return !rc && pj->oom ? tb_cliError("--resume %s: out of memory", path) : rc;
 }
@@ -550,6 +546,7 @@ static int tb_pf(tbEstArgs* a, int argc, char** argv) {
   if ((rc = tb_pfJournalOpen(&pj, a, prefix, &obs, argc, argv))) goto done;
   o.checkpoint = tb_pfJournalCheckpoint;
   o.checkpoint_ctx = &pj;
+  o.checkpoint_seconds = 1.0;
   o.resume = pj.last;
   o.resume_len = pj.len;
   tb_catchInterrupt();

@@ -137,11 +137,7 @@ static hid_t h5_open(tbOutFile* o, const char* key, const char* what, int partia
   o->f = NULL;
   H5Eget_auto2(H5E_DEFAULT, old_fn, old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  // a process other than rank 0 of a share builds the same file in memory only
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl >= 0 && o->discard) H5Pset_fapl_core(fapl, 1 << 20, 0);
-  hid_t f = fapl < 0 ? -1 : H5Fcreate(o->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (fapl >= 0) H5Pclose(fapl);
+  hid_t f = H5Fcreate(o->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   herr_t rc = f < 0 ? -1 : 0;
   char version[64];
   snprintf(version, sizeof(version), "%s (commit %s)", TUMBLE_VERSION, TUMBLE_COMMIT);
@@ -160,7 +156,6 @@ static hid_t h5_open(tbOutFile* o, const char* key, const char* what, int partia
 static int h5_close(tbOutFile* o, hid_t f, herr_t rc, H5E_auto2_t old_fn, void* old_data) {
   if (f < 0 || H5Fclose(f) < 0) rc = -1;
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
-  if (o->discard) return rc < 0 ? tb_cliError("--out %s: HDF5 write failed", o->path) : 0;
   if (rc < 0 || rename(o->tmp, o->path)) {
     remove(o->tmp);
     return tb_cliError("--out %s: HDF5 write failed", o->path);
@@ -168,8 +163,15 @@ static int h5_close(tbOutFile* o, hid_t f, herr_t rc, H5E_auto2_t old_fn, void* 
   return 0;
 }
 
+// a process of a share other than rank 0 writes no file (outfile.h)
+static int tb_h5Discard(tbOutFile* o) {
+  tb_outAbort(o);
+  return 0;
+}
+
 int tb_writeSimulateH5(tbOutFile* o, const char* scene, const tbModel* m, const tbRecord* rec,
                        const tbData* d, int ndone) {
+  if (o->discard) return tb_h5Discard(o);
   H5E_auto2_t old_fn;
   void* old_data;
   hid_t f = h5_open(o, "scene", scene, ndone < d->nscene, &old_fn, &old_data);
@@ -258,6 +260,7 @@ int tb_writeTablesH5(tbOutFile* o, const char* command, int partial, int ntable,
                      const char* const* name, char* const* csv) {
   H5E_auto2_t old_fn;
   void* old_data;
+  if (o->discard) return tb_h5Discard(o);
   hid_t f = h5_open(o, "command", command, partial, &old_fn, &old_data);
   herr_t rc = f < 0 ? -1 : 0;
   for (int t = 0; t < ntable && rc >= 0; t++) rc = h5_table(f, name[t], csv[t]);

@@ -1,9 +1,10 @@
 // Command line: the journal of a long study (PREFIX.journal), so that --resume goes on after a
-// kill where it stopped. Append-only: a header naming the study, then one block per finished
-// piece of scenes, each the piece's output rows with their length and an FNV-1a hash, flushed
-// and fsync'd before the next piece starts. A block cut by a kill fails its length or hash and
-// is dropped (the file is cut back to the last whole block). Of processes sharing a study, rank 0
-// keeps it.
+// kill where it stopped. A header naming the study, then one block per finished piece of work
+// (a chunk's output rows, or bytes: scenes packed whole, an objective call's values), each with
+// its length and an FNV-1a hash, flushed and fsync'd before the next piece starts. Appended to,
+// or (a checkpoint that supersedes the last) written anew beside it and renamed over it. A block
+// cut by a kill fails its length or hash and is dropped (the file is cut back to the last whole
+// block). Of processes sharing a study, rank 0 keeps it.
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,15 +61,19 @@ static size_t tb_journalReplay(const char* text, size_t n, long* next, long* blo
     long first, end;
     size_t len;
     unsigned long long hash;
+    // the block's line, read up to its newline only: the bytes after it may be anything (a
+    // format's "\n" would skip any whitespace they begin with)
+    const char* nl = (const char*)memchr(text + at, '\n', n - at);
     int used = 0;
-    if (sscanf(text + at, "@block %ld %ld %zu %llx\n%n", &first, &end, &len, &hash, &used) != 4 ||
-        used == 0 || first != *next || end <= first || at + used + len > n ||
-        tb_journalHash(text + at + used, len) != hash)
+    if (!nl ||
+        sscanf(text + at, "@block %ld %ld %zu %llx%n", &first, &end, &len, &hash, &used) != 4 ||
+        text + at + used != nl || first != *next || end <= first || at + used + 1 + len > n ||
+        tb_journalHash(nl + 1, len) != hash)
       return at;
-    replay(ctx, first, end, text + at + used, len);
+    replay(ctx, first, end, nl + 1, len);
     *next = end;
     ++*blocks;
-    at += used + len;
+    at += used + 1 + len;
   }
 }
 

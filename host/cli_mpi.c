@@ -11,11 +11,14 @@
 #include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "gpu.h"
 
 static tbShare tb_mpiShare;
+static int tb_ownStderr = -1;  // a process other than rank 0: its stderr, for a failure of its own
+static FILE* tb_errors;        // what it would have printed there
 
 // the parts are multiples of 8 bytes: counted in 8-byte words, MPI's int counts reach 16 GiB
 static void tb_mpiAllgather(void* ctx, void* all, const size_t* bytes) {
@@ -81,17 +84,33 @@ int tb_mpiStart(int* argc, char*** argv) {
   tb_mpiPickGpu();
   tb_setShare(&tb_mpiShare);
   if (tb_mpiShare.rank != 0) {
-    // the others print what rank 0 prints: one copy on the terminal
+    // the others print what rank 0 prints: one copy on the terminal. Their messages are kept
+    // aside for a failure of their own (tb_mpiEnd)
     int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) {
-      fflush(stdout);
-      fflush(stderr);
-      dup2(null, STDOUT_FILENO);
-      dup2(null, STDERR_FILENO);
-      close(null);
+    tb_errors = tmpfile();
+    fflush(stdout);
+    fflush(stderr);
+    if (null >= 0) dup2(null, STDOUT_FILENO);
+    if (tb_errors) {
+      tb_ownStderr = dup(STDERR_FILENO);
+      dup2(fileno(tb_errors), STDERR_FILENO);
     }
+    if (null >= 0) close(null);
   }
   return 1;
+}
+
+// the last error line of a process other than rank 0, on its own stderr, with its rank
+static void tb_mpiSayOwnError(void) {
+  if (!tb_errors || tb_ownStderr < 0) return;
+  char line[8400], last[8400] = "";
+  rewind(tb_errors);
+  while (fgets(line, sizeof(line), tb_errors)) {
+    if (!strncmp(line, "tumble: error: ", 15)) snprintf(last, sizeof(last), "%s", line + 15);
+  }
+  if (!last[0]) snprintf(last, sizeof(last), "no message\n");
+  dprintf(tb_ownStderr, "tumble: error: process %d of %d: %s", tb_mpiShare.rank, tb_mpiShare.size,
+          last);
 }
 
 int tb_mpiEnd(int rc) {
@@ -104,7 +123,10 @@ int tb_mpiEnd(int rc) {
   // a rollout: the job ends with its status. The others give rank 0, which fails the same way
   // on a bad argument, time to print its message and end the job first
   if (rc != 0 && tb_mpiShare.size > 1) {
-    if (tb_mpiShare.rank != 0) sleep(2);
+    if (tb_mpiShare.rank != 0) {
+      sleep(2);
+      tb_mpiSayOwnError();  // still running: rank 0 did not fail with it
+    }
     MPI_Abort(MPI_COMM_WORLD, rc);
   }
   MPI_Finalize();

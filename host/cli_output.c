@@ -37,7 +37,10 @@ int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int eve
   rec->state = (double*)malloc(sizeof(double) * nslot * m->nbody * 13);
   rec->time = (double*)malloc(sizeof(double) * nslot);
   rec->step = (int*)malloc(sizeof(int) * rec->nrecord);
-  if (rec->state && rec->time && rec->step) return 0;
+  if (rec->state && rec->time && rec->step) {
+    tb_recordSteps(nstep, rec);  // scenes restored by --resume are written without a rollout
+    return 0;
+  }
   tb_freeRecord(rec);
   return tb_cliError("--out: not enough memory to record %zu states", nslot);
 }

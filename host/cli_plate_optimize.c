@@ -407,7 +407,7 @@ static int tb_openMemo(tbOptMemo* mo, const tbOptArgs* a, const tbPlateObjOpt* o
            "plate optimize %s %s target %d %llx optimizer %d %d starts %d horizon %.17g dt %.17g "
            "mu %.17g device %s",
            TUMBLE_VERSION, TUMBLE_COMMIT, a->target_kind, table, a->nm, a->cma, o->nstart,
-           o->horizon, o->dt, o->mu, tb_deviceName());
+           o->horizon, o->dt, o->mu, tb_studyDevice());
   snprintf(path, sizeof(path), "%s.journal", a->out);
   long next = 0;
   int rc = tb_journalOpen(&mo->j, path, key, a->resume, &next, tb_memoRow, mo);
@@ -461,6 +461,7 @@ int tb_plateOptimizeMain(int argc, char** argv) {
   tbOptMemo memo;
   memset(&memo, 0, sizeof(memo));
   if ((rc = tb_checkOptimizeOutputs(a.out, run, nrun)) || (rc = tb_openMemo(&memo, &a, o))) {
+    tb_freeMemo(&memo, 0);
     tb_freePlateObj(ob);
     return rc;
   }

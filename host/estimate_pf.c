@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include <tumble/estimate.h>
+#include <tumble/problem.h>
 #include <tumble/rng.h>
 #include <tumble/sweep.h>
 #include <tumble/tb_math.h>
@@ -117,6 +118,7 @@ typedef struct tbPF {
   int at;              // step every particle is at
   int64_t event;       // resampling events so far
   int64_t scene_steps;
+  double checkpointed;  // when the last checkpoint was made (tb_clock)
 } tbPF;
 
 //---- checkpoints -------------------------------------------------------------------------------
@@ -170,9 +172,10 @@ static int tb_pfCheckpoint(tbPF* f, tbPFResult* res, int r, int stop) {
   tbPFSection s[32];
   int ns;
   size_t len = tb_pfCheckpointBytes(f, res, r, s, &ns), per = tb_packedBytes(f->m, NULL, NULL);
-  char* buf = (char*)malloc(len);
+  // zeroed: a scene's padding is part of the bytes kept
+  char* buf = (char*)calloc(len, 1);
   // a scene is packed through an aligned buffer of its own: the sections leave any offset
-  char* one = (char*)malloc(per);
+  char* one = (char*)calloc(per, 1);
   if (!buf || !one) {
     free(buf);
     free(one);
@@ -670,6 +673,7 @@ int tb_particleFilter(const tbModel* m, const double* param0, const tbObs* obs, 
   if (rc != TB_OK) goto done;
   for (int i = 0; i < f.N; i++) f.logw[i] = 0.0;
   tb_normalize(f.N, f.logw, f.w);
+  f.checkpointed = tb_clock();
   int r0 = 0;  // the first observation to take: after a checkpoint's
   if (o->resume) {
     int r = tb_pfRestore(&f, res, o->resume, o->resume_len);
@@ -700,9 +704,13 @@ int tb_particleFilter(const tbModel* m, const double* param0, const tbObs* obs, 
       res->resamples++;
       if ((rc = tb_pfResampleMove(&f)) != TB_OK) goto done;
     }
-    if (o->checkpoint && r + 1 < obs->nrow && (rc = tb_pfCheckpoint(&f, res, r, stop)) != TB_OK) {
-      rc = TB_ERR_STATE;
-      goto done;
+    if (o->checkpoint && r + 1 < obs->nrow && tb_shareRank() == 0 &&
+        (stop || tb_clock() - f.checkpointed >= o->checkpoint_seconds)) {
+      if (tb_pfCheckpoint(&f, res, r, stop) != TB_OK) {
+        rc = TB_ERR_STATE;
+        goto done;
+      }
+      f.checkpointed = tb_clock();
     }
     if (stop) {
       res->nrow = r + 1;

@@ -440,8 +440,9 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
   r->nscene = total;
   r->nstep = info.nstep;
   // chunks of scenes: bounded memory whatever the study size, and the progress bar moves; 16
-  // scenes per thread keep the threads' tails short against one scene's time
-  int chunk = 16 * omp_get_max_threads();
+  // scenes per thread keep the threads' tails short against one scene's time (rank 0's threads
+  // for every process of a share: all must make the same rollouts)
+  int chunk = tb_shareRoot(16 * omp_get_max_threads());
   if (chunk < 64) chunk = 64;
   if (chunk > total) chunk = (int)total;
   tbData* d = tb_newData(m, chunk);

@@ -119,7 +119,7 @@ int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbR
     bytes[r] = sizeof(tbPartHead) + per * (size_t)tb_partScenes(s0, s1, r, sh->size);
     total += bytes[r];
   }
-  char* all = (char*)malloc(total);
+  char* all = (char*)calloc(total, 1);  // zeroed: no padding byte travels undefined
   if (!all) {
     free(bytes);
     return tb_setError("rollout: out of memory for the %zu bytes of %d scenes", total, s1 - s0);

@@ -173,7 +173,7 @@ int tb_recordCount(int nstep, int every) {
   return 1 + nstep / every + (nstep % every ? 1 : 0);
 }
 
-static void tb_recordSteps(int nstep, tbRecord* rec) {
+void tb_recordSteps(int nstep, tbRecord* rec) {
   for (int k = 0, r = 0; k <= nstep; k++) {
     if (tb_isRecordStep(k, nstep, rec->every)) rec->step[r++] = k;
   }

@@ -103,13 +103,15 @@ typedef struct tbPFOpt {
   int replay;            // 1: a moved particle's state is recomputed from t = 0 (see estimate_pf.c)
   int max_stage;         // tempering stages per observation before it is taken as it is (>= 1)
   int progress;          // 1: a progress line on stderr
-  // checkpoints: after each observation r but the last (its resampling done), when not NULL,
-  // checkpoint(checkpoint_ctx, r, stop, bytes, len) may keep the filter's whole state (particles,
-  // weights, draws so far, the results' rows 0..r); stop: the filter ends there (Ctrl-C). A
+  // checkpoints: after an observation r but the last (its resampling done), when not NULL,
+  // checkpoint(checkpoint_ctx, r, stop, bytes, len) gets the filter's whole state (particles,
+  // weights, draws so far, the results' rows 0..r) to keep: at most once per checkpoint_seconds
+  // and when the filter stops there (stop: Ctrl-C), on rank 0 of a share only (tb_setShare). A
   // nonzero return ends the filter with TB_ERR_STATE. resume (NULL: none) is such a state of
   // the same filter to go on from: the result is bitwise the run never stopped
   int (*checkpoint)(void* ctx, int r, int stop, const char* bytes, size_t len);
   void* checkpoint_ctx;
+  double checkpoint_seconds;
   const char* resume;
   size_t resume_len;
 } tbPFOpt;

@@ -431,6 +431,8 @@ typedef struct tbRecord {
   int* step;      // (nrecord)
 } tbRecord;
 int tb_recordCount(int nstep, int every);
+// rec->step: the steps of nstep a rollout records (tb_rollout fills it too)
+void tb_recordSteps(int nstep, tbRecord* rec);
 
 // advance scenes [s0, s1) by nstep steps on the selected device (tb_setDevice): OpenMP over
 // scenes on the CPU, the fused kernel on the GPU; rec may be NULL. The results are bitwise the
@@ -445,12 +447,14 @@ void tb_setRolloutCounter(long* counter);
 //---- scale-out ---------------------------------------------------------------------------------
 
 // Processes that share a study (MPI ranks in the command line; any transport that moves bytes).
-// With a share of size > 1 set, each tb_rollout runs on every process of it: each runs its
-// contiguous part of the scenes (rank r of size: [s0 + n r / size, s0 + n (r + 1) / size)) and
+// With a share of size > 1 set, each tb_rollout runs on every process of it: each runs its part
+// of the scenes (blocks of contiguous scenes, block k to rank k mod size, four per rank) and
 // then every part travels to every process, so that each holds the whole batch (state, records,
 // probe results) bitwise as one process would have left it. Work around the rollouts is then
-// the same on every process; only rank 0 writes files (tb_shareRank). A failure on one process
-// fails the rollout on all, with that process's message. Process-wide, like tb_setDevice.
+// the same on every process, which must make the same calls (the same batches: sizes taken from
+// rank 0 where they depend on a process's threads or device); only rank 0 writes files
+// (tb_shareRank). A failure on one process fails the rollout on all, with that process's
+// message. Process-wide, like tb_setDevice.
 typedef struct tbShare {
   int rank, size;
   void* ctx;
