@@ -106,6 +106,28 @@ typedef void (*tbJournalRow)(void* ctx, const char* row, size_t len);
 // without a journal); a journal of another study is an error. Else a fresh journal. 0, or 2
 int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume, long* next,
                    tbJournalRow replay, void* ctx);
+// The journal of a deterministic computation's calls (an optimizer's objective, a fit's
+// batches): each call's results in a block, after a hash of its inputs. A resumed run makes the
+// same calls in the same order; the journal answers them until it runs out, then the run goes
+// on computing and journaling.
+typedef struct tbCallMemo {
+  tbJournal j;
+  char** call;  // the journal's calls: the inputs' hash, then the results
+  size_t* len;
+  long ncall, cap, next;
+  int oom;
+  int failed;  // a call could not be journaled (said on stderr)
+} tbCallMemo;
+// open PATH for the study `study` (tb_journalOpen); 0, or 2 after an error message
+int tb_memoOpen(tbCallMemo* mo, const char* path, const char* study, int resume);
+// the next call, inputs x: 1 with its results in out from the journal, 0 when the journal holds
+// no more calls (compute them, then tb_memoKeep), -1 after tb_setError (the journal's call had
+// other inputs or another size: not this computation)
+int tb_memoLookup(tbCallMemo* mo, const void* x, size_t xbytes, void* out, size_t outbytes);
+// journal the results of the call just computed: 0, or 2 after an error message (mo->failed)
+int tb_memoKeep(tbCallMemo* mo, const void* x, size_t xbytes, const void* out, size_t outbytes);
+// close (tb_journalClose) and free
+void tb_memoClose(tbCallMemo* mo, int done);
 // the same with the blocks whole (a block of bytes, not rows: a binary state)
 typedef void (*tbJournalBlock)(void* ctx, long first, long end, const char* bytes, size_t len);
 int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int resume, long* next,

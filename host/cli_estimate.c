@@ -58,7 +58,7 @@ static void tb_estimateUsage(FILE* f) {
           "P1=V]...\n"
           "         [--bounds P1=LO:HI]... [--fit-state] [--scan N] [--max-iter K] [--param "
           "NAME=V]...\n"
-          "         [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n");
+          "         [--threads T] [--device auto|cpu|gpu] [--out PREFIX] [--resume]\n");
 }
 
 // NAME=REST: the name (checked for length) and a pointer to REST
@@ -173,7 +173,7 @@ static int tb_optFor(const char* opt, int cmd) {
            {"--obs", 6},       {"--params", 6}, {"--prior", 2},  {"--particles", 2},
            {"--truth", 2},     {"--delta", 2},  {"--replay", 2}, {"--max-stage", 2},
            {"--init", 4},      {"--bounds", 4}, {"--scan", 4},   {"--max-iter", 4},
-           {"--fit-state", 4}, {"--device", 7}, {"--yes", 2},    {"--resume", 2}};
+           {"--fit-state", 4}, {"--device", 7}, {"--yes", 2},    {"--resume", 6}};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
     if (!strcmp(t[i].name, opt)) return (t[i].cmds >> cmd) & 1;
   }
@@ -473,15 +473,21 @@ static int tb_pfJournalCheckpoint(void* ctx, int r, int stop, const char* bytes,
   return pj->failed;
 }
 
+// a journal's name of the estimate the command line asks for, on these observations
+static void tb_estimateKey(const char* command, const tbObs* obs, int argc, char** argv, char* key,
+                           size_t n) {
+  uint64_t h[2] = {tb_journalHash(obs->t, sizeof(double) * (size_t)obs->nrow),
+                   tb_journalHash(obs->y, sizeof(double) * (size_t)obs->nrow * obs->ncol)};
+  tb_commandKey(command, argc, argv, key, n - 48);
+  snprintf(key + strlen(key), 48, " obs %016llx%016llx", (unsigned long long)h[0],
+           (unsigned long long)h[1]);
+}
+
 // the journal of the filter the command line names, on these observations; 0, or 2
 static int tb_pfJournalOpen(tbPFJournal* pj, const tbEstArgs* a, const char* prefix,
                             const tbObs* obs, int argc, char** argv) {
   char key[8300], path[4200];
-  uint64_t h[2] = {tb_journalHash(obs->t, sizeof(double) * (size_t)obs->nrow),
-                   tb_journalHash(obs->y, sizeof(double) * (size_t)obs->nrow * obs->ncol)};
-  tb_commandKey("estimate pf", argc, argv, key, sizeof(key) - 48);
-  snprintf(key + strlen(key), 48, " obs %016llx%016llx", (unsigned long long)h[0],
-           (unsigned long long)h[1]);
+  tb_estimateKey("estimate pf", obs, argc, argv, key, sizeof(key));
   snprintf(path, sizeof(path), "%s.journal", prefix);
   long next = 0;
   int rc = tb_journalOpenBlocks(&pj->j, path, key, a->resume, &next, tb_pfJournalBlock, pj);
@@ -597,7 +603,15 @@ done:
 
 //---- fit ---------------------------------------------------------------------------------------
 
-static int tb_fit(tbEstArgs* a) {
+// the fit's batches through its journal (PREFIX.journal, tbCallMemo): tbFitOpt.memo
+static int tb_fitMemo(void* ctx, const double* X, size_t nx, double* pred, size_t npred, int keep) {
+  tbCallMemo* mo = (tbCallMemo*)ctx;
+  size_t xbytes = sizeof(double) * nx, pbytes = sizeof(double) * npred;
+  if (keep) return tb_memoKeep(mo, X, xbytes, pred, pbytes) ? -1 : 0;
+  return tb_memoLookup(mo, X, xbytes, pred, pbytes);
+}
+
+static int tb_fit(tbEstArgs* a, int argc, char** argv) {
   tbModel* m = NULL;
   double* param0 = NULL;
   int rc = tb_estModel(a, &m, &param0);
@@ -607,6 +621,8 @@ static int tb_fit(tbEstArgs* a) {
   tbFitResult res;
   memset(&res, 0, sizeof(res));
   tbOutFile log = {0};
+  tbCallMemo memo;
+  memset(&memo, 0, sizeof(memo));
   int idx[TB_EST_MAXEST + TB_MAXOBSCOORD], scan[TB_EST_MAXEST + TB_MAXOBSCOORD];
   double init[TB_EST_MAXEST + TB_MAXOBSCOORD], lo[TB_EST_MAXEST + TB_MAXOBSCOORD],
       hi[TB_EST_MAXEST + TB_MAXOBSCOORD];
@@ -687,9 +703,15 @@ static int tb_fit(tbEstArgs* a) {
   if (a->max_iter) o.max_iter = (int)a->max_iter;
   o.log = log.f;
   o.progress = 1;
+  char key[8300], path[4200];
+  tb_estimateKey("estimate fit", &obs, argc, argv, key, sizeof(key));
+  snprintf(path, sizeof(path), "%s.journal", a->out ? a->out : "estimate-fit");
+  if ((rc = tb_memoOpen(&memo, path, key, a->resume))) goto done;
+  o.memo = tb_fitMemo;
+  o.memo_ctx = &memo;
   tb_catchInterrupt();
   if (tb_fitLM(m, param0, &obs, &o, &res) != TB_OK) {
-    rc = tb_cliError("%s", tb_lastError());
+    rc = memo.failed ? 2 : tb_cliError("%s", tb_lastError());  // a journal's failure: said
     goto done;
   }
   // the log whole (an interrupted fit's too) before the summary says it is there
@@ -714,6 +736,8 @@ static int tb_fit(tbEstArgs* a) {
     rc = 130;
   }
 done:
+  // a whole fit needs no journal; an interrupted or failed one's is kept for --resume
+  tb_memoClose(&memo, rc == 0);
   tb_outAbort(&log);  // a failed fit leaves no half log
   tb_freeFitResult(&res);
   tb_freeObs(&obs);
@@ -744,5 +768,7 @@ int tb_estimateMain(int argc, char** argv) {
   }
   int rc = tb_parseEstimate(argc - 1, argv + 1, &a);
   if (rc) return rc;
-  return a.cmd == 0 ? tb_synth(&a) : a.cmd == 1 ? tb_pf(&a, argc - 1, argv + 1) : tb_fit(&a);
+  return a.cmd == 0   ? tb_synth(&a)
+         : a.cmd == 1 ? tb_pf(&a, argc - 1, argv + 1)
+                      : tb_fit(&a, argc - 1, argv + 1);
 }

@@ -182,3 +182,79 @@ void tb_journalClose(tbJournal* j, int done) {
   j->f = NULL;
   if (done || j->blocks == 0) remove(j->path);  // nothing to resume from
 }
+
+//---- a computation's calls ---------------------------------------------------------------------
+
+static void tb_memoBlock(void* ctx, long first, long end, const char* bytes, size_t len) {
+  tbCallMemo* mo = (tbCallMemo*)ctx;
+  (void)first, (void)end;
+  if (mo->oom) return;
+  if (mo->ncall == mo->cap) {
+    long cap = mo->cap ? 2 * mo->cap : 256;
+    char** call = (char**)realloc(mo->call, sizeof(char*) * (size_t)cap);
+    size_t* lens = call ? (size_t*)realloc(mo->len, sizeof(size_t) * (size_t)cap) : NULL;
+    if (call) mo->call = call;
+    if (!call || !lens) {
+      mo->oom = 1;
+      return;
+    }
+    mo->len = lens;
+    mo->cap = cap;
+  }
+  char* copy = (char*)malloc(len ? len : 1);
+  if (!copy) {
+    mo->oom = 1;
+    return;
+  }
+  memcpy(copy, bytes, len);
+  mo->call[mo->ncall] = copy;
+  mo->len[mo->ncall++] = len;
+}
+
+int tb_memoOpen(tbCallMemo* mo, const char* path, const char* study, int resume) {
+  memset(mo, 0, sizeof(*mo));
+  long next = 0;
+  int rc = tb_journalOpenBlocks(&mo->j, path, study, resume, &next, tb_memoBlock, mo);
+  if (!rc && mo->oom) rc = tb_cliError("--resume %s: out of memory", path);
+  mo->next = 0;
+  return rc;
+}
+
+int tb_memoLookup(tbCallMemo* mo, const void* x, size_t xbytes, void* out, size_t outbytes) {
+  if (mo->next >= mo->ncall) return 0;
+  uint64_t hash = tb_journalHash(x, xbytes), had;
+  const char* call = mo->call[mo->next];
+  if (mo->len[mo->next] != sizeof(hash) + outbytes ||
+      (memcpy(&had, call, sizeof(had)), had != hash)) {
+    tb_setError("--resume %s: call %ld differs from the journal's", mo->j.path, mo->next);
+    return -1;
+  }
+  memcpy(out, call + sizeof(hash), outbytes);
+  mo->next++;
+  return 1;
+}
+
+int tb_memoKeep(tbCallMemo* mo, const void* x, size_t xbytes, const void* out, size_t outbytes) {
+  uint64_t hash = tb_journalHash(x, xbytes);
+  char* block = (char*)malloc(sizeof(hash) + outbytes);
+  if (!block) {
+    mo->failed = 1;
+    return tb_cliError("--out %s: out of memory for the journal", mo->j.path);
+  }
+  memcpy(block, &hash, sizeof(hash));
+  memcpy(block + sizeof(hash), out, outbytes);
+  mo->failed = tb_journalAppend(&mo->j, mo->next, mo->next + 1, block, sizeof(hash) + outbytes);
+  free(block);
+  mo->next++;
+  return mo->failed ? 2 : 0;
+}
+
+void tb_memoClose(tbCallMemo* mo, int done) {
+  tb_journalClose(&mo->j, done);
+  for (long k = 0; k < mo->ncall; k++) free(mo->call[k]);
+  free(mo->call);
+  free(mo->len);
+  mo->call = NULL;
+  mo->len = NULL;
+  mo->ncall = mo->cap = 0;
+}

@@ -21,25 +21,10 @@
 #define TB_AMP_BOUND 500.0
 #define TB_PHASE_BOUND (4.0 * TB_PI)
 
-// The journal of a search (PREFIX.journal): every objective call's values, a block per call
-// (a row "call N HASH" naming its N candidates by a hash of their coordinates, then N rows of
-// values in C's exact hexadecimal form). The optimizers are deterministic, so a resumed search
-// makes the same calls in the same order: the journal answers them until it runs out, and the
-// search goes on from there with the rollouts it has not done.
-typedef struct tbOptMemo {
-  tbJournal j;
-  double* f;   // the journal's values, call after call
-  long* call;  // each journaled call: its first value in f, its size, its hash
-  long nf, ncall, cap_f, cap_call;
-  long next;  // the next call
-  int oom;
-  int failed;  // the journal could not be written (said on stderr)
-} tbOptMemo;
-
 typedef struct tbOptRun {
   const char* name;  // "nelder-mead" or "cmaes"
   tbPlateObj* ob;
-  tbOptMemo* memo;
+  tbCallMemo* memo;
   tbOptimTrace* hist;
   int nhist, cap, oom;
   double last_print;
@@ -50,66 +35,17 @@ typedef struct tbOptRun {
   int rc;
 } tbOptRun;
 
-// a journaled row: a call's head or one of its values
-static void tb_memoRow(void* ctx, const char* row, size_t len) {
-  tbOptMemo* mo = (tbOptMemo*)ctx;
-  (void)len;
-  long n;
-  unsigned long long hash;
-  if (sscanf(row, "call %ld %llx", &n, &hash) == 2) {
-    if (mo->ncall == mo->cap_call) {
-      long cap = mo->cap_call ? 2 * mo->cap_call : 256;
-      long* c = (long*)realloc(mo->call, sizeof(long) * 3 * (size_t)cap);
-      if (!c) {
-        mo->oom = 1;
-        return;
-      }
-      mo->call = c;
-      mo->cap_call = cap;
-    }
-    long* c = mo->call + 3 * mo->ncall++;
-    c[0] = mo->nf;
-    c[1] = n;
-    c[2] = (long)hash;
-    return;
-  }
-  if (mo->nf == mo->cap_f) {
-    long cap = mo->cap_f ? 2 * mo->cap_f : 1024;
-    double* f = (double*)realloc(mo->f, sizeof(double) * (size_t)cap);
-    if (!f) {
-      mo->oom = 1;
-      return;
-    }
-    mo->f = f;
-    mo->cap_f = cap;
-  }
-  mo->f[mo->nf++] = strtod(row, NULL);
-}
-
-// n candidates' values: from the journal while it holds the call, else computed and journaled
-static int tb_memoObjective(tbOptMemo* mo, tbPlateObj* ob, int n, const double* x, double* f) {
-  int dim = tb_plateObjOpt(ob)->dim;
-  long hash = (long)tb_journalHash(x, sizeof(double) * (size_t)n * dim);
-  if (mo->next < mo->ncall) {
-    const long* c = mo->call + 3 * mo->next++;
-    if (c[1] != n || c[2] != hash || c[0] + n > mo->nf)
-      return tb_setError("--resume %s: call %ld differs from the journal's", mo->j.path,
-                         mo->next - 1);
-    memcpy(f, mo->f + c[0], sizeof(double) * (size_t)n);
-    return 0;
-  }
+// The journal of a search (PREFIX.journal): every objective call's values (tbCallMemo). The
+// optimizers are deterministic, so a resumed search makes the same calls in the same order: the
+// journal answers them until it runs out, and the search goes on from there with the rollouts
+// it has not done. n candidates' values: from the journal, else computed and journaled
+static int tb_memoObjective(tbCallMemo* mo, tbPlateObj* ob, int n, const double* x, double* f) {
+  size_t xbytes = sizeof(double) * (size_t)n * tb_plateObjOpt(ob)->dim;
+  size_t fbytes = sizeof(double) * (size_t)n;
+  int got = tb_memoLookup(mo, x, xbytes, f, fbytes);
+  if (got) return got < 0;
   if (tb_plateObjective(ob, n, x, f)) return 1;
-  char* rows = NULL;
-  size_t len = 0;
-  FILE* s = open_memstream(&rows, &len);
-  if (!s) return tb_setError("out of memory");
-  fprintf(s, "call %d %llx\n", n, (unsigned long long)hash);
-  for (int i = 0; i < n; i++) fprintf(s, "%a\n", f[i]);
-  fclose(s);
-  mo->failed = tb_journalAppend(&mo->j, mo->next, mo->next + 1, rows, len) != 0;
-  free(rows);
-  mo->next++;
-  return mo->failed;
+  return tb_memoKeep(mo, x, xbytes, f, fbytes) != 0;
 }
 
 static int tb_runObjective(void* ctx, int n, const double* x, double* f) {
@@ -400,7 +336,7 @@ static int tb_checkOptimizeOutputs(const char* prefix, const tbOptRun* run, int 
 
 // the journal PREFIX.journal of the search a names (every option that changes a call's values:
 // not the budget nor the evaluations, which only end the search sooner or later)
-static int tb_openMemo(tbOptMemo* mo, const tbOptArgs* a, const tbPlateObjOpt* o) {
+static int tb_openMemo(tbCallMemo* mo, const tbOptArgs* a, const tbPlateObjOpt* o) {
   char key[1024], path[4200];
   unsigned long long table = tb_journalHash(o->point, sizeof(double) * 4 * (size_t)o->npoint);
   snprintf(key, sizeof(key),
@@ -409,18 +345,7 @@ static int tb_openMemo(tbOptMemo* mo, const tbOptArgs* a, const tbPlateObjOpt* o
            TUMBLE_VERSION, TUMBLE_COMMIT, a->target_kind, table, a->nm, a->cma, o->nstart,
            o->horizon, o->dt, o->mu, tb_studyDevice());
   snprintf(path, sizeof(path), "%s.journal", a->out);
-  long next = 0;
-  int rc = tb_journalOpen(&mo->j, path, key, a->resume, &next, tb_memoRow, mo);
-  if (!rc && mo->oom) rc = tb_cliError("--resume %s: out of memory", path);
-  return rc;
-}
-
-static void tb_freeMemo(tbOptMemo* mo, int done) {
-  tb_journalClose(&mo->j, done);
-  free(mo->f);
-  free(mo->call);
-  mo->f = NULL;
-  mo->call = NULL;
+  return tb_memoOpen(mo, path, key, a->resume);
 }
 
 int tb_plateOptimizeMain(int argc, char** argv) {
@@ -458,15 +383,15 @@ int tb_plateOptimizeMain(int argc, char** argv) {
   if (a.nm) run[nrun++].name = "nelder-mead";
   if (a.cma) run[nrun++].name = "cmaes";
   int tty = isatty(fileno(stderr));
-  tbOptMemo memo;
+  tbCallMemo memo;
   memset(&memo, 0, sizeof(memo));
   if ((rc = tb_checkOptimizeOutputs(a.out, run, nrun)) || (rc = tb_openMemo(&memo, &a, o))) {
-    tb_freeMemo(&memo, 0);
+    tb_memoClose(&memo, 0);
     tb_freePlateObj(ob);
     return rc;
   }
   if (tb_memoObjective(&memo, ob, 1, x0, &start_f)) {
-    tb_freeMemo(&memo, 0);
+    tb_memoClose(&memo, 0);
     tb_freePlateObj(ob);
     return memo.failed ? 2 : tb_cliError("%s", tb_lastError());
   }
@@ -495,7 +420,7 @@ int tb_plateOptimizeMain(int argc, char** argv) {
     if (tty) fputc('\n', stderr);
     if (st < 0 || st == TB_OPTIM_ABORTED) {
       for (int q = 0; q < nrun; q++) free(run[q].hist);
-      tb_freeMemo(&memo, 0);
+      tb_memoClose(&memo, 0);
       tb_freePlateObj(ob);
       if (memo.failed) return 2;
       return tb_cliError(
@@ -628,7 +553,7 @@ int tb_plateOptimizeMain(int argc, char** argv) {
   }
 done:
   // a whole search needs no journal; an interrupted or failed one keeps it for --resume
-  tb_freeMemo(&memo, rc == 0);
+  tb_memoClose(&memo, rc == 0);
   tb_freeFieldResult(&fr);
   free(path);
   for (int r = 0; r < nrun; r++) free(run[r].hist);

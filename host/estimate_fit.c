@@ -91,7 +91,13 @@ static int tb_fitBatch(tbFit* f, const double* X, int nb) {
     for (int k = 0; k < f->p; k++) row[f->o->param[k]] = X[(size_t)s * f->p + k];
   }
   if (tb_checkParams(m, f->d) != TB_OK) return TB_ERR_ARG;
-  int rc = tb_obsRollout(m, f->d, f->obs, f->pred);
+  const tbFitOpt* o = f->o;
+  size_t nx = (size_t)nb * f->p, npred = (size_t)nb * f->mres;
+  int got = o->memo ? o->memo(o->memo_ctx, X, nx, f->pred, npred, 0) : 0;
+  if (got < 0) return TB_ERR_STATE;
+  int rc = got ? TB_OK : tb_obsRollout(m, f->d, f->obs, f->pred);
+  if (rc == TB_OK && !got && o->memo && o->memo(o->memo_ctx, X, nx, f->pred, npred, 1) < 0)
+    return TB_ERR_STATE;
   f->batches++;
   f->scene_steps += (int64_t)nb * f->obs->step[f->obs->nrow - 1];
   return rc;

@@ -758,21 +758,26 @@ TEST_F(CliTest, ResumedStudiesAreTheUninterruptedOnes) {
   }
 }
 
-// simulate (each finished chunk's scenes journaled whole), plate optimize (each objective call's
-// values journaled; the optimizers then retrace their steps) and estimate pf (a checkpoint of the
-// whole filter, replaced once a second): kill -9 at any point, then --resume; the outputs are
-// bitwise those of a run never killed (the histories' wall times aside)
-TEST_F(CliTest, ResumedSimulationSearchAndFilterAreTheUninterruptedOnes) {
+// simulate (each finished chunk's scenes journaled whole), plate optimize and estimate fit (each
+// objective call's values or batch's predictions journaled; they then retrace their steps) and
+// estimate pf (a checkpoint of the whole filter, replaced once a second): kill -9 at any point,
+// then --resume; the outputs are bitwise those of a run never killed (wall times aside)
+TEST_F(CliTest, ResumedSimulationSearchFilterAndFitAreTheUninterruptedOnes) {
   ASSERT_EQ(Run({"estimate", "synth", "--scene", "sliding-sphere", "--steps", "4000", "--every",
                  "20", "--noise", "uniform:1e-4", "--out", Path("obs.csv")})
                 .status,
             0);
+  ASSERT_EQ(
+      Run({"estimate", "synth", "--scene", "falling-particles", "--param", "count=4", "--steps",
+           "4000", "--every", "20", "--noise", "gauss:1e-3", "--out", Path("obs4.csv")})
+          .status,
+      0);
   struct Case {
     std::vector<std::string> args;
     std::string ext;  // --out PREFIX + ext
     std::vector<std::string> files;
   };
-  const Case cases[3] = {
+  const Case cases[4] = {
       {{"simulate", "sliding-sphere", "--scenes", "2000", "--steps", "2000", "--every", "200",
         "--param", "mu=uniform:0.1:0.5", "--threads", "1", "--out"},
        ".csv",
@@ -785,7 +790,12 @@ TEST_F(CliTest, ResumedSimulationSearchAndFilterAreTheUninterruptedOnes) {
         "--prior", "mu=uniform:0.1:0.9", "--noise", "uniform:1e-4", "--particles", "1000",
         "--threads", "1", "--out"},
        "",
-       {".csv", ".png"}}};
+       {".csv", ".png"}},
+      {{"estimate", "fit", "--scene", "falling-particles", "--param", "count=4", "--obs",
+        Path("obs4.csv"), "--params", "mu1,mu2,mu3,mu4", "--init", "mu1=0.3", "--init", "mu2=0.4",
+        "--threads", "1", "--out"},
+       "",
+       {".csv"}}};
   // an optimizer's history without its wall-time column (iteration,evaluations,seconds,...)
   auto strip = [](const std::string& csv) {
     std::string out;

@@ -157,6 +157,13 @@ typedef struct tbFitOpt {
   double rel_step;     // finite-difference step relative to max(|x|, 1), > 0
   int progress;        // 1: a progress line per iteration on stderr
   FILE* log;           // or NULL: CSV of iteration, batch, lambda, rss, parameters
+  // the batches through a memo (NULL: each rolled out): before a batch of points X (nx values:
+  // points x nest), memo(memo_ctx, X, nx, pred, npred, 0) returns 1 with the predictions pred
+  // (npred values: points x residuals) it holds, 0 when it holds none, -1 after tb_setError;
+  // after a batch rolled out, memo(..., 1) keeps them (0, or -1). The fit is deterministic: a run
+  // resumed through a memo of the batches an earlier run made is bitwise that run
+  int (*memo)(void* ctx, const double* X, size_t nx, double* pred, size_t npred, int keep);
+  void* memo_ctx;
 } tbFitOpt;
 tbFitOpt tb_defaultFitOpt(void);
 
