@@ -120,6 +120,18 @@ TEST_F(MpiTest, ParticleFilterIsOneProcesssForAnyProcessCount) {
                     {".csv"});
 }
 
+// the fit's batches (its scan, Jacobians and trial points) are split alike
+TEST_F(MpiTest, FitIsOneProcesssForAnyProcessCount) {
+  CliResult s = Launch(
+      0, {"estimate", "synth", "--scene", "falling-particles", "--param", "count=3", "--steps",
+          "400", "--every", "10", "--noise", "gauss:1e-3", "--out", Path("obs3.csv")});
+  ASSERT_EQ(s.status, 0) << s.err;
+  ExpectSameOutputs(
+      {"estimate", "fit", "--scene", "falling-particles", "--param", "count=3", "--obs",
+       Path("obs3.csv"), "--params", "mu1,mu2,mu3", "--init", "mu1=0.3", "--threads", "1"},
+      {".csv"});
+}
+
 TEST_F(MpiTest, SimulateIsOneProcesssForAnyProcessCount) {
   ExpectSameOutputs({"simulate", "box-stack", "--scenes", "5", "--steps", "100", "--every", "10",
                      "--param", "mu=uniform:0.2:0.6", "--threads", "1"},
