@@ -527,7 +527,7 @@ static int tb_summaryPath(const char* out, char* buf, size_t n) {
 }
 
 // The journal of a simulation with --out (FILE.journal): each finished chunk's scenes packed
-// whole (their state, statistics and records: tb_packScene), so that --resume restores them and
+// whole (their state, statistics and records: tb_packScenes), so that --resume restores them and
 // runs the rest; the outputs are then bitwise those of a run never stopped.
 typedef struct tbSimJournal {
   tbJournal j;
@@ -540,18 +540,9 @@ typedef struct tbSimJournal {
 static void tb_simReplayBlock(void* ctx, long first, long end, const char* bytes, size_t len) {
   tbSimJournal* sj = (tbSimJournal*)ctx;
   size_t per = tb_packedBytes(sj->m, sj->rec, NULL);
-  // each scene through an aligned copy: the journal's bytes lie at any offset
-  char* one = (char*)malloc(per);
-  if (!one || sj->bad || end > sj->d->nscene || len != per * (size_t)(end - first)) {
+  if (sj->bad || end > sj->d->nscene || len != per * (size_t)(end - first) ||
+      tb_packScenes(sj->m, sj->d, (int)first, (int)end, sj->rec, NULL, (char*)bytes, 0) != TB_OK)
     sj->bad = 1;
-    free(one);
-    return;
-  }
-  for (long s = first; s < end; s++) {
-    memcpy(one, bytes + per * (size_t)(s - first), per);
-    tb_packScene(sj->m, sj->d, (int)s, sj->rec, NULL, one, 0);
-  }
-  free(one);
 }
 
 // scenes [s0, s1) into the journal: 0, or 2 after an error message
@@ -559,8 +550,7 @@ static int tb_simJournalAppend(tbSimJournal* sj, int s0, int s1) {
   size_t per = tb_packedBytes(sj->m, sj->rec, NULL);
   char* buf = (char*)calloc(per * (size_t)(s1 - s0), 1);  // zeroed: the padding is journaled
   if (!buf) return tb_cliError("--out %s: out of memory for the journal", sj->j.path);
-  for (int s = s0; s < s1; s++)
-    tb_packScene(sj->m, sj->d, s, sj->rec, NULL, buf + per * (s - s0), 1);
+  tb_packScenes(sj->m, sj->d, s0, s1, sj->rec, NULL, buf, 1);  // aligned: cannot fail
   int rc = tb_journalAppend(&sj->j, s0, s1, buf, per * (size_t)(s1 - s0));
   free(buf);
   return rc;

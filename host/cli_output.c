@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "engine.h"
 
 int tb_cliOutOpen(tbOutFile* o, const char* what, const char* path) {
   return tb_outOpen(o, path) == TB_OK ? 0 : tb_cliError("%s %s", what, tb_lastError());
@@ -26,9 +26,8 @@ int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int eve
   rec->every = every;
   rec->nrecord = tb_recordCount(nstep, every);
   size_t nslot = (size_t)nscene * rec->nrecord;
-  // more than the machine holds: the system would grant it and end the process later
   double bytes = (double)nslot * ((double)m->nbody * 13 + 1) * sizeof(double);
-  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+  double have = tb_machineBytes();
   if (have > 0 && bytes > have)
     return tb_cliError(
         "--out: %zu records of %d bodies are %.3g GB, more than this machine's "

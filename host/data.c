@@ -9,6 +9,10 @@
 #include "engine.h"
 #include "stage_step.h"
 
+double tb_machineBytes(void) {
+  return (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+}
+
 tbData* tb_newData(const tbModel* m, int nscene) {
   tb_clearError();
   if (!m->compiled) {
@@ -21,8 +25,7 @@ tbData* tb_newData(const tbModel* m, int nscene) {
   }
   // a batch larger than the machine's memory is refused whole: the system would grant it and
   // end the process when the pages are touched
-  double bytes = (double)nscene * (double)tb_sceneWords(m) * 8.0;
-  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+  double bytes = (double)nscene * (double)tb_sceneWords(m) * 8.0, have = tb_machineBytes();
   if (have > 0 && bytes > have) {
     tb_setError("scenes %d: %.3g GB of state, more than this machine's %.3g GB of memory", nscene,
                 bytes / 1e9, have / 1e9);

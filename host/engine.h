@@ -269,6 +269,9 @@ typedef struct tbMLCP {
 int tb_buildMLCP(const tbModel* m, const tbWork* w, tbMLCP* out);
 void tb_freeMLCP(tbMLCP* p);
 
+// data.c: the machine's physical memory in bytes (0 or less when unknown): what an allocation
+// beyond it is refused by (the system would grant it and end the process when it is touched)
+double tb_machineBytes(void);
 // step.c: n more scenes finished, for the progress counter (tb_setRolloutCounter)
 void tb_countScenes(long n);
 // share.c: whether rollouts are split over the processes of a share (tb_setShare)

@@ -171,28 +171,17 @@ static size_t tb_pfCheckpointBytes(tbPF* f, tbPFResult* res, int r, tbPFSection*
 static int tb_pfCheckpoint(tbPF* f, tbPFResult* res, int r, int stop) {
   tbPFSection s[32];
   int ns;
-  size_t len = tb_pfCheckpointBytes(f, res, r, s, &ns), per = tb_packedBytes(f->m, NULL, NULL);
-  // zeroed: a scene's padding is part of the bytes kept
-  char* buf = (char*)calloc(len, 1);
-  // a scene is packed through an aligned buffer of its own: the sections leave any offset
-  char* one = (char*)calloc(per, 1);
-  if (!buf || !one) {
-    free(buf);
-    free(one);
-    return tb_setError("pf: out of memory for a checkpoint of %zu bytes", len);
-  }
+  size_t len = tb_pfCheckpointBytes(f, res, r, s, &ns);
+  char* buf = (char*)calloc(len, 1);  // zeroed: a scene's padding is part of the bytes kept
+  if (!buf) return tb_setError("pf: out of memory for a checkpoint of %zu bytes", len);
   tbPFHead head = {r, f->N, f->p, f->obs->nrow};
   char* at = buf;
   memcpy(at, &head, sizeof(head));
   at += sizeof(head);
   for (int k = 0; k < ns; at += s[k].bytes, k++) memcpy(at, s[k].at, s[k].bytes);
-  for (int i = 0; i < f->N; i++, at += per) {
-    tb_packScene(f->m, f->d, i, NULL, NULL, one, 1);
-    memcpy(at, one, per);
-  }
-  int bad = f->o->checkpoint(f->o->checkpoint_ctx, r, stop, buf, len);
+  int bad = tb_packScenes(f->m, f->d, 0, f->N, NULL, NULL, at, 1) != TB_OK ||
+            f->o->checkpoint(f->o->checkpoint_ctx, r, stop, buf, len);
   free(buf);
-  free(one);
   return bad ? tb_setError("pf: the checkpoint after observation %d was not kept", r + 1) : TB_OK;
 }
 
@@ -207,25 +196,14 @@ static int tb_pfRestore(tbPF* f, tbPFResult* res, const char* bytes, size_t len)
   memcpy(&head, bytes, sizeof(head));
   tbPFSection s[32];
   int ns;
-  size_t per = tb_packedBytes(f->m, NULL, NULL);
   if (head.N != f->N || head.p != f->p || head.nrow != f->obs->nrow || head.r < 0 ||
       head.r + 1 >= f->obs->nrow || tb_pfCheckpointBytes(f, res, head.r, s, &ns) != len) {
     tb_setError("pf: the checkpoint is of another filter (particles, parameters or observations)");
     return -1;
   }
-  char* one = (char*)malloc(per);
-  if (!one) {
-    tb_setError("pf: out of memory");
-    return -1;
-  }
   const char* at = bytes + sizeof(head);
   for (int k = 0; k < ns; at += s[k].bytes, k++) memcpy(s[k].at, at, s[k].bytes);
-  for (int i = 0; i < f->N; i++, at += per) {
-    memcpy(one, at, per);
-    tb_packScene(f->m, f->d, i, NULL, NULL, one, 0);
-  }
-  free(one);
-  return head.r;
+  return tb_packScenes(f->m, f->d, 0, f->N, NULL, NULL, (char*)at, 0) == TB_OK ? head.r : -1;
 }
 
 // normalize: logw max 0, w sums to 1; returns ESS (0 when every weight is zero)

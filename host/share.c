@@ -4,6 +4,7 @@
 // on which process, thread or chunk ran it, so every process ends with the batch one process
 // would have made, and the work around the rollouts (tallies, resampling, an optimizer's next
 // step) goes on identically everywhere without further messages.
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,8 +86,9 @@ size_t tb_packedBytes(const tbModel* m, const tbRecord* rec, const tbProbe* prob
   return (bytes + 7) & ~(size_t)7;
 }
 
-void tb_packScene(const tbModel* m, tbData* d, int s, tbRecord* rec, const tbProbe* probe,
-                  char* buf, int pack) {
+// scene s to or from buf, 8-byte aligned
+static void tb_packScene(const tbModel* m, tbData* d, int s, tbRecord* rec, const tbProbe* probe,
+                         char* buf, int pack) {
   tbData one = tb_sceneOver(m, (double*)buf);
   if (pack) {
     tb_sceneCopy(d, s, &one, 0);
@@ -106,6 +108,26 @@ void tb_packScene(const tbModel* m, tbData* d, int s, tbRecord* rec, const tbPro
     memcpy(pack ? at : block[k], pack ? block[k] : at, bytes[k]);
     at += bytes[k];
   }
+}
+
+int tb_packScenes(const tbModel* m, tbData* d, int s0, int s1, tbRecord* rec, const tbProbe* probe,
+                  char* buf, int pack) {
+  size_t per = tb_packedBytes(m, rec, probe);
+  if ((uintptr_t)buf % sizeof(double) == 0) {
+    for (int s = s0; s < s1; s++) tb_packScene(m, d, s, rec, probe, buf + per * (s - s0), pack);
+    return TB_OK;
+  }
+  // elsewhere each scene goes through an aligned copy (zeroed: its padding is part of the bytes)
+  char* one = (char*)calloc(per, 1);
+  if (!one) return tb_setError("out of memory for a scene's %zu bytes", per);
+  for (int s = s0; s < s1; s++) {
+    char* at = buf + per * (s - s0);
+    if (!pack) memcpy(one, at, per);
+    tb_packScene(m, d, s, rec, probe, one, pack);
+    if (pack) memcpy(at, one, per);
+  }
+  free(one);
+  return TB_OK;
 }
 
 int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
@@ -132,7 +154,8 @@ int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbR
   for (long a = s0 + (long)sh->rank * B; a < s1 && head.rc == TB_OK; a += step) {
     int b = a + B < s1 ? (int)a + B : s1;
     head.rc = tb_rolloutHere(m, d, (int)a, b, nstep, rec, probe);
-    for (int s = (int)a; s < b; s++, at += per) tb_packScene(m, d, s, rec, probe, at, 1);
+    tb_packScenes(m, d, (int)a, b, rec, probe, at, 1);  // aligned: no scratch, cannot fail
+    at += per * (size_t)(b - a);
   }
   if (head.rc != TB_OK) snprintf(head.msg, sizeof(head.msg), "%s", tb_lastError());
   memcpy(all + mine, &head, sizeof(head));
@@ -150,7 +173,8 @@ int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbR
     char* from = at + sizeof(head);
     for (long a = s0 + (long)r * B; a < s1; a += step) {
       int b = a + B < s1 ? (int)a + B : s1;
-      for (int s = (int)a; s < b; s++, from += per) tb_packScene(m, d, s, rec, probe, from, 0);
+      tb_packScenes(m, d, (int)a, b, rec, probe, from, 0);
+      from += per * (size_t)(b - a);
     }
     tb_countScenes(tb_partScenes(s0, s1, r, sh->size));
   }

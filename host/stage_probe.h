@@ -295,9 +295,10 @@ int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbR
                      const tbProbe* probe);
 // bytes of one packed scene (its tbData row, its records, its probe output), a multiple of 8
 size_t tb_packedBytes(const tbModel* m, const tbRecord* rec, const tbProbe* probe);
-// scene s of the batch (and its records and probe output) to buf (pack = 1) or from it: what
-// travels between processes, and what a journal keeps of a finished scene
-void tb_packScene(const tbModel* m, tbData* d, int s, tbRecord* rec, const tbProbe* probe,
+// scenes [s0, s1) of the batch (with their records and probe output) to buf (pack = 1), one
+// after the other, or from it: what travels between processes, and what a journal keeps of
+// finished scenes. buf may lie at any offset (a journal's bytes). TB_OK, or TB_ERR_MEMORY
+int tb_packScenes(const tbModel* m, tbData* d, int s0, int s1, tbRecord* rec, const tbProbe* probe,
                   char* buf, int pack);
 #ifdef __cplusplus
 }
