@@ -10,10 +10,12 @@
 #include <sys/stat.h>
 
 #include <tumble/grasp.h>
+#include <tumble/mjcf.h>
 #include <tumble/plate.h>
 #include <tumble/rng.h>
 #include <tumble/scenes.h>
 #include <tumble/sweep.h>
+#include <tumble/tb_math.h>
 #include <tumble/tumble.h>
 #include <tumble/version.h>
 
@@ -313,7 +315,11 @@ static double tb_paramArgValue(const tbParamArg* pa, int p, int s, int nscene, u
 //---- simulate ----------------------------------------------------------------------------------
 
 typedef struct tbSimArgs {
-  int scene;
+  int scene;          // built-in scene, or -1 with model
+  const char* model;  // --model FILE.xml
+  char name[256];     // the scene's name, or the model file's without directory and .xml
+  int list;           // --list: the model's parameters
+  int build_given;    // --cone, --facets or --align (built-in scenes only)
   long nscene, nstep, every;
   long seed;
   int nparam;
@@ -330,6 +336,13 @@ typedef struct tbSimArgs {
   int resume;  // --resume: the scenes FILE.journal holds are restored, not run
 } tbSimArgs;
 
+static void tb_printParams(const tbModel* m) {
+  for (int p = 0; p < m->nparam; p++) {
+    const tbParam* prm = &m->param[p];
+    printf("  %-12s %-8s %-12g %s\n", prm->name, prm->unit, prm->value, prm->doc);
+  }
+}
+
 static void tb_printList(void) {
   for (int i = 0; i < tb_sceneCount(); i++) {
     const tbSceneInfo* si = tb_sceneInfo(i);
@@ -341,10 +354,7 @@ static void tb_printList(void) {
       printf("  %-12s %-8s %-12g %s (structural, one value per batch)\n", o->name, o->unit,
              o->value, o->doc);
     }
-    for (int p = 0; m && p < m->nparam; p++) {
-      const tbParam* prm = &m->param[p];
-      printf("  %-12s %-8s %-12g %s\n", prm->name, prm->unit, prm->value, prm->doc);
-    }
+    if (m) tb_printParams(m);
     tb_freeModel(m);
   }
 }
@@ -360,6 +370,19 @@ static int tb_parseCone(const char* s, int* cone) {
   return 0;
 }
 
+// the name outputs carry: the scene's, or the model file's without directory and extension
+static void tb_simName(tbSimArgs* a) {
+  if (!a->model) {
+    snprintf(a->name, sizeof(a->name), "%s", tb_sceneInfo(a->scene)->name);
+    return;
+  }
+  const char* base = strrchr(a->model, '/');
+  base = base ? base + 1 : a->model;
+  size_t len = strlen(base);
+  if (len > 4 && !strcmp(base + len - 4, ".xml")) len -= 4;
+  snprintf(a->name, sizeof(a->name), "%.*s", (int)len, base);
+}
+
 static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
   memset(a, 0, sizeof(*a));
   a->scene = -1;
@@ -372,7 +395,7 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
     if (arg[0] != '-') {
-      if (a->scene >= 0) return tb_cliError("unexpected argument '%s'", arg);
+      if (a->scene >= 0 || a->model) return tb_cliError("unexpected argument '%s'", arg);
       a->scene = tb_findScene(arg);
       if (a->scene < 0) return tb_cliError("unknown scene '%s' (see tumble simulate --list)", arg);
       a->build = tb_defaultBuild(a->scene);
@@ -380,16 +403,24 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
     }
     if (!strcmp(arg, "--align")) {
       a->build.facet_align = 1;
+      a->build_given = 1;
       continue;
     }
     if (tb_parseYes(arg)) continue;
+    if (!strcmp(arg, "--list")) {
+      a->list = 1;
+      continue;
+    }
     if (!strcmp(arg, "--resume")) {
       a->resume = 1;
       continue;
     }
     if (!val) return tb_cliError("%s needs a value", arg);
     i++;
-    if (!strcmp(arg, "--scenes")) {
+    if (!strcmp(arg, "--model")) {
+      if (a->scene >= 0 || a->model) return tb_cliError("--model %s: one scene or model", val);
+      a->model = val;
+    } else if (!strcmp(arg, "--scenes")) {
       rc = tb_parseInt(arg, val, 1, 1000000000L, &a->nscene);
     } else if (!strcmp(arg, "--steps")) {
       rc = tb_parseInt(arg, val, 0, 1000000000L, &a->nstep);
@@ -405,7 +436,9 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       rc = tb_parseParamArg(buf, &a->param[a->nparam++]);
     } else if (!strcmp(arg, "--cone")) {
       rc = tb_parseCone(val, &a->build.cone);
+      a->build_given = 1;
     } else if (!strcmp(arg, "--facets")) {
+      a->build_given = 1;
       long f;
       rc = tb_parseInt(arg, val, 3, 256, &f);
       a->build.facets = (int)f;
@@ -427,12 +460,17 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
     }
     if (rc) return rc;
   }
-  if (a->scene < 0) return tb_cliError("simulate needs a scene (see tumble simulate --list)");
+  if (a->scene < 0 && !a->model)
+    return tb_cliError("simulate needs a scene (see tumble simulate --list) or --model FILE.xml");
+  if (a->list && !a->model) return tb_cliError("--list: of a --model's parameters");
+  if (a->model && a->build_given)
+    return tb_cliError("--model %s: the cone is the file's (<option cone=...>)", a->model);
+  tb_simName(a);
   if (a->export_dir && a->build.cone != TB_CONE_EXACT)
     return tb_cliError("--export-problems writes FC3D files, the exact cone: not --cone pyramid");
   if (a->export_dir && a->out)
     return tb_cliError("--export-problems steps scene by scene and records no --out");
-  if (!a->steps_given) a->nstep = tb_sceneInfo(a->scene)->steps;
+  if (!a->steps_given) a->nstep = a->model ? 1000 : tb_sceneInfo(a->scene)->steps;
   if (a->replay >= a->nscene)
     return tb_cliError("--replay %ld: the batch has %ld scenes", a->replay, a->nscene);
   if (a->replay >= 0 && a->export_dir)
@@ -444,6 +482,7 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
 
 // structural options set the build; they must hold one value for the whole batch
 static int tb_applyStructural(tbSimArgs* a, tbParamArg* used) {
+  if (a->model) return 0;
   const tbSceneInfo* si = tb_sceneInfo(a->scene);
   for (int i = 0; i < a->nparam; i++) {
     for (int k = 0; k < si->nopt; k++) {
@@ -462,10 +501,14 @@ static int tb_applyStructural(tbSimArgs* a, tbParamArg* used) {
 static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a, const tbParamArg* used) {
   for (int i = 0; i < a->nparam; i++) {
     if (used[i].kind == -1) continue;
-    int p = tb_findParam(m, a->param[i].name);
+    // --dt is a file's opt.timestep
+    const char* name =
+        a->model && !strcmp(a->param[i].name, "dt") ? "opt.timestep" : a->param[i].name;
+    int p = tb_findParam(m, name);
     if (p < 0) {
-      return tb_cliError("scene '%s' has no parameter '%s' (see tumble simulate --list)",
-                         tb_sceneInfo(a->scene)->name, a->param[i].name);
+      return tb_cliError("%s '%s' has no parameter '%s' (see tumble simulate %s--list)",
+                         a->model ? "model" : "scene", a->name, name,
+                         a->model ? "--model FILE " : "");
     }
     for (int s = 0; s < d->nscene; s++) {
       d->param[(size_t)s * m->nparam + p] =
@@ -500,8 +543,8 @@ static void tb_printSummary(const tbData* d, const tbSimArgs* a, int ndone, doub
       "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
       "\"max_residual\": %.3g, \"mean_iterations\": %.3g, \"threads\": %d, "
       "\"device\": \"%s\", \"partial\": %s}\n",
-      tb_sceneInfo(a->scene)->name, ndone, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0,
-      failed, unconverged, rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(),
+      a->name, ndone, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0, failed, unconverged,
+      rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(),
       ndone < d->nscene ? "true" : "false");
 }
 
@@ -510,7 +553,7 @@ static int tb_exportProblemsTo(const tbModel* m, tbData* d, const tbSimArgs* a) 
   if (mkdir(a->export_dir, 0777) && errno != EEXIST)
     return tb_cliError("--export-problems %s: %s", a->export_dir, strerror(errno));
   char stem[4096];
-  snprintf(stem, sizeof(stem), "%s/%s", a->export_dir, tb_sceneInfo(a->scene)->name);
+  snprintf(stem, sizeof(stem), "%s/%s", a->export_dir, a->name);
   int written;
   int rc = tb_exportProblems(m, d, (int)a->nstep, (int)a->every, stem, &written);
   if (rc == TB_ERR_MEMORY) return tb_cliError("--export-problems: out of memory");
@@ -599,11 +642,31 @@ void tb_commandKey(const char* command, int argc, char** argv, char* key, size_t
   }
 }
 
+// FNV-1a of a file's bytes (tb_journalHash's); 0, or -1 with errno
+static int tb_fileHash(const char* path, uint64_t* h) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return -1;
+  char* buf = NULL;
+  size_t n = 0;
+  int rc = fseek(f, 0, SEEK_END) || (long)(n = (size_t)ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+           !(buf = (char*)malloc(n + 1)) || fread(buf, 1, n, f) != n;
+  if (!rc) *h = tb_journalHash(buf, n);
+  free(buf);
+  fclose(f);
+  return rc ? -1 : 0;
+}
+
 // the journal FILE.journal of the simulation the command line names; 0, or 2
 static int tb_simJournalOpen(tbSimJournal* sj, const tbSimArgs* a, int argc, char** argv,
                              long* next) {
   char key[8192], path[4200];
   tb_commandKey("simulate", argc, argv, key, sizeof(key));
+  if (a->model) {  // the file's content, not only its name
+    uint64_t h;
+    if (tb_fileHash(a->model, &h)) return tb_cliError("--model %s: %s", a->model, strerror(errno));
+    size_t len = strlen(key);
+    snprintf(key + len, sizeof(key) - len, " model %016llx", (unsigned long long)h);
+  }
   snprintf(path, sizeof(path), "%s.journal", a->out);
   int rc = tb_journalOpenBlocks(&sj->j, path, key, a->resume, next, tb_simReplayBlock, sj);
   if (!rc && sj->bad) {
@@ -616,7 +679,7 @@ static int tb_simJournalOpen(tbSimJournal* sj, const tbSimArgs* a, int argc, cha
 // --replay K: scene K of the batch alone (bitwise the batch's: scenes are independent) as
 // STEM.csv and STEM.mp4, STEM the --out path without its .csv, or SCENE-replay-K
 static int tb_simulateReplay(const tbModel* m, const tbData* d, tbSimArgs* a) {
-  const char* name = tb_sceneInfo(a->scene)->name;
+  const char* name = a->name;
   char stem[4096];
   if (a->out) {
     size_t len = strlen(a->out);
@@ -630,7 +693,7 @@ static int tb_simulateReplay(const tbModel* m, const tbData* d, tbSimArgs* a) {
   tb_copyScene(m, d, (int)a->replay, one, 0);
   tbCliReplay rep;
   int rc = tb_replayRun(&rep, stem, m, one, (int)a->nstep, &a->replay_opt);
-  char text[96] = "", title[160], caption[130];
+  char text[96] = "", title[400], caption[130];
   if (!rc) {
     tb_statusText(one->status[0], text, sizeof(text));
     snprintf(title, sizeof(title), "%s, scene %ld: %s", name, a->replay, text);
@@ -662,8 +725,13 @@ static int tb_simulate(int argc, char** argv) {
   if (a.replay < 0 &&
       (rc = tb_cliCostCheck("simulate", "scenes", (double)a.nscene, (double)a.nstep)))
     return rc;
-  tbModel* m = tb_buildScene(a.scene, &a.build);
+  tbModel* m = a.model ? tb_loadMJCF(a.model) : tb_buildScene(a.scene, &a.build);
   if (!m) return tb_cliError("%s", tb_lastError());
+  if (a.list) {
+    tb_printParams(m);
+    tb_freeModel(m);
+    return 0;
+  }
   if (a.solver >= 0) m->opt.solver = a.solver;
   if (a.max_iter > 0) m->opt.max_iter = (int)a.max_iter;
   if (a.solver_tol > 0.0) m->opt.tol = a.solver_tol;
@@ -713,7 +781,7 @@ static int tb_simulate(int argc, char** argv) {
   }
   double seconds = omp_get_wtime() - t0;
   if (h5) {
-    if ((rc = tb_writeSimulateH5(&traj, tb_sceneInfo(a.scene)->name, m, &rec, d, ndone))) goto done;
+    if ((rc = tb_writeSimulateH5(&traj, a.name, m, &rec, d, ndone))) goto done;
   } else if (a.out) {
     tb_writeTrajectories(traj.f, m, &rec, d, ndone);
     tb_writeSceneSummary(summary.f, m, d, ndone);
@@ -737,19 +805,44 @@ done:
   return rc;
 }
 
+// tumble model FILE.xml: each body as the engine holds it, world frame at the initial pose: mass,
+// center of mass, inertia about it, twist (velocity of the center of mass; angular velocity)
+static int tb_modelMain(int argc, char** argv) {
+  if (argc != 1) return tb_cliError("usage: tumble model FILE.xml");
+  tbModel* m = tb_loadMJCF(argv[0]);
+  if (!m) return tb_cliError("%s", tb_lastError());
+  static const char* types[3] = {"static", "dynamic", "kinematic"};
+  printf("body,type,lock,mass,com_x,com_y,com_z,I_xx,I_yy,I_zz,I_xy,I_xz,I_yz,vx,vy,vz,wx,wy,wz\n");
+  for (int b = 0; b < m->nbody; b++) {
+    const tbBodyDef* bd = &m->bdef[b];
+    double I[9];
+    tbu_inertiaWorld(I, bd->quat, bd->inertia);
+    const double v[13] = {bd->mass, bd->pos[0], bd->pos[1], bd->pos[2], I[0],       I[4],      I[8],
+                          I[1],     I[2],       I[5],       bd->vel[0], bd->vel[1], bd->vel[2]};
+    printf("%s,%s,%d", m->body_name[b], types[bd->type], bd->lock);
+    for (int k = 0; k < 13; k++) printf(",%.17g", v[k]);
+    printf(",%.17g,%.17g,%.17g\n", bd->vel[3], bd->vel[4], bd->vel[5]);
+  }
+  tb_freeModel(m);
+  return 0;
+}
+
 static void tb_usage(FILE* f) {
   fprintf(
       f,
       "usage: tumble [COMMAND ...]   (tumble --version: version and commit)\n"
       "  tumble                      the default main job: the grasp study (tumble grasp)\n"
       "  tumble simulate --list      built-in scenes with their parameters\n"
-      "  tumble simulate SCENE [--scenes N] [--steps K] [--dt H] [--param NAME=VALUE]...\n"
+      "  tumble simulate --model FILE.xml --list   an MJCF model's parameters\n"
+      "  tumble simulate SCENE|--model FILE.xml [--scenes N] [--steps K] [--dt H] [--param "
+      "NAME=VALUE]...\n"
       "         [--cone exact|pyramid] [--facets N] [--align] [--solver NAME] [--max-iter K]\n"
       "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
       "         [--device auto|cpu|gpu] [--out FILE.csv|FILE.h5 [--resume]] [--yes]\n"
       "         [--export-problems DIR]\n"
       "         [--replay K [--replay-speed S] [--view top|side]]   scene K alone, with a video\n"
       "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"
+      "  tumble model FILE.xml       an MJCF model's bodies: mass, inertia, initial state\n"
       "  tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K] [--max-seconds S]\n"
       "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
       "  tumble solve --list         the solvers\n"
@@ -796,6 +889,7 @@ int tb_cliMain(int argc, char** argv) {
   }
   if (!strcmp(argv[1], "simulate")) return tb_simulate(argc - 2, argv + 2);
   if (!strcmp(argv[1], "solve")) return tb_solveMain(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "model")) return tb_modelMain(argc - 2, argv + 2);
   if (!strcmp(argv[1], "plate")) return tb_plateMain(argc - 2, argv + 2);
   if (!strcmp(argv[1], "estimate")) return tb_estimateMain(argc - 2, argv + 2);
   if (!strcmp(argv[1], "grasp")) return tb_graspMain(argc - 2, argv + 2);

@@ -1,0 +1,364 @@
+// MJCF model files: each built-in scene's file in models/ loads into the model the C builder
+// makes (bodies, shapes, joints, drivers, tripods, options, and the state after steps), the
+// keyframe's forward kinematics places a chain, parameters come from named elements, and files
+// outside the subset are refused with the file, line, element and attribute.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include <tumble/mjcf.h>
+#include <tumble/tb_math.h>
+
+#include "cli_runner.h"
+#include "test_util.h"
+
+namespace {
+
+const double kTol = 1e-12;
+
+std::string Model(const char* name) {
+  return std::string(TUMBLE_MODELS) + "/" + name + ".xml";
+}
+
+void ExpectNear3(const double* a, const double* b, int n, double tol, const std::string& what) {
+  for (int i = 0; i < n; i++) EXPECT_NEAR(a[i], b[i], tol) << what << "[" << i << "]";
+}
+
+// a shape's world frame: position and rotation matrix
+void GeomWorld(const tbModel* m, int g, double p[3], double R[9]) {
+  const tbBodyDef* b = &m->bdef[m->gdef[g].body];
+  double q[4];
+  tbu_rotVec(p, b->quat, m->gdef[g].pos);
+  tbu_add3(p, p, b->pos);
+  tbu_quatMul(q, b->quat, m->gdef[g].quat);
+  tbu_quat2Mat(R, q);
+}
+
+// the definitions of two models agree: every body, shape, joint, driver, tripod and option
+void ExpectSameModel(const tbModel* a, const tbModel* b) {
+  ASSERT_EQ(a->nbody, b->nbody);
+  ASSERT_EQ(a->ngeom, b->ngeom);
+  ASSERT_EQ(a->njnt, b->njnt);
+  ASSERT_EQ(a->ndriver, b->ndriver);
+  ASSERT_EQ(a->nsupport, b->nsupport);
+  EXPECT_EQ(a->opt.timestep, b->opt.timestep);
+  EXPECT_EQ(a->opt.cone, b->opt.cone);
+  ExpectNear3(a->opt.gravity, b->opt.gravity, 3, 0.0, "gravity");
+  for (int i = 0; i < a->nbody; i++) {
+    const tbBodyDef *x = &a->bdef[i], *y = &b->bdef[i];
+    std::string w = std::string("body ") + a->body_name[i];
+    EXPECT_STREQ(a->body_name[i], b->body_name[i]);
+    EXPECT_EQ(x->type, y->type) << w;
+    EXPECT_EQ(x->lock, y->lock) << w;
+    ExpectNear3(x->pos, y->pos, 3, kTol, w + " pos");
+    ExpectNear3(x->vel, y->vel, 6, kTol, w + " vel");
+    ExpectNear3(x->force, y->force, 6, 0.0, w + " force");
+    if (x->type != TB_BODY_DYNAMIC) continue;
+    EXPECT_NEAR(x->mass, y->mass, kTol * x->mass) << w;
+    // the world inertia about the free rotation axes (a locked axis' inertia never enters)
+    double Ix[9], Iy[9];
+    tbu_inertiaWorld(Ix, x->quat, x->inertia);
+    tbu_inertiaWorld(Iy, y->quat, y->inertia);
+    for (int r = 0; r < 3; r++) {
+      for (int c = 0; c < 3; c++) {
+        if ((x->lock >> (3 + r)) & 1 || (x->lock >> (3 + c)) & 1) continue;
+        EXPECT_NEAR(Ix[3 * r + c], Iy[3 * r + c], kTol) << w << " inertia " << r << c;
+      }
+    }
+  }
+  for (int g = 0; g < a->ngeom; g++) {
+    const tbGeomDef *x = &a->gdef[g], *y = &b->gdef[g];
+    std::string w = "geom " + std::to_string(g);
+    EXPECT_EQ(x->body, y->body) << w;
+    EXPECT_EQ(x->type, y->type) << w;
+    EXPECT_EQ(x->mu, y->mu) << w;
+    EXPECT_EQ(x->contype, y->contype) << w;
+    EXPECT_EQ(x->conaffinity, y->conaffinity) << w;
+    EXPECT_EQ(x->nvert, y->nvert) << w;
+    ExpectNear3(x->size, y->size, 3, kTol, w + " size");
+    for (int k = 0; k < 2 * x->nvert && k < 2 * y->nvert; k++) {
+      EXPECT_NEAR(x->vert[k], y->vert[k], kTol) << w << " vert " << k;
+    }
+    double px[3], py[3], Rx[9], Ry[9];
+    GeomWorld(a, g, px, Rx);
+    GeomWorld(b, g, py, Ry);
+    ExpectNear3(px, py, 3, kTol, w + " world pos");
+    if (x->type != TB_GEOM_SPHERE) ExpectNear3(Rx, Ry, 9, kTol, w + " world rotation");
+  }
+  for (int j = 0; j < a->njnt; j++) {
+    const tbJointDef *x = &a->jdef[j], *y = &b->jdef[j];
+    std::string w = "joint " + std::to_string(j);
+    EXPECT_EQ(x->type, y->type) << w;
+    EXPECT_EQ(x->body_a, y->body_a) << w;
+    EXPECT_EQ(x->body_b, y->body_b) << w;
+    EXPECT_EQ(x->limited, y->limited) << w;
+    ExpectNear3(x->anchor, y->anchor, 3, kTol, w + " anchor");
+    ExpectNear3(x->axis, y->axis, 3, kTol, w + " axis");
+  }
+  for (int k = 0; k < a->ndriver; k++) {
+    const tbDriverDef *x = &a->ddef[k], *y = &b->ddef[k];
+    EXPECT_EQ(x->type, y->type);
+    EXPECT_EQ(x->body, y->body);
+    ExpectNear3(x->amp, y->amp, 6, 0.0, "driver amp");
+    ExpectNear3(x->phase, y->phase, 6, kTol, "driver phase");
+    EXPECT_NEAR(x->omega, y->omega, kTol * x->omega);
+    ExpectNear3(x->vel, y->vel, 6, 0.0, "driver vel");
+  }
+  for (int k = 0; k < a->nsupport; k++) {
+    EXPECT_EQ(a->sdef[k].mu, b->sdef[k].mu);
+    ExpectNear3(&a->sdef[k].point[0][0], &b->sdef[k].point[0][0], 6, 0.0, "tripod");
+  }
+}
+
+// the states of two one-scene batches after the same steps
+void ExpectSameState(const Scene& a, const Scene& b) {
+  for (int i = 0; i < a.m->nbody; i++) {
+    std::string w = std::string("body ") + a.m->body_name[i];
+    ExpectNear3(a.pos(i), b.pos(i), 3, 1e-11, w + " pos");
+    ExpectNear3(a.vel(i), b.vel(i), 6, 1e-10, w + " vel");
+  }
+  EXPECT_EQ(a.d->status[0], b.d->status[0]);
+  EXPECT_EQ(a.d->ncon[0], b.d->ncon[0]);
+}
+
+class MjcfBuiltin : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MjcfBuiltin, LoadsIntoTheBuiltInModelAndStepsAlike) {
+  const char* name = GetParam();
+  Scene file(tb_loadMJCF(Model(name).c_str()), 1);
+  Scene builtin(name, 1);
+  ASSERT_NE(file.m, nullptr);
+  ExpectSameModel(file.m, builtin.m);
+  if (HasFatalFailure()) return;
+  file.reset();
+  builtin.reset();
+  // a few steps reach the contacts of the scenes that start touching
+  for (int k = 0; k < 20; k++) {
+    file.run(1);
+    builtin.run(1);
+  }
+  ExpectSameState(file, builtin);
+  EXPECT_GT(file.m->nparam, 4) << "named elements give parameters";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, MjcfBuiltin,
+                         ::testing::Values("falling-particle", "sliding-sphere", "incline-block",
+                                           "pendulum", "box-stack", "plate-particle", "plate-block",
+                                           "falling-particles", "tripod-block"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                           std::string s = i.param;
+                           for (char& c : s) c = c == '-' ? '_' : c;
+                           return s;
+                         });
+
+// the same chain hanging straight down, turned to its start by the keyframe's hinge angles,
+// is the built-in pendulum: MuJoCo's forward kinematics in the reader
+TEST(MjcfTest, KeyframePlacesAHingeChainByForwardKinematics) {
+  const char* xml = R"(<mujoco>
+  <compiler angle="radian"/>
+  <option timestep="0.001" cone="elliptic"/>
+  <default><joint type="hinge" axis="0 1 0"/>
+    <geom type="capsule" pos="0 0 -0.5" size="0.05 0.45" friction="0.5"/></default>
+  <worldbody>
+    <body name="ground"><geom type="plane" pos="0 0 0" friction="0.5"/></body>
+    <body name="link0" pos="0 0 4"><joint/>
+      <inertial pos="0 0 -0.5" mass="1" diaginertia="0.083333333333333329 0.083333333333333329 0.00125"/>
+      <geom/>
+      <body name="link1" pos="0 0 -1"><joint/>
+        <inertial pos="0 0 -0.5" mass="1" diaginertia="0.083333333333333329 0.083333333333333329 0.00125"/>
+        <geom/>
+        <body name="link2" pos="0 0 -1"><joint/>
+          <inertial pos="0 0 -0.5" mass="1" diaginertia="0.083333333333333329 0.083333333333333329 0.00125"/>
+          <geom/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <keyframe><key qpos="-0.3 0 0"/></keyframe>
+</mujoco>)";
+  tbModel* m = tb_loadMJCF(xml);
+  ASSERT_NE(m, nullptr) << tb_lastError();
+  Scene builtin("pendulum", 1);
+  ExpectSameModel(m, builtin.m);
+  tb_freeModel(m);
+}
+
+// a free body's keyframe pose and twist: qvel's angular part is in the body frame, and the
+// center of mass (off the body origin here) moves with v + w x r
+TEST(MjcfTest, KeyframeTwistOfAFreeBodyIsMuJoCos) {
+  const char* xml = R"(<mujoco>
+  <compiler angle="radian"/>
+  <worldbody><body name="b"><freejoint/>
+    <geom type="box" size="0.1 0.2 0.3" pos="0.5 0 0" mass="2"/></body></worldbody>
+  <keyframe><key qpos="1 2 3 0.7071067811865476 0 0 0.7071067811865476" qvel="1 0 0 0 0 2"/></keyframe>
+</mujoco>)";
+  tbModel* m = tb_loadMJCF(xml);
+  ASSERT_NE(m, nullptr) << tb_lastError();
+  const tbBodyDef* b = &m->bdef[0];
+  // turned 90 degrees about z: the offset 0.5 x lands on +y
+  const double pos[3] = {1, 2.5, 3}, vel[6] = {1 - 2 * 0.5, 0, 0, 0, 0, 2};
+  ExpectNear3(b->pos, pos, 3, 1e-15, "pos");
+  ExpectNear3(b->vel, vel, 6, 1e-15, "vel");
+  EXPECT_NEAR(b->mass, 2.0, 1e-15);
+  tb_freeModel(m);
+}
+
+TEST(MjcfTest, NamedElementsAreParameters) {
+  tbModel* m = tb_loadMJCF(Model("box-stack").c_str());
+  ASSERT_NE(m, nullptr) << tb_lastError();
+  for (const char* p : {"opt.timestep", "opt.gravity_z", "box1.mass", "box1.pos_x", "box1.friction",
+                        "ground.friction"}) {
+    EXPECT_GE(tb_findParam(m, p), 0) << p;
+  }
+  // a size would change the mass the geom gives: no parameter
+  EXPECT_LT(tb_findParam(m, "box1.size_0"), 0);
+  int p = tb_findParam(m, "box1.mass");
+  EXPECT_EQ(m->param[p].value, 1.0);
+  EXPECT_EQ(m->param[p].ntarget, 4) << "mass and the three moments";
+  tb_freeModel(m);
+  m = tb_loadMJCF(Model("plate-particle").c_str());
+  ASSERT_NE(m, nullptr) << tb_lastError();
+  p = tb_findParam(m, "tumble_plate_plate.data_12");
+  ASSERT_GE(p, 0);
+  EXPECT_NEAR(m->param[p].value, 66 * TB_PI, 1e-12) << "omega";
+  tb_freeModel(m);
+}
+
+// a batch over a file's parameter moves the scenes apart as the built-in's does
+TEST(MjcfTest, FileParameterSweepsLikeTheBuiltIn) {
+  Scene file(tb_loadMJCF(Model("incline-block").c_str()), 3);
+  Scene builtin("incline-block", 3);
+  ASSERT_NE(file.m, nullptr);
+  for (int s = 0; s < 3; s++) {
+    double mu = 0.2 + 0.2 * s;
+    file.set("block.friction", mu, s);
+    file.set("incline.friction", mu, s);
+    builtin.set("mu", mu, s);
+  }
+  file.reset();
+  builtin.reset();
+  file.run(300);
+  builtin.run(300);
+  for (int s = 0; s < 3; s++) {
+    ExpectNear3(file.pos(1, s), builtin.pos(1, s), 3, 1e-11,
+                "block pos, scene " + std::to_string(s));
+  }
+  // tan 20 deg = 0.36: the first slides, the others stick
+  EXPECT_GT(std::fabs(file.vel(1, 0)[0]), 0.1);
+  EXPECT_LT(std::fabs(file.vel(1, 2)[0]), 1e-6);
+}
+
+// the error names the file, the line and the element, and says what is outside the subset
+void ExpectRefused(const char* xml, const char* needle) {
+  tbModel* m = tb_loadMJCF(xml);
+  EXPECT_EQ(m, nullptr) << xml;
+  tb_freeModel(m);
+  std::string e = tb_lastError();
+  EXPECT_NE(e.find(needle), std::string::npos) << "error: " << e << "\nexpected: " << needle;
+}
+
+TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
+  ExpectRefused("<mujoco>\n<tendon/>\n</mujoco>", "<string>:2: <tendon> element outside");
+  ExpectRefused("<mujoco><worldbody>\n<geom type='plane' solref='0.02 1'/></worldbody></mujoco>",
+                "<string>:2: <geom> attribute 'solref' is outside");
+  ExpectRefused(
+      "<mujoco><worldbody><body>\n<joint damping='1'/><geom size='1'/></body>"
+      "</worldbody></mujoco>",
+      ":2: <joint> attribute 'damping'");
+  ExpectRefused("<mujoco><worldbody>\n<geom type='mesh'/></worldbody></mujoco>",
+                ":2: <geom> type=\"mesh\": tumble takes sphere, capsule, box, plane, cylinder");
+  ExpectRefused(
+      "<mujoco><worldbody><body><freejoint/>\n<geom size='1 2'/></body></worldbody>"
+      "</mujoco>",
+      ":2: <geom> size: 2 numbers, a sphere takes 1 (radius)");
+  ExpectRefused(
+      "<mujoco><worldbody><body><freejoint/>\n<geom size='x'/></body></worldbody>"
+      "</mujoco>",
+      ":2: <geom> size=\"x\": expected 0 to 3 finite numbers");
+  ExpectRefused(
+      "<mujoco><worldbody><body><freejoint/>\n<geom size='nan'/></body></worldbody>"
+      "</mujoco>",
+      ":2: <geom> size=\"nan\"");
+  ExpectRefused(
+      "<mujoco><worldbody><body><freejoint/>\n<geom size='1' mass='-1'/></body>"
+      "</worldbody></mujoco>",
+      ":2: <geom> mass -1 must be >= 0");
+  ExpectRefused("<mujoco><worldbody>\n<body><freejoint/></body></worldbody></mujoco>",
+                ":2: <body> mass 0");
+  ExpectRefused(
+      "<mujoco><worldbody><body><freejoint/><geom size='1'/>\n<body><freejoint/>"
+      "<geom size='1'/></body></body></worldbody></mujoco>",
+      ":2: <freejoint> a free joint is the only joint of a child of the world");
+  ExpectRefused(
+      "<mujoco><worldbody><body><freejoint/><geom size='1' class='nope'/></body>"
+      "</worldbody></mujoco>",
+      "class 'nope' is not a <default> class");
+  ExpectRefused(
+      "<mujoco><worldbody><body><joint type='slide'/>\n<joint type='hinge' "
+      "axis='1 1 0'/><geom size='1'/></body></worldbody></mujoco>",
+      ":2: <joint> a body with several joints");
+  ExpectRefused(
+      "<mujoco><worldbody><body><freejoint/><geom size='1'/></body></worldbody>\n"
+      "<keyframe><key qpos='1 2'/></keyframe></mujoco>",
+      ":2: <key> qpos has 2 numbers, the model's joints take 7");
+  ExpectRefused(
+      "<mujoco><custom>\n<numeric name='tumble_plate_x' data='1'/></custom>"
+      "<worldbody/></mujoco>",
+      ":2: <numeric> 'tumble_plate_x' names no body");
+  ExpectRefused("<mujoco><option\n integrator='RK4'/></mujoco>",
+                ":2: <option> attribute 'integrator'");
+  ExpectRefused("<mujoco><worldbody>\n<geom type='plane'>", "<string>:2: not well-formed XML");
+  ExpectRefused("/nonexistent/model.xml", "/nonexistent/model.xml: cannot read the file");
+  ExpectRefused("<robot/>", "the root element must be <mujoco>");
+  ExpectRefused(
+      "<!DOCTYPE mujoco [<!ENTITY b '<body/>'>]>\n<mujoco><worldbody>&b;</worldbody>"
+      "</mujoco>",
+      ":2: <mujoco> a DTD (entities) is outside the subset");
+  ExpectRefused("<mujoco><worldbody>\n<geom type='plane' condim='1'/></worldbody></mujoco>",
+                ":2: <geom> condim=\"1\": tumble takes 3");
+  ExpectRefused(
+      "<mujoco><worldbody><body><freejoint/>\n<geom type='capsule' size='0.1' "
+      "fromto='0 0 0 1 0 0' pos='1 0 0'/></body></worldbody></mujoco>",
+      ":2: <geom> fromto places the capsule: no pos with it");
+  ExpectRefused(
+      "<mujoco><worldbody><body><freejoint/>\n<geom size='1'><joint/></geom></body>"
+      "</worldbody></mujoco>",
+      ":2: <joint> element outside");
+  ExpectRefused(
+      "<mujoco><worldbody><body name='a'><freejoint/><geom size='1'/></body>"
+      "</worldbody><equality>\n<weld body1='a'/></equality><keyframe><key/></keyframe>"
+      "</mujoco>",
+      ":2: <weld> with a keyframe");
+}
+
+class MjcfCli : public CliFixture {};
+
+TEST_F(MjcfCli, RunsAFileAndRefusesABadOne) {
+  CliResult r = RunCli({"simulate", "--model", Model("box-stack"), "--scenes", "4", "--steps", "50",
+                        "--param", "box2.mass=uniform:0.5:2"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"scene\": \"box-stack\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"failed\": 0"), std::string::npos) << r.out;
+  r = RunCli({"simulate", "--model", Model("box-stack"), "--list"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("box2.mass"), std::string::npos) << r.out;
+  r = RunCli({"simulate", "--model", Model("box-stack"), "--param", "box9.mass=1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("model 'box-stack' has no parameter 'box9.mass'"), std::string::npos)
+      << r.err;
+  r = RunCli({"simulate", "--model", Model("box-stack"), "--cone", "pyramid"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("the cone is the file's"), std::string::npos) << r.err;
+  std::string bad = Path("bad.xml");
+  std::ofstream(bad) << "<mujoco>\n<worldbody>\n<geom type='ellipsoid' size='1 2 3'/>\n"
+                        "</worldbody>\n</mujoco>\n";
+  r = RunCli({"simulate", "--model", bad});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(bad + ":3: <geom> type=\"ellipsoid\""), std::string::npos) << r.err;
+  r = RunCli({"model", Model("pendulum")});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Lines(r.out).size(), 5u) << r.out;
+}
+
+}  // namespace
