@@ -270,12 +270,11 @@ int tb_parseThreads(const char* what, const char* s) {
 
 //---- parameter values --------------------------------------------------------------------------
 
-// one --param NAME=SPEC; SPEC is V (every scene), LO:HI (evenly spaced over the scenes) or
-// uniform:LO:HI (random, a function of seed, scene and parameter)
+// one --param NAME=SPEC (tbParamSpec)
 typedef struct tbParamArg {
   char name[TB_NAMELEN];
-  int kind;  // 0 value, 1 linspace, 2 uniform
-  double a, b;
+  tbParamSpec spec;
+  int structural;  // taken by the scene's build, not a parameter
 } tbParamArg;
 
 static int tb_parseParamArg(const char* arg, tbParamArg* out) {
@@ -285,31 +284,10 @@ static int tb_parseParamArg(const char* arg, tbParamArg* out) {
   }
   memset(out, 0, sizeof(*out));
   memcpy(out->name, arg, (size_t)(eq - arg));
-  const char* spec = eq + 1;
-  char buf[128], what[96];
+  char what[96];
   snprintf(what, sizeof(what), "--param %s", out->name);
-  if (!strncmp(spec, "uniform:", 8)) {
-    out->kind = 2;
-    spec += 8;
-  }
-  snprintf(buf, sizeof(buf), "%s", spec);
-  char* colon = strchr(buf, ':');
-  if (colon) {
-    *colon = 0;
-    if (!out->kind) out->kind = 1;
-    if (tb_parseNumber(what, buf, &out->a) || tb_parseNumber(what, colon + 1, &out->b)) return 2;
-  } else {
-    if (out->kind == 2) return tb_cliError("%s: uniform needs LO:HI", what);
-    if (tb_parseNumber(what, buf, &out->a)) return 2;
-    out->b = out->a;
-  }
+  if (tb_parseParamSpec(what, eq + 1, &out->spec)) return tb_cliError("%s", tb_lastError());
   return 0;
-}
-
-static double tb_paramArgValue(const tbParamArg* pa, int p, int s, int nscene, uint64_t seed) {
-  if (pa->kind == 1) return nscene > 1 ? pa->a + (pa->b - pa->a) * s / (nscene - 1) : pa->a;
-  if (pa->kind == 2) return pa->a + (pa->b - pa->a) * tbu_uniform01(seed, (uint64_t)s, p);
-  return pa->a;
 }
 
 //---- simulate ----------------------------------------------------------------------------------
@@ -481,26 +459,26 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
 }
 
 // structural options set the build; they must hold one value for the whole batch
-static int tb_applyStructural(tbSimArgs* a, tbParamArg* used) {
+static int tb_applyStructural(tbSimArgs* a) {
   if (a->model) return 0;
   const tbSceneInfo* si = tb_sceneInfo(a->scene);
   for (int i = 0; i < a->nparam; i++) {
     for (int k = 0; k < si->nopt; k++) {
       if (strcmp(a->param[i].name, si->opt[k].name)) continue;
-      if (a->param[i].kind != 0) {
+      if (a->param[i].spec.kind != TB_SPEC_VALUE) {
         return tb_cliError("--param %s: structural, takes one value for the whole batch",
                            si->opt[k].name);
       }
-      a->build.opt[k] = a->param[i].a;
-      used[i].kind = -1;
+      a->build.opt[k] = a->param[i].spec.a;
+      a->param[i].structural = 1;
     }
   }
   return 0;
 }
 
-static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a, const tbParamArg* used) {
+static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a) {
   for (int i = 0; i < a->nparam; i++) {
-    if (used[i].kind == -1) continue;
+    if (a->param[i].structural) continue;
     // --dt is a file's opt.timestep
     const char* name =
         a->model && !strcmp(a->param[i].name, "dt") ? "opt.timestep" : a->param[i].name;
@@ -512,7 +490,7 @@ static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a, const 
     }
     for (int s = 0; s < d->nscene; s++) {
       d->param[(size_t)s * m->nparam + p] =
-          tb_paramArgValue(&a->param[i], p, s, d->nscene, (uint64_t)a->seed);
+          tb_paramSpecValue(&a->param[i].spec, p, s, d->nscene, (uint64_t)a->seed);
     }
   }
   if (tb_checkParams(m, d) != TB_OK) return tb_cliError("%s", tb_lastError());
@@ -719,9 +697,7 @@ static int tb_simulate(int argc, char** argv) {
   tbSimArgs a;
   int rc = tb_parseSimulate(argc, argv, &a);
   if (rc) return rc;
-  tbParamArg used[TB_MAXPARAMARG];
-  memset(used, 0, sizeof(used));
-  if ((rc = tb_applyStructural(&a, used))) return rc;
+  if ((rc = tb_applyStructural(&a))) return rc;
   if (a.replay < 0 &&
       (rc = tb_cliCostCheck("simulate", "scenes", (double)a.nscene, (double)a.nstep)))
     return rc;
@@ -744,7 +720,7 @@ static int tb_simulate(int argc, char** argv) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;
   }
-  if ((rc = tb_fillParams(m, d, &a, used))) goto done;
+  if ((rc = tb_fillParams(m, d, &a))) goto done;
   if (tb_resetData(m, d) != TB_OK) {
     rc = tb_cliError("%s", tb_lastError());
     goto done;

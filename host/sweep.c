@@ -7,6 +7,7 @@
 //   half   = z sqrt(p (1 - p)/n + z^2/(4 n^2)) / (1 + z^2/n)
 // It stays inside [0, 1] and keeps its coverage near p = 0 and 1, where the Wald interval
 // collapses to a point (a cell with 30 successes out of 30 is [0.887, 1], not [1, 1]).
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tumble/rng.h>
 #include <tumble/sweep.h>
 #include <tumble/tumble.h>
 
@@ -292,4 +294,49 @@ int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally*
   if (tb_outOpen(&out, path) != TB_OK) return TB_ERR_ARG;
   tb_sweepWriteRows(out.f, g, t);
   return tb_outCommit(&out);
+}
+
+//---- parameter specs ---------------------------------------------------------------------------
+
+static int tb_specNumber(const char* what, const char* s, double* out) {
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (!s[0] || end == s || *end) return tb_setError("%s: '%s' is not a number", what, s);
+  if (errno == ERANGE) return tb_setError("%s: %s is out of the range of a double", what, s);
+  *out = v;
+  return TB_OK;
+}
+
+int tb_parseParamSpec(const char* what, const char* spec, tbParamSpec* out) {
+  memset(out, 0, sizeof(*out));
+  char buf[128];
+  if (!strncmp(spec, "uniform:", 8)) {
+    out->kind = TB_SPEC_UNIFORM;
+    spec += 8;
+  }
+  if (strlen(spec) >= sizeof(buf)) return tb_setError("%s: '%s' is too long", what, spec);
+  snprintf(buf, sizeof(buf), "%s", spec);
+  char* colon = strchr(buf, ':');
+  if (colon) {
+    *colon = 0;
+    if (!out->kind) out->kind = TB_SPEC_SPREAD;
+    if (tb_specNumber(what, buf, &out->a) || tb_specNumber(what, colon + 1, &out->b))
+      return TB_ERR_ARG;
+  } else {
+    if (out->kind == TB_SPEC_UNIFORM) return tb_setError("%s: uniform needs LO:HI", what);
+    if (tb_specNumber(what, buf, &out->a)) return TB_ERR_ARG;
+    out->b = out->a;
+  }
+  return TB_OK;
+}
+
+double tb_paramSpecValue(const tbParamSpec* ps, int p, int s, int nscene, uint64_t seed) {
+  if (ps->kind == TB_SPEC_SPREAD) {
+    return nscene > 1 ? ps->a + (ps->b - ps->a) * s / (nscene - 1) : ps->a;
+  }
+  if (ps->kind == TB_SPEC_UNIFORM) {
+    return ps->a + (ps->b - ps->a) * tbu_uniform01(seed, (uint64_t)s, (uint64_t)p);
+  }
+  return ps->a;
 }

@@ -3,9 +3,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh >/dev/null
-# MuJoCo from PyPI for the MJCF cross-check (the bench's environment); it skips without PyPI
+# a Python environment (the bench's) with MuJoCo and pytest from PyPI and this tumble package
+# built from source (pip install ., CPU only: the kernels are built and tested above); where
+# PyPI cannot be reached the MJCF cross-check and the package's tests skip
 venv=build/bench-venv
 if [ ! -x "$venv/bin/python" ]; then
-  (python3 -m venv "$venv" && "$venv/bin/pip" install -q mujoco numpy) >&2 || rm -rf "$venv"
+  (python3 -m venv "$venv" && "$venv/bin/pip" install -q mujoco numpy pytest) >&2 || rm -rf "$venv"
+fi
+if [ -x "$venv/bin/python" ]; then
+  "$venv/bin/pip" install -q . -Ccmake.define.TUMBLE_CUDA=OFF >&2
 fi
 cd build && ctest --output-on-failure -j "$(nproc)"

@@ -37,6 +37,19 @@ uint64_t tb_sweepKey(int cell, int trial);
 // n = 0: lo = 0, hi = 1
 void tb_wilson(long k, long n, double* lo, double* hi);
 
+// a parameter's values over a batch (`--param NAME=SPEC`, Python's spec strings): V every scene,
+// LO:HI evenly spread over the scenes (LO + (HI - LO) s / (n - 1)), uniform:LO:HI a draw that is a
+// pure function of the seed, the scene and the parameter's index
+enum { TB_SPEC_VALUE = 0, TB_SPEC_SPREAD = 1, TB_SPEC_UNIFORM = 2 };
+typedef struct tbParamSpec {
+  int kind;  // TB_SPEC_*
+  double a, b;
+} tbParamSpec;
+// TB_OK, or TB_ERR_ARG with the message starting with `what`
+int tb_parseParamSpec(const char* what, const char* spec, tbParamSpec* out);
+// the value of scene s of nscene for parameter p
+double tb_paramSpecValue(const tbParamSpec* ps, int p, int s, int nscene, uint64_t seed);
+
 // per-cell outcome counts
 typedef struct tbSweepTally {
   int ncell;

@@ -1,0 +1,100 @@
+"""tumble: batches of rigid-body scenes with frictional contact (Stewart-Trinkle time stepping),
+on the CPU or the GPU.
+
+    import tumble
+    model = tumble.Model.builtin("box-stack")             # or tumble.Model.from_mjcf("part.xml")
+    batch = model.batch(1000, mu="uniform:0.2:0.8", seed=1)
+    out = batch.rollout(1000, record_every=100)
+    out.pos.shape                                         # (1000, records, bodies, 3)
+
+Errors from the engine raise tumble.Error (a ValueError) with its message.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._tumble import Batch, Error, Model, plate_motions, scenes
+from . import _tumble
+
+__all__ = ["Batch", "Error", "Model", "Rollout", "estimate_pf", "grasp", "plate_field", "plate_motions",
+           "scenes", "STATUS_NAN", "STATUS_OVERFLOW", "STATUS_UNCONVERGED", "STATUS_SOLVER"]
+
+# per-scene status bits (tumble.h): the first, second and fourth stop the scene
+STATUS_NAN, STATUS_OVERFLOW, STATUS_UNCONVERGED, STATUS_SOLVER = 1, 2, 4, 8
+
+
+@dataclass
+class Rollout:
+    """A rollout's records and per-scene outcome. state is (scenes, records, bodies, 13):
+    pos[3], quat[4] (w, x, y, z), vel[6] ([v; w], world); pos, quat and vel are views of it."""
+
+    state: np.ndarray
+    time: np.ndarray  # (scenes, records) s
+    step: np.ndarray  # (records) the steps recorded
+    status: np.ndarray  # (scenes) STATUS_* bits
+    fail_step: np.ndarray  # (scenes) the failing step, -1 if none
+    contacts: np.ndarray  # (scenes) contacts in the last step
+    iterations: np.ndarray  # (scenes) solver iterations over all steps
+    last_residual: np.ndarray
+    max_residual: np.ndarray
+
+    @property
+    def pos(self):
+        return self.state[..., 0:3]
+
+    @property
+    def quat(self):
+        return self.state[..., 3:7]
+
+    @property
+    def vel(self):
+        return self.state[..., 7:13]
+
+    @property
+    def failed(self):
+        return (self.status & (STATUS_NAN | STATUS_OVERFLOW | STATUS_SOLVER)) != 0
+
+
+def _rollout(self, steps, record_every=0, device="auto", threads=0, chunk=0):
+    """Advance every scene `steps` steps, recording the bodies every `record_every` steps (0: the
+    first and the last). Releases the GIL; Ctrl-C stops it between pieces of the batch (the
+    batch is then part advanced). device: "auto", "cpu" or "gpu"; threads 0: OpenMP's count."""
+    r = self._rollout(steps, record_every, chunk, device, threads)
+    return Rollout(r["state"], r["record_time"], r["record_step"], r["status"], r["fail_step"],
+                   r["contacts"], r["iterations"], r["last_residual"], r["max_residual"])
+
+
+Batch.rollout = _rollout
+
+
+def grasp(grid=(21, 21), extent=0.02, center=(0.0, -0.01), trials=30, seed=1,
+          surface_mu="medium", gripper_mu="high", speed="normal", chunk=512, device="auto",
+          threads=0):
+    """One condition of the planar grasp study (tumble grasp's defaults): per grid cell (x
+    fastest; x, y in m) the trials, successes, numerical failures, success probability and
+    its 95% Wilson interval, the numbers of the map CSV."""
+    return _tumble._grasp(tuple(grid), extent, tuple(center), trials, seed, surface_mu,
+                          gripper_mu, speed, chunk, device, threads)
+
+
+def plate_field(motion="centrifuge", grid=(8, 8), extent=0.05, seconds=2.0, dt=0.0, mu=-1.0,
+                part="particle", params=None, device="auto", threads=0):
+    """The velocity field of a named plate motion (tumble.plate_motions()) over a grid of starts
+    on [-extent, extent]^2 (tumble plate field): per start the mean position and velocity, speed,
+    stick and separation fractions, status. dt 0 and mu < 0: the defaults (1e-4 s, 0.5)."""
+    return _tumble._plate_field(motion, tuple(grid), extent, seconds, dt, mu, part,
+                                dict(params or {}), device, threads)
+
+
+def estimate_pf(model, observations, priors, noise, particles=1000, params=None, seed=0,
+                delta=0.98, replay=True, max_stage=64, device="auto", threads=0):
+    """The particle filter of tumble estimate pf: each particle a scene of `model` with its own
+    draw of the parameters in `priors` ({name: ("uniform", lo, hi) or ("gauss", mean, sd)}),
+    weighted by the observations CSV (`t,<body>.<coordinate>...`, as tumble estimate synth
+    writes) under `noise` (("gauss", sigma) or ("uniform", eps)); `params` fixes others.
+    Returns the posterior mean, std, q05, q50, q95 (observations x parameters) after each
+    observation, the effective sample size, and the filter's counts. Ctrl-C stops it between
+    observations (KeyboardInterrupt)."""
+    return _tumble._estimate_pf(model, str(observations), dict(priors), tuple(noise), particles,
+                                dict(params or {}), seed, delta, replay, max_stage, device,
+                                threads)
