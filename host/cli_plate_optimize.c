@@ -18,9 +18,6 @@
 #include "cli.h"
 #include "plot.h"
 
-#define TB_AMP_BOUND 500.0
-#define TB_PHASE_BOUND (4.0 * TB_PI)
-
 typedef struct tbOptRun {
   const char* name;  // "nelder-mead" or "cmaes"
   tbPlateObj* ob;
@@ -370,13 +367,7 @@ int tb_plateOptimizeMain(int argc, char** argv) {
   const tbPlateObjOpt* o = tb_plateObjOpt(ob);
   int dim = o->dim;
   double lo[12], hi[12], step[12], start_f;
-  for (int j = 0; j < dim; j++) {
-    int c = o->index[j];
-    int phase = c >= 6, angular = c >= 3 && c < 6;
-    lo[j] = phase ? -TB_PHASE_BOUND : -TB_AMP_BOUND;
-    hi[j] = -lo[j];
-    step[j] = phase ? 0.5 : fmax(0.1 * fabs(x0[j]), angular ? 10.0 : 1.0);
-  }
+  tb_plateSearchBox(o, x0, lo, hi, step);
   tbOptRun run[2];
   int nrun = 0;
   memset(run, 0, sizeof(run));

@@ -14,6 +14,7 @@
 
 #include <tumble/collide_geom.h>
 #include <tumble/mjcf.h>
+#include <tumble/optimize.h>
 #include <tumble/tb_math.h>
 
 #include "error.h"
@@ -41,7 +42,7 @@ typedef struct tbMjNamed {
 
 enum {
   TB_MJ_P_MASS = 0,  // a dynamic body's mass
-  TB_MJ_P_POS,       // a free body's position
+  TB_MJ_P_POS,       // the position of a free or locked body
   TB_MJ_P_FRICTION,  // a shape's mu
   TB_MJ_P_SIZE,      // a shape's size
   TB_MJ_P_RANGE,     // a limited joint's range
@@ -341,44 +342,15 @@ static int tb_mjOrient(const tbMj* c, xmlNodePtr n, int cls, double q[4]) {
   return given > 1 ? tb_mjFail(c, n, "give one of quat, axisangle, euler, xyaxes, zaxis") : 0;
 }
 
-// eigenvalues and eigenvectors (columns of V, right-handed) of a symmetric 3x3 by Jacobi
-// rotations; a diagonal input keeps its axes
+// principal moments and axes (the columns of V, turned right-handed) of a symmetric inertia;
+// a diagonal one keeps its axes
 static void tb_mjEigen(const double A[9], double ev[3], double V[9]) {
   double a[9];
   memcpy(a, A, sizeof(a));
-  for (int i = 0; i < 9; i++) V[i] = i % 4 == 0;
-  for (int sweep = 0; sweep < 50; sweep++) {
-    double off = fabs(a[1]) + fabs(a[2]) + fabs(a[5]);
-    if (off <= 1e-300 || off <= 1e-16 * (fabs(a[0]) + fabs(a[4]) + fabs(a[8]))) break;
-    for (int p = 0; p < 2; p++) {
-      for (int r = p + 1; r < 3; r++) {
-        double apr = a[3 * p + r];
-        if (apr == 0.0) continue;
-        double th = 0.5 * (a[3 * r + r] - a[3 * p + p]) / apr;
-        double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
-        double cs = 1.0 / sqrt(t * t + 1.0), sn = t * cs;
-        for (int k = 0; k < 3; k++) {  // A <- A J, then J^T A
-          double x = a[3 * k + p], y = a[3 * k + r];
-          a[3 * k + p] = cs * x - sn * y;
-          a[3 * k + r] = sn * x + cs * y;
-        }
-        for (int k = 0; k < 3; k++) {
-          double x = a[3 * p + k], y = a[3 * r + k];
-          a[3 * p + k] = cs * x - sn * y;
-          a[3 * r + k] = sn * x + cs * y;
-        }
-        for (int k = 0; k < 3; k++) {
-          double x = V[3 * k + p], y = V[3 * k + r];
-          V[3 * k + p] = cs * x - sn * y;
-          V[3 * k + r] = sn * x + cs * y;
-        }
-      }
-    }
-  }
-  for (int i = 0; i < 3; i++) ev[i] = a[4 * i];
-  double c[3] = {V[0], V[3], V[6]}, d[3] = {V[1], V[4], V[7]}, x[3];
+  tb_symEigen(3, a, ev, V);
+  double c[3] = {V[0], V[3], V[6]}, d[3] = {V[1], V[4], V[7]}, e[3] = {V[2], V[5], V[8]}, x[3];
   tbu_cross3(x, c, d);
-  if (tbu_dot3(x, (double[3]){V[2], V[5], V[8]}) < 0) {
+  if (tbu_dot3(x, e) < 0) {
     for (int i = 0; i < 3; i++) V[3 * i + 2] = -V[3 * i + 2];
   }
 }
@@ -1011,6 +983,21 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
   return 0;
 }
 
+// 1 when the body's joints become locks (tb_mjLocks) rather than joints: a child of the world
+// with several joints, or with one unlimited slide along a world axis (a finger on a rail: the
+// same motion as a prismatic joint to the world, without its rows)
+static int tb_mjLockedBody(const tbMjParent* p, const tbMjBodyPlan* pl,
+                           const tbMjFrame* f) {
+  if (p->b >= 0 || pl->nj == 0) return 0;
+  if (pl->nj > 1) return 1;
+  const tbMjJoint* j = &pl->joint[0];
+  double a[3];
+  tbu_rotVec(a, f->quat, j->axis);
+  int along = 0;
+  for (int i = 0; i < 3; i++) along |= fabs(fabs(a[i]) - 1.0) < 1e-12;
+  return j->type == 2 && !j->limited && along;
+}
+
 static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* pl) {
   static const char* const attrs[] = {"name",   "pos",   "quat",  "axisangle",  "euler",
                                       "xyaxes", "zaxis", "mocap", "childclass", NULL};
@@ -1053,7 +1040,8 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
     double mass, I[3], x[3], q4[4];
     if (tb_mjMass(c, n, pl->inertial, NULL, 0, &mass, x, I, q4)) return 2;
   }
-  if (pl->nj > 1 && (bd.lock = tb_mjLocks(c, pl->joint, pl->nj, &f0, com)) < 0) return 2;
+  int locked = tb_mjLockedBody(p, pl, &f0);
+  if (locked && (bd.lock = tb_mjLocks(c, pl->joint, pl->nj, &f0, com)) < 0) return 2;
   tbu_rotVec(bd.pos, f->quat, com);
   tbu_add3(bd.pos, bd.pos, f->pos);
   tbu_quatMul(bd.quat, f->quat, qi);
@@ -1086,7 +1074,7 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
     if (tb_mjNote(c, tb_mjName(tripod), TB_MJ_P_TRIPOD, k, 7, 1.0, 0)) return 2;
   }
   int pb = p->type == TB_BODY_STATIC ? -1 : p->b;
-  if (pl->nj == 1 && pl->joint[0].type != 0) {
+  if (pl->nj == 1 && pl->joint[0].type != 0 && !locked) {
     if (tb_mjAddJoint(c, n, &pl->joint[0], b, pb, f, jq[0])) return 2;
   } else if (pl->nj == 0 && me.type == TB_BODY_DYNAMIC &&
              tb_mjAddJoint(c, n, NULL, b, pb, f, 0.0)) {
@@ -1096,7 +1084,7 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
     if (tb_mjNote(c, name, TB_MJ_P_MASS, b, 1, 1.0, 0)) return 2;
     int leaf = 1;
     for (xmlNodePtr k = n->children; k; k = k->next) leaf &= !tb_mjIs(k, "body");
-    if (pl->nj == 1 && pl->joint[0].type == 0 && leaf &&
+    if (((pl->nj == 1 && pl->joint[0].type == 0) || locked) && leaf &&
         tb_mjNote(c, name, TB_MJ_P_POS, b, 3, 1.0, 0))
       return 2;
   }
@@ -1357,7 +1345,7 @@ static int tb_mjNamedParams(tbMj* c, const tbMjNamed* v) {
     switch (v->kind) {
       case TB_MJ_P_POS:
         snprintf(pn, sizeof(pn), "%s.pos%s", v->name, xyz[k]);
-        rc = tb_mjParam(c, pn, "m", "initial position of the free body", -1e6, 1e6, 0,
+        rc = tb_mjParam(c, pn, "m", "initial position of the body", -1e6, 1e6, 0,
                         TB_F_BODY_POS, v->object, k, 1.0);
         break;
       case TB_MJ_P_FRICTION:

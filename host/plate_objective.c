@@ -74,6 +74,17 @@ static double tb_halton(int i, int b) {
   return r;
 }
 
+void tb_plateSearchBox(const tbPlateObjOpt* o, const double* x0, double* lo, double* hi,
+                       double* step) {
+  for (int j = 0; j < o->dim; j++) {
+    int c = o->index[j];
+    int phase = c >= 6, angular = c >= 3 && c < 6;
+    lo[j] = phase ? -4.0 * TB_PI : -500.0;
+    hi[j] = -lo[j];
+    step[j] = phase ? 0.5 : fmax(0.1 * fabs(x0[j]), angular ? 10.0 : 1.0);
+  }
+}
+
 void tb_plateTargetStarts(const tbPlateObjOpt* o, double* start) {
   int K = o->nstart;
   double lo[2] = {-0.05, -0.05}, hi[2] = {0.05, 0.05};

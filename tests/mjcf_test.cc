@@ -225,6 +225,32 @@ TEST(MjcfTest, NamedElementsAreParameters) {
   tb_freeModel(m);
 }
 
+// a finger on a rail (a child of the world on one unlimited slide along a world axis) is a body
+// with its other DoFs locked, not a prismatic joint: its box is a 2.5D rectangle on its tripod,
+// its position a parameter, and a force along the rail accelerates it at F / m and nowhere else
+TEST(MjcfTest, OneSlideAlongAWorldAxisLocksTheOtherDofs) {
+  const char* xml = R"(<mujoco>
+  <option timestep="0.001"/>
+  <custom><numeric name="tumble_tripod_finger" data="0 0.002 0 -0.001 0.01 -0.001 -0.01"/>
+    <numeric name="tumble_force_finger" data="0.5 0.2 0 0 0 0.1"/></custom>
+  <worldbody><body name="finger" pos="0.1 0 0"><joint type="slide" axis="1 0 0"/>
+    <geom type="box" size="0.005 0.02 0.003" mass="0.05"/></body></worldbody>
+</mujoco>)";
+  Scene s(tb_loadMJCF(xml), 1);
+  ASSERT_NE(s.m, nullptr);
+  EXPECT_EQ(s.m->njnt, 0);
+  EXPECT_EQ(s.m->bdef[0].lock, 63 & ~TB_LOCK_X);
+  EXPECT_EQ(s.m->gdef[0].type, TB_GEOM_PRISM);
+  s.set("finger.pos_x", 0.2, 0);
+  s.reset();
+  s.run(100);
+  // semi-implicit Euler: v_k = k h a, x_n = x_0 + h^2 a n (n + 1) / 2
+  double h = 0.001, a = 0.5 / 0.05, x = 0.2 + h * h * a * 100 * 101 / 2;
+  EXPECT_NEAR(s.pos(0, 0)[0], x, 1e-12) << "F/m along the rail";
+  EXPECT_EQ(s.pos(0, 0)[1], 0.0);
+  EXPECT_EQ(s.vel(0, 0)[5], 0.0);
+}
+
 // a batch over a file's parameter moves the scenes apart as the built-in's does
 TEST(MjcfTest, FileParameterSweepsLikeTheBuiltIn) {
   Scene file(tb_loadMJCF(Model("incline-block").c_str()), 3);

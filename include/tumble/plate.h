@@ -143,6 +143,12 @@ tbPlateObjOpt tb_defaultPlateObjOpt(int target, double* x0);
 // saddle: Halton (2, 3) points in [-5, 5]^2 cm; table: Halton points in the rows' bounding box
 void tb_plateTargetStarts(const tbPlateObjOpt* o, double* start);
 
+// the box the optimizers search and their initial steps, for the searched parameters of o from
+// x0: amplitudes within +-500 (m/s^2 or rad/s^2), phases within +-4 pi; steps 0.5 rad for
+// phases, else a tenth of the start (at least 1, or 10 for an angular amplitude)
+void tb_plateSearchBox(const tbPlateObjOpt* o, const double* x0, double* lo, double* hi,
+                       double* step);
+
 typedef struct tbPlateObj tbPlateObj;
 // NULL with tb_lastError() naming the bad field
 tbPlateObj* tb_newPlateObj(const tbPlateObjOpt* o);

@@ -9,6 +9,8 @@
 #include <nanobind/stl/vector.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -19,10 +21,13 @@
 #include <tumble/estimate.h>
 #include <tumble/grasp.h>
 #include <tumble/mjcf.h>
+#include <tumble/optimize.h>
 #include <tumble/plate.h>
 #include <tumble/scenes.h>
 #include <tumble/sweep.h>
 #include <tumble/tumble.h>
+
+#include "error.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -519,6 +524,223 @@ nb::dict EstimatePF(const ModelPtr& model, const std::string& obs_path, const nb
   return out;
 }
 
+// Levenberg-Marquardt on the observations (tumble estimate fit): the estimated parameters
+// (names, in order; init values where given, else the batch's), within bounds (each parameter's
+// range unless given), with the initial state of the observed coordinates too when fit_state
+nb::dict EstimateFit(const ModelPtr& model, const std::string& obs_path,
+                     const std::vector<std::string>& names_in, const nb::dict& init,
+                     const nb::dict& bounds, bool fit_state, long scan, long max_iter,
+                     const nb::dict& params, const std::string& device, int threads) {
+  const tbModel* m = model->m;
+  Batch one;
+  one.model = model;
+  one.d = tb_newData(m, 1);
+  if (!one.d) throw Error(tb_lastError());
+  for (auto [k, v] : params) SetParam(*model, one.d, nb::cast<std::string>(k), v, 0);
+  Check(tb_checkParams(m, one.d));
+  const double* param0 = one.d->param;
+  int pdt = tb_findParam(m, "dt");
+  if (pdt < 0) pdt = tb_findParam(m, "opt.timestep");
+  tbObs obs;
+  Check(tb_readObs(obs_path.c_str(), m, pdt >= 0 ? param0[pdt] : m->opt.timestep, &obs));
+  std::unique_ptr<tbObs, void (*)(tbObs*)> hold_obs(&obs, tb_freeObs);
+  std::vector<std::string> names = names_in;
+  std::vector<int> idx, scanned;
+  std::vector<double> x0;
+  for (const auto& nm : names) {
+    int p = tb_findParam(m, nm.c_str());
+    if (p < 0) throw Error("model '" + model->name + "' has no parameter '" + nm + "'");
+    idx.push_back(p);
+    x0.push_back(param0[p]);
+    scanned.push_back(1);
+  }
+  if (fit_state) {  // the observed coordinates' initial values, not scanned
+    std::vector<int> sidx(TB_MAXOBSCOORD);
+    std::vector<double> sinit(TB_MAXOBSCOORD);
+    int ns = tb_stateParams(m, param0, &obs, sidx.data(), sinit.data(), TB_MAXOBSCOORD);
+    if (ns == 0) throw Error("fit_state: no initial-state parameter of an observed coordinate");
+    for (int k = 0; k < ns && k < TB_MAXOBSCOORD; k++) {
+      if (std::find(idx.begin(), idx.end(), sidx[k]) != idx.end()) continue;
+      idx.push_back(sidx[k]);
+      x0.push_back(sinit[k]);
+      scanned.push_back(0);
+      names.push_back(m->param[sidx[k]].name);
+    }
+  }
+  if (idx.empty()) throw Error("params: give at least one parameter to estimate");
+  size_t n = idx.size();
+  std::vector<double> lo(n), hi(n);
+  for (size_t k = 0; k < n; k++) {
+    const tbParam* q = &m->param[idx[k]];
+    lo[k] = q->lo;
+    hi[k] = q->hi;
+    if (bounds.contains(names[k].c_str())) {
+      auto b = nb::cast<std::pair<double, double>>(bounds[names[k].c_str()]);
+      if (!(b.first >= q->lo && b.second <= q->hi && b.first <= b.second))
+        throw Error("bounds " + names[k] + ": outside its range or empty");
+      lo[k] = b.first;
+      hi[k] = b.second;
+    }
+    if (init.contains(names[k].c_str())) x0[k] = nb::cast<double>(init[names[k].c_str()]);
+    if (!(x0[k] >= lo[k] && x0[k] <= hi[k]) || (q->lo_open && !(x0[k] > q->lo)))
+      throw Error("init " + names[k] + "=" + std::to_string(x0[k]) + ": outside its bounds");
+  }
+  for (auto [k, v] : bounds) {
+    if (std::find(names.begin(), names.end(), nb::cast<std::string>(k)) == names.end())
+      throw Error("bounds " + nb::cast<std::string>(k) + ": not an estimated parameter");
+  }
+  if ((long)obs.nrow * obs.ncol <= (long)n)
+    throw Error("observations: fewer residuals than parameters");
+  if (scan < 0 || max_iter < 1) throw Error("scan must be >= 0 and max_iter >= 1");
+  tbFitOpt o = tb_defaultFitOpt();
+  o.nest = (int)n;
+  o.param = idx.data();
+  o.init = x0.data();
+  o.lo = lo.data();
+  o.hi = hi.data();
+  o.scan = scanned.data();
+  o.nscan = (int)scan;
+  o.max_iter = (int)max_iter;
+  // Ctrl-C: seen before each batch of rollouts
+  o.memo = [](void*, const double*, size_t, double*, size_t, int keep) -> int {
+    if (keep) return 0;
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() == 0) return 0;
+    tb_setError("interrupted");
+    return -1;
+  };
+  tbFitResult r;
+  std::memset(&r, 0, sizeof(r));
+  std::unique_ptr<tbFitResult, void (*)(tbFitResult*)> hold(&r, tb_freeFitResult);
+  int rc;
+  {
+    DeviceScope scope(device, threads);
+    nb::gil_scoped_release nogil;
+    rc = tb_fitLM(m, param0, &obs, &o, &r);
+  }
+  if (PyErr_Occurred()) throw nb::python_error();
+  Check(rc);
+  auto x = NewArray<double>({n}), se = NewArray<double>({n});
+  std::memcpy(x.data(), r.x, sizeof(double) * n);
+  std::memcpy(se.data(), r.se, sizeof(double) * n);
+  return Dict({{"params", nb::cast(names)},
+               {"x", nb::cast(x)},
+               {"se", nb::cast(se)},
+               {"rss", nb::cast(r.rss)},
+               {"residuals", nb::cast(r.m)},
+               {"iterations", nb::cast(r.iterations)},
+               {"batches", nb::cast(r.batches)},
+               {"reason", nb::cast(std::string(r.reason))},
+               {"seconds", nb::cast(r.seconds)}});
+}
+
+// the plate objective, stopped (a nonzero return) once Ctrl-C was seen; no exception may cross
+// the optimizers' C frames
+struct PlateRun {
+  tbPlateObj* ob;
+  bool interrupted = false;
+};
+
+int PlateRunObjective(void* ctx, int n, const double* x, double* f) {
+  auto* run = static_cast<PlateRun*>(ctx);
+  return run->interrupted ? 1 : tb_plateObjective(run->ob, n, x, f);
+}
+
+void PlateRunProgress(void* ctx, int, int, double, double) {
+  nb::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) static_cast<PlateRun*>(ctx)->interrupted = true;
+}
+
+// a plate motion whose field does what the target asks (tumble plate optimize): the thesis'
+// trajectory objective searched by Nelder-Mead, CMA-ES or both from the target's start; the
+// best motion's A1..A6, C1..C6 and each optimizer's best value and counts
+nb::dict PlateOptimize(nb::handle target, const std::string& optimizer, int starts, long evals,
+                       double budget, double dt, double horizon, double mu,
+                       const std::string& device, int threads) {
+  int kind = TB_PLATE_TARGET_TABLE;
+  std::vector<double> table;
+  if (nb::isinstance<nb::str>(target)) {
+    std::string t = nb::cast<std::string>(target);
+    if (t != "circle" && t != "saddle") throw Error("target '" + t + "': circle, saddle or rows");
+    kind = t == "circle" ? TB_PLATE_TARGET_CIRCLE : TB_PLATE_TARGET_SADDLE;
+  } else {
+    nb::object arr =
+        nb::module_::import_("numpy").attr("ascontiguousarray")(target, "dtype"_a = "float64");
+    auto a = nb::cast<nb::ndarray<const double, nb::c_contig, nb::device::cpu>>(arr);
+    if (a.ndim() != 2 || a.shape(1) != 4 || a.shape(0) < 1)
+      throw Error("target: rows of x, y, vx, vy (m, m/s)");
+    table.assign(a.data(), a.data() + a.size());
+  }
+  bool nm = optimizer == "nelder-mead" || optimizer == "both";
+  bool cma = optimizer == "cmaes" || optimizer == "both";
+  if (!nm && !cma) throw Error("optimizer '" + optimizer + "': nelder-mead, cmaes or both");
+  if (starts < 1 || evals < 1 || !(budget >= 0.0) || !(dt > 0.0) || !(horizon >= 0.25) ||
+      !(mu >= 0.0))
+    throw Error("starts, evals >= 1; budget >= 0 (0: none); dt > 0; horizon >= 0.25; mu >= 0");
+  double x0[12];
+  tbPlateObjOpt oo = tb_defaultPlateObjOpt(kind, x0);
+  oo.nstart = starts;
+  oo.horizon = horizon;
+  oo.dt = dt;
+  oo.mu = mu;
+  oo.point = table.empty() ? nullptr : table.data();
+  oo.npoint = (int)(table.size() / 4);
+  tbPlateObj* ob = tb_newPlateObj(&oo);
+  if (!ob) throw Error(tb_lastError());
+  std::unique_ptr<tbPlateObj, void (*)(tbPlateObj*)> hold(ob, tb_freePlateObj);
+  const tbPlateObjOpt* o = tb_plateObjOpt(ob);
+  int dim = o->dim;
+  double lo[12], hi[12], step[12], start_f, xbest[12];
+  tb_plateSearchBox(o, x0, lo, hi, step);
+  nb::dict runs;
+  double best = 0.0;
+  {
+    DeviceScope scope(device, threads);
+    nb::gil_scoped_release nogil;
+    Check(tb_plateObjective(ob, 1, x0, &start_f));
+    best = start_f;
+    std::memcpy(xbest, x0, sizeof(double) * dim);
+    for (int r = 0; r < 2; r++) {
+      if (!(r ? cma : nm)) continue;
+      tbOptimDef def = tb_defaultOptimDef(dim);
+      def.x0 = x0;
+      def.step = step;
+      def.lo = lo;
+      def.hi = hi;
+      def.max_evals = (int)evals;
+      def.max_seconds = budget;
+      def.progress = PlateRunProgress;  // Ctrl-C: seen after each iteration
+      PlateRun run = {ob};
+      double x[12];
+      tbOptimResult res;
+      int st = r ? tb_cmaes(&def, PlateRunObjective, &run, x, &res)
+                 : tb_nelderMead(&def, PlateRunObjective, &run, x, &res);
+      if (run.interrupted) {
+        nb::gil_scoped_acquire gil;
+        throw nb::python_error();
+      }
+      if (st < 0 || st == TB_OPTIM_ABORTED) throw Error(tb_lastError());
+      double f = res.f <= start_f ? res.f : start_f;  // the start is kept when nothing beat it
+      if (f < best) {
+        best = f;
+        std::memcpy(xbest, x, sizeof(double) * dim);
+      }
+      nb::gil_scoped_acquire gil;
+      runs[r ? "cmaes" : "nelder-mead"] = Dict({{"best", nb::cast(f)},
+                                                {"iterations", nb::cast(res.iterations)},
+                                                {"evaluations", nb::cast(res.evaluations)},
+                                                {"seconds", nb::cast(res.seconds)},
+                                                {"reason", nb::cast(res.reason)}});
+    }
+  }
+  auto p12 = NewArray<double>({12});
+  tb_plateObjParams(ob, xbest, p12.data());
+  return Dict({{"params", nb::cast(p12)},
+               {"start", nb::cast(start_f)},
+               {"best", nb::cast(best)},
+               {"runs", runs}});
+}
+
 }  // namespace
 
 NB_MODULE(_tumble, mod) {
@@ -534,6 +756,28 @@ NB_MODULE(_tumble, mod) {
       .def_prop_ro("params", &Params)
       .def_prop_ro("bodies", &Bodies)
       .def_prop_ro("timestep", [](const Model& m) { return m.m->opt.timestep; })
+      .def_prop_rw(
+          "solver", [](const Model& m) { return std::string(tb_solverName(m.m->opt.solver)); },
+          [](Model& m, const std::string& name) {
+            int k = tb_findSolver(name.c_str());
+            if (k < 0) throw Error("solver '" + name + "': unknown (tumble solve --list)");
+            m.m->opt.solver = k;
+          },
+          "The step solver (simulate --solver): 'pgs', 'auto', ...")
+      .def_prop_rw(
+          "max_iter", [](const Model& m) { return m.m->opt.max_iter; },
+          [](Model& m, long k) {
+            if (k < 1 || k > INT_MAX) throw Error("max_iter " + std::to_string(k) + ": >= 1");
+            m.m->opt.max_iter = (int)k;
+          },
+          "The step solver's iteration cap (simulate --max-iter)")
+      .def_prop_rw(
+          "tol", [](const Model& m) { return m.m->opt.tol; },
+          [](Model& m, double t) {
+            if (!(t > 0.0) || !std::isfinite(t)) throw Error("tol " + std::to_string(t) + ": > 0");
+            m.m->opt.tol = t;
+          },
+          "The step solver's relative residual tolerance (simulate --solver-tol)")
       .def(
           "batch",
           [](const ModelPtr& self, long n, const nb::dict& params, long seed,
@@ -562,6 +806,10 @@ NB_MODULE(_tumble, mod) {
   mod.def("_estimate_pf", &EstimatePF, "model"_a, "observations"_a, "priors"_a, "noise"_a,
           "particles"_a, "params"_a, "seed"_a, "delta"_a, "replay"_a, "max_stage"_a, "device"_a,
           "threads"_a);
+  mod.def("_estimate_fit", &EstimateFit, "model"_a, "observations"_a, "names"_a, "init"_a,
+          "bounds"_a, "fit_state"_a, "scan"_a, "max_iter"_a, "params"_a, "device"_a, "threads"_a);
+  mod.def("_plate_optimize", &PlateOptimize, "target"_a, "optimizer"_a, "starts"_a, "evals"_a,
+          "budget"_a, "dt"_a, "horizon"_a, "mu"_a, "device"_a, "threads"_a);
   mod.def("scenes", [] {
     std::vector<std::string> out;
     for (int i = 0; i < tb_sceneCount(); i++) out.push_back(tb_sceneInfo(i)->name);

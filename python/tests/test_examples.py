@@ -39,3 +39,11 @@ def test_mjcf_sweep():
     assert out[0].startswith("mu in [0.05, 0.20]: top box stays in 0 of")
     assert " stays in 0 of" not in out[2] and "(p = 1.00" in out[2]
     assert out[3] == "0 scenes failed numerically"
+
+
+def test_grasp_mjcf():
+    out = run("grasp_mjcf.py", "--grid", "3", "--trials", "2").splitlines()
+    assert out[0].startswith("18 trials, 0 failed numerically"), out[0]
+    # y up: at +20 mm the bar passes above the fingers (only the foot is clamped); at 0 and
+    # -20 mm the fingers clamp the whole bar
+    assert out[1].split() == ["0.00"] * 3 and out[2].split() == out[3].split() == ["1.00"] * 3

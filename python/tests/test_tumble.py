@@ -2,6 +2,7 @@
 (the trajectories CSV, the grasp map, the plate field), and bad input raises tumble.Error.
 TUMBLE_CLI names the `tumble` executable (ctest sets it)."""
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -70,6 +71,19 @@ def test_mjcf_rollout_is_the_cli_csv_bitwise_with_array_parameters(tmp_path):
     assert not out.failed.any()
 
 
+def test_solver_settings_are_the_clis(tmp_path):
+    path = str(tmp_path / "stack.csv")
+    cli("simulate", "box-stack", "--scenes", "3", "--steps", "80", "--every", "40", "--solver",
+        "auto", "--max-iter", "60", "--solver-tol", "1e-9", "--out", path)
+    model = tumble.Model.builtin("box-stack")
+    assert model.solver == "pgs"
+    model.solver, model.max_iter, model.tol = "auto", 60, 1e-9
+    assert (model.solver, model.max_iter, model.tol) == ("auto", 60, 1e-9)
+    out = model.batch(3).rollout(80, record_every=40)
+    expect_trajectories_equal(path, model, out)
+    assert not (out.status & tumble.STATUS_UNCONVERGED).any(), "auto converges the stack"
+
+
 def test_grasp_is_the_cli_map(tmp_path):
     prefix = str(tmp_path / "g")
     cli("grasp", "--grid", "3x3", "--extent", "4mm", "--center", "0,-18mm", "--trials", "5",
@@ -120,6 +134,38 @@ def test_estimate_pf_is_the_cli_posterior(tmp_path):
     assert abs(r["mean"][-1, 0] - 0.3) < 1e-3
 
 
+def test_estimate_fit_is_the_cli_fit(tmp_path):
+    obs = str(tmp_path / "obs.csv")
+    cli("estimate", "synth", "--scene", "falling-particle", "--param", "mu=0.25", "--noise",
+        "gauss:0.01", "--seed", "5", "--out", obs)
+    out = cli("estimate", "fit", "--scene", "falling-particle", "--obs", obs, "--params", "mu",
+              "--fit-state", "--bounds", "mu=0:0.9", "--out", str(tmp_path / "fit"))
+    want = json.loads(out.stdout.strip().splitlines()[-1])
+    r = tumble.estimate_fit(tumble.Model.builtin("falling-particle"), obs, ["mu"],
+                            bounds={"mu": (0.0, 0.9)}, fit_state=True)
+    assert r["params"][0] == "mu" and len(r["params"]) > 1, "mu, then the initial state"
+    for name, x in zip(r["params"], r["x"]):
+        assert want[name] == x, name
+    assert want["rss"] == r["rss"] and want["iterations"] == r["iterations"]
+    assert abs(r["x"][0] - 0.25) < 1e-3
+
+
+def test_plate_optimize_is_the_cli_search(tmp_path):
+    prefix = str(tmp_path / "po")
+    cli("plate", "optimize", "--target", "circle", "--optimizer", "both", "--evals", "16",
+        "--budget", "1e6", "--starts", "2", "--horizon", "1", "--out", prefix)
+    r = tumble.plate_optimize("circle", optimizer="both", evals=16, starts=2, horizon=1.0)
+    best = {row["name"]: float(row["value"]) for row in rows(prefix + "-best.csv")}
+    names = [f"A{i}" for i in range(1, 7)] + [f"C{i}" for i in range(1, 7)]
+    for name, v in zip(names, r["params"]):
+        assert best[name] == v, name
+    for opt in ("nelder-mead", "cmaes"):
+        hist = rows(f"{prefix}-{opt}.csv")
+        assert float(hist[-1]["best"]) == r["runs"][opt]["best"], opt
+        assert int(hist[-1]["evaluations"]) == r["runs"][opt]["evaluations"], opt
+    assert r["best"] < r["start"]
+
+
 def test_params_bodies_and_state():
     model = tumble.Model.builtin("pendulum", options={"links": 4})
     assert model.bodies == ["ground", "link0", "link1", "link2", "link3"]
@@ -150,13 +196,21 @@ def test_params_bodies_and_state():
     (lambda: tumble.Model.builtin("box-stack").batch(1, mu=float("nan")), "mu"),
     (lambda: tumble.Model.from_mjcf("<mujoco><tendon/></mujoco>"), "<string>:1: <tendon>"),
     (lambda: tumble.Model.from_mjcf("/nonexistent.xml"), "cannot read the file"),
+    (lambda: setattr(tumble.Model.builtin("box-stack"), "solver", "fast"), "solver 'fast'"),
+    (lambda: setattr(tumble.Model.builtin("box-stack"), "max_iter", 0), "max_iter 0"),
+    (lambda: setattr(tumble.Model.builtin("box-stack"), "tol", -1.0), "tol -1"),
     (lambda: tumble.grasp(surface_mu="sticky"), "friction 'sticky'"),
     (lambda: tumble.plate_field("no-motion"), "motion 'no-motion'"),
     (lambda: tumble.plate_field(seconds=-1.0), "seconds -1"),
+    (lambda: tumble.plate_optimize("triangle"), "target 'triangle'"),
+    (lambda: tumble.plate_optimize(np.zeros((3, 3))), "rows of x, y, vx, vy"),
+    (lambda: tumble.plate_optimize(optimizer="gradient"), "optimizer 'gradient'"),
     (lambda: tumble.estimate_pf(tumble.Model.builtin("falling-particle"), "/nonexistent.csv",
                                 {"mu": ("uniform", 0, 1)}, ("gauss", 0.01)), "/nonexistent.csv"),
     (lambda: tumble.estimate_pf(tumble.Model.builtin("falling-particle"), "x.csv",
                                 {"mu": ("uniform", 1, 0)}, ("gauss", 0.01)), "prior mu"),
+    (lambda: tumble.estimate_fit(tumble.Model.builtin("falling-particle"), "/nonexistent.csv",
+                                 ["mu"]), "/nonexistent.csv"),
 ])
 def test_bad_input_raises_the_engines_message(call, message):
     with pytest.raises(tumble.Error, match=None) as e:
@@ -177,17 +231,30 @@ def test_rollout_releases_the_gil():
     assert len(ticks) > 20, "the main thread ran while the rollout did"
 
 
-def test_ctrl_c_stops_a_rollout():
-    batch = tumble.Model.builtin("box-stack").batch(256)
-    signal.setitimer(signal.ITIMER_REAL, 0.3)
+def interrupt_after(seconds, call):
+    """call() with SIGINT (Ctrl-C) sent to this process after `seconds`: KeyboardInterrupt."""
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     old = signal.signal(signal.SIGALRM, lambda *a: os.kill(os.getpid(), signal.SIGINT))
     start = time.perf_counter()
     try:
         with pytest.raises(KeyboardInterrupt):
-            batch.rollout(20000, chunk=1, threads=1)
+            call()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert time.perf_counter() - start < 30
+
+
+def test_ctrl_c_stops_a_rollout():
+    batch = tumble.Model.builtin("box-stack").batch(256)
+    interrupt_after(0.3, lambda: batch.rollout(20000, chunk=1, threads=1))
     done = batch.stats()["steps"]
     assert done[0] == 20000 and done[-1] == 0, "stopped between pieces, the first ones done"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tumble.plate_optimize("circle", starts=2, horizon=1.0, threads=1),
+    lambda: tumble.grasp(grid=(21, 21), trials=30, chunk=16, threads=1),
+])
+def test_ctrl_c_stops_a_job(call):
+    interrupt_after(0.5, call)

@@ -16,8 +16,9 @@ import numpy as np
 from ._tumble import Batch, Error, Model, plate_motions, scenes
 from . import _tumble
 
-__all__ = ["Batch", "Error", "Model", "Rollout", "estimate_pf", "grasp", "plate_field", "plate_motions",
-           "scenes", "STATUS_NAN", "STATUS_OVERFLOW", "STATUS_UNCONVERGED", "STATUS_SOLVER"]
+__all__ = ["Batch", "Error", "Model", "Rollout", "estimate_fit", "estimate_pf", "grasp",
+           "plate_field", "plate_optimize", "plate_motions", "scenes", "STATUS_NAN",
+           "STATUS_OVERFLOW", "STATUS_UNCONVERGED", "STATUS_SOLVER"]
 
 # per-scene status bits (tumble.h): the first, second and fourth stop the scene
 STATUS_NAN, STATUS_OVERFLOW, STATUS_UNCONVERGED, STATUS_SOLVER = 1, 2, 4, 8
@@ -98,3 +99,27 @@ def estimate_pf(model, observations, priors, noise, particles=1000, params=None,
     return _tumble._estimate_pf(model, str(observations), dict(priors), tuple(noise), particles,
                                 dict(params or {}), seed, delta, replay, max_stage, device,
                                 threads)
+
+
+def estimate_fit(model, observations, params, init=None, bounds=None, fit_state=False, scan=16,
+                 max_iter=100, fixed=None, device="auto", threads=0):
+    """Levenberg-Marquardt of tumble estimate fit: the parameters named in `params` (with
+    `init` values, else the model's; within `bounds` {name: (lo, hi)}, else their ranges; the
+    observed coordinates' initial state too with fit_state) fitted to the observations CSV;
+    `fixed` sets others. Returns the estimate x, its standard errors se, the residual sum of
+    squares and the iteration counts. Ctrl-C stops it between batches (KeyboardInterrupt)."""
+    return _tumble._estimate_fit(model, str(observations), list(params), dict(init or {}),
+                                 dict(bounds or {}), fit_state, scan, max_iter,
+                                 dict(fixed or {}), device, threads)
+
+
+def plate_optimize(target="circle", optimizer="nelder-mead", starts=4, evals=100000,
+                   budget=0.0, dt=5e-4, horizon=6.0, mu=0.5, device="auto", threads=0):
+    """A plate motion whose velocity field does what the target asks (tumble plate optimize):
+    "circle", "saddle", or rows of (x, y, vx, vy) in m and m/s. The thesis' trajectory objective
+    (ch. 6) over `starts` parts, searched by "nelder-mead", "cmaes" or "both" for `evals`
+    evaluations (and `budget` seconds, 0: no time limit, which keeps the result reproducible).
+    Returns the best motion's A1..A6, C1..C6 (params), the start's and the best objective (m),
+    and each optimizer's best value and counts. Ctrl-C stops it after an iteration."""
+    return _tumble._plate_optimize(target, optimizer, starts, evals, budget, dt, horizon, mu,
+                                   device, threads)
