@@ -986,8 +986,7 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
 // 1 when the body's joints become locks (tb_mjLocks) rather than joints: a child of the world
 // with several joints, or with one unlimited slide along a world axis (a finger on a rail: the
 // same motion as a prismatic joint to the world, without its rows)
-static int tb_mjLockedBody(const tbMjParent* p, const tbMjBodyPlan* pl,
-                           const tbMjFrame* f) {
+static int tb_mjLockedBody(const tbMjParent* p, const tbMjBodyPlan* pl, const tbMjFrame* f) {
   if (p->b >= 0 || pl->nj == 0) return 0;
   if (pl->nj > 1) return 1;
   const tbMjJoint* j = &pl->joint[0];
@@ -1345,8 +1344,8 @@ static int tb_mjNamedParams(tbMj* c, const tbMjNamed* v) {
     switch (v->kind) {
       case TB_MJ_P_POS:
         snprintf(pn, sizeof(pn), "%s.pos%s", v->name, xyz[k]);
-        rc = tb_mjParam(c, pn, "m", "initial position of the body", -1e6, 1e6, 0,
-                        TB_F_BODY_POS, v->object, k, 1.0);
+        rc = tb_mjParam(c, pn, "m", "initial position of the body", -1e6, 1e6, 0, TB_F_BODY_POS,
+                        v->object, k, 1.0);
         break;
       case TB_MJ_P_FRICTION:
         snprintf(pn, sizeof(pn), "%s.friction", v->name);
