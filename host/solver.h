@@ -10,9 +10,16 @@
 
 #include "solver_auto.h"
 
+// 1 for the solvers a team runs together
+TB_HD int tb_solverShared(int solver) {
+  return solver == TB_SOLVER_PGS || solver == TB_SOLVER_PROX_GS ||
+         solver == TB_SOLVER_PROX_JACOBI || solver == TB_SOLVER_AUTO;
+}
+
 // the solve itself, without error text or timer (the step's stage on both backends): TB_OK,
 // TB_ERR_ARG when the solver does not apply, TB_ERR_MEMORY when w is too small. Team t shares
-// PGS; the other solvers run on its lead alone (res is the lead's).
+// PGS, prox and auto (whose Newton stages run on the lead); the other solvers run on its lead
+// alone (res is the lead's).
 TB_HDN int tb_solveQuiet(tbTeam t, int solver, const tbProblem* p, const tbSolverOpt* opt,
                          double* x, tbSolverWork* w, tbSolveResult* res) {
   memset(res, 0, sizeof(*res));
@@ -20,14 +27,14 @@ TB_HDN int tb_solveQuiet(tbTeam t, int solver, const tbProblem* p, const tbSolve
   int nfree, m = tb_lcpSize(p, &nfree);
   size_t ni, nd = tb_solverNeed(solver, p->n, m, &ni);
   if (w->nd < nd || w->ni < ni) return TB_ERR_MEMORY;
-  if (solver != TB_SOLVER_PGS && t.lane != 0) return TB_OK;
+  if (!tb_solverShared(solver) && t.lane != 0) return TB_OK;
   switch (solver) {
     case TB_SOLVER_PGS:
       tb_solvePGS(t, p, opt, x, w, res);
       break;
     case TB_SOLVER_PROX_GS:
     case TB_SOLVER_PROX_JACOBI:
-      tb_solveProx(p, opt, x, w, res, solver == TB_SOLVER_PROX_JACOBI);
+      tb_solveProx(t, p, opt, x, w, res, solver == TB_SOLVER_PROX_JACOBI);
       break;
     case TB_SOLVER_MNCP_RLM:
     case TB_SOLVER_MNCP_PLM:
@@ -44,7 +51,7 @@ TB_HDN int tb_solveQuiet(tbTeam t, int solver, const tbProblem* p, const tbSolve
       tb_solveLemke(p, opt, x, w, res);
       break;
     default:
-      tb_solveAuto(p, opt, x, w, res);
+      tb_solveAuto(t, p, opt, x, w, res);
       break;
   }
   return TB_OK;

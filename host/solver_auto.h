@@ -23,6 +23,9 @@
 // regularization (tb_proximalNewton: singular, redundant contacts), then adaptive prox from the
 // best iterate. The answer is the best iterate seen, re-checked by tb_residual. A deadline
 // (tbSolverOpt.deadline) ends the rounds and the stages inside them at their next iteration.
+// A team (a warp on the GPU) runs it together: every member takes the same way through the
+// stages, sharing the sweeps of PGS and prox and every u = A x + b; the Newton and Lemke stages
+// run on the lead, which hands their outcome to the others (tb_teamShare). Bitwise one thread.
 #ifndef TUMBLE_HOST_SOLVER_AUTO_H_
 #define TUMBLE_HOST_SOLVER_AUTO_H_
 
@@ -36,38 +39,47 @@
 #include "solver_prox.h"
 #include "stage_pgs.h"
 
+// the lead's result on every member of team t (a stage the lead ran alone)
+TB_HD void tb_teamShareResult(tbTeam t, tbSolveResult* r) {
+  r->converged = tb_teamShareInt(t, r->converged);
+  r->iterations = tb_teamShareInt(t, r->iterations);
+  r->reason = tb_teamShareInt(t, r->reason);
+  r->residual = tb_teamShare(t, r->residual);
+  tb_teamSync(t);  // and the lead's x and scratch
+}
+
 // run one stage from x and remember x if it beats the best so far (x itself goes on from where
 // the stage left it: PGS is not monotone, and its later sweeps need its current iterate); the
 // Newton stages take their direction by `lm` (TB_LM_PROJECTED_LU or TB_LM_PROJECTED)
-TB_HD double tb_stage(int solver, int lm, const tbProblem* p, const tbSolverOpt* opt, int budget,
-                      double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
+TB_HD double tb_stage(tbTeam t, int solver, int lm, const tbProblem* p, const tbSolverOpt* opt,
+                      int budget, double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
   if (tb_pastDeadline(opt)) return acc->residual;
   tbSolverOpt o = *opt;
   o.max_iter = budget;
   tbSolveResult r;
   memset(&r, 0, sizeof(r));
-  switch (solver) {
-    case TB_SOLVER_PGS:
-      tb_solvePGS(tb_solo(), p, &o, x, w, &r);
-      break;
-    case TB_SOLVER_MNCP_PLM:
-      tb_solveMNCP(p, &o, x, w, &r, lm);
-      break;
-    case TB_SOLVER_MLCP_FB_PLM:
-      tb_solveMLCPFB(p, &o, x, w, &r, lm);
-      break;
-    case TB_SOLVER_LEMKE:
-      tb_solveLemke(p, &o, x, w, &r);
-      break;
-    default:
-      tb_solveProx(p, &o, x, w, &r, 0);
-      break;
+  if (solver == TB_SOLVER_PGS) {
+    tb_solvePGS(t, p, &o, x, w, &r);
+  } else if (solver == TB_SOLVER_PROX_GS) {
+    tb_solveProx(t, p, &o, x, w, &r, 0);
+  } else {
+    tb_teamSync(t);  // every member is done with x and the scratch
+    if (t.lane == 0) {
+      if (solver == TB_SOLVER_MNCP_PLM) {
+        tb_solveMNCP(p, &o, x, w, &r, lm);
+      } else if (solver == TB_SOLVER_MLCP_FB_PLM) {
+        tb_solveMLCPFB(p, &o, x, w, &r, lm);
+      } else {
+        tb_solveLemke(p, &o, x, w, &r);
+      }
+    }
+    tb_teamShareResult(t, &r);
   }
   acc->iterations += r.iterations;
   if (r.residual <= acc->residual) {
     acc->residual = r.residual;
     acc->reason = r.reason;
-    memcpy(best, x, sizeof(double) * p->n);
+    tb_teamCopy(t, best, x, p->n);
   }
   return r.residual;
 }
@@ -99,14 +111,14 @@ TB_HD double tb_newtonSweeps(int m) {
 // rows; it costs O(n^3) per iteration), within 100 chunks elsewhere (PGS is not monotone: on
 // Capsules it plateaus for hundreds of sweeps and then drops by 30x, and dense Newton on 858
 // rows took minutes where PGS took 2473 sweeps, 0.8 s)
-TB_HD int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int left, double* x,
-                                 double* best, tbSolverWork* w, tbSolveResult* res) {
+TB_HD int tb_pgsWhileProgressing(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int left,
+                                 double* x, double* best, tbSolverWork* w, tbSolveResult* res) {
   const int chunk = 50, patience = p->n <= 300 ? 1 : 100;
   double mark = res->residual;
   int since = 0;
   while (left > 0 && res->residual > opt->tol && !tb_pastDeadline(opt)) {
     int budget = left < chunk ? left : chunk;
-    tb_stage(TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
+    tb_stage(t, TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
     left -= budget;
     if (res->residual < 0.9 * mark) {
       mark = res->residual;
@@ -128,35 +140,34 @@ TB_HD int tb_pgsWhileProgressing(const tbProblem* p, const tbSolverOpt* opt, int
 // stack the warm start is at 2.6e-8 (tol 1e-8), 10 sweeps take it up to 3.1e-8, and Newton from
 // there takes 1 iteration to 1e-15. u = A x + b is in w->d on entry and kept current across the
 // chunks. Returns the budget left.
-TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, int left, double* x,
-                            double* best, tbSolverWork* w, tbSolveResult* res) {
+TB_HD int tb_pgsWhileFaster(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int m, int left,
+                            double* x, double* best, tbSolverWork* w, tbSolveResult* res) {
   int near = res->residual <= TB_AUTO_NEAR;
   double *u = w->d, r = res->residual;
   double newton = (near ? TB_AUTO_NEAR_ITERS : TB_AUTO_NEWTON_ITERS) * tb_newtonSweeps(m);
   // on small problems the residual (a projection and a few square roots per contact) costs as
   // much as the sweep itself (Rover11035, one contact: 68% of PGS's time); evaluating it every
   // second sweep costs at most one sweep more (1.29 -> 1.14 us there)
-  int done = 0, check = p->n <= TB_AUTO_CHECK_MAX ? 2 : 1, sym = tb_pgsSymmetric(tb_solo(), p);
+  int done = 0, check = p->n <= TB_AUTO_CHECK_MAX ? 2 : 1, sym = tb_pgsSymmetric(t, p);
   int first = near ? check : TB_AUTO_MIN_SWEEPS;  // sweeps before the first judgement
   while (left > 0 && res->residual > opt->tol && !tb_pastDeadline(opt)) {
     int chunk = done < first && first < TB_AUTO_CHUNK ? first : TB_AUTO_CHUNK;
     int budget = left < chunk ? left : chunk, sweeps, reason;
-    double rn =
-        tb_pgsSweeps(tb_solo(), p, sym, opt->sor, opt->tol, budget, check, x, u, &sweeps, &reason);
+    double rn = tb_pgsSweeps(t, p, sym, opt->sor, opt->tol, budget, check, x, u, &sweeps, &reason);
     left -= sweeps;
     done += sweeps;
     res->iterations += sweeps;
     if (reason == TB_STOP_NONFINITE) {
-      memcpy(x, best, sizeof(double) * p->n);
-      tb_residual(p, x, w->d);  // u of the restored x, for a later round's sweeps
+      tb_teamCopy(t, x, best, p->n);
+      tb_residualTeam(t, p, x, w->d);  // u of the restored x, for a later round's sweeps
       break;
     }
     // converged by the running residual: confirm from scratch (u itself is left as it was)
-    if (reason == TB_STOP_CONVERGED) rn = tb_residual(p, x, w->d + p->n);
+    if (reason == TB_STOP_CONVERGED) rn = tb_residualTeam(t, p, x, w->d + p->n);
     if (rn <= res->residual) {
       res->residual = rn;
       res->reason = rn <= opt->tol ? TB_STOP_CONVERGED : TB_STOP_MAXITER;
-      memcpy(best, x, sizeof(double) * p->n);
+      tb_teamCopy(t, best, x, p->n);
     }
     if (rn <= opt->tol) break;
     if (done >= first) {
@@ -177,13 +188,13 @@ TB_HD int tb_pgsWhileFaster(const tbProblem* p, const tbSolverOpt* opt, int m, i
 // try by least squares where the fast direction gains nothing, and otherwise hands back to PGS
 // from the best iterate, for at most TB_AUTO_NEWTON_ROUNDS Newton starts, each from a point at
 // least twice as good as the last. Returns the budget left; *tried says whether Newton ran.
-TB_HD int tb_pgsThenNewton(const tbProblem* p, const tbSolverOpt* opt, int newton, int m, int left,
-                           double* x, double* best, tbSolverWork* w, tbSolveResult* res,
+TB_HD int tb_pgsThenNewton(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int newton, int m,
+                           int left, double* x, double* best, tbSolverWork* w, tbSolveResult* res,
                            int* tried) {
   double newton_from = INFINITY;  // the best residual when Newton last started
   for (int rounds = 0; rounds < TB_AUTO_NEWTON_ROUNDS && left > 0 && !tb_pastDeadline(opt);) {
     double before = res->residual;
-    left = tb_pgsWhileFaster(p, opt, m, left, x, best, w, res);
+    left = tb_pgsWhileFaster(t, p, opt, m, left, x, best, w, res);
     if (res->residual <= opt->tol || left <= 0) break;
     // Newton from about the same point would fail the same way: PGS goes on from its own
     // iterate while it gains 10% a round, and the stages after the rounds take over where it
@@ -197,18 +208,18 @@ TB_HD int tb_pgsThenNewton(const tbProblem* p, const tbSolverOpt* opt, int newto
     rounds++;
     *tried = 1;
     double* xpgs = best - p->n;  // PGS's iterate, in the proximal Newton's slot for b (free here)
-    memcpy(xpgs, x, sizeof(double) * p->n);
-    memcpy(x, best, sizeof(double) * p->n);
+    tb_teamCopy(t, xpgs, x, p->n);
+    tb_teamCopy(t, x, best, p->n);
     int lm = TB_LM_PROJECTED_LU;
     for (int used = 0; used < TB_AUTO_NEWTON_CAP && left > 0;) {
       int budget = left < TB_AUTO_NEWTON_TRY ? left : TB_AUTO_NEWTON_TRY;
       double from = res->residual;
       int iters = res->iterations;
-      tb_stage(newton, lm, p, opt, budget, x, best, w, res);
+      tb_stage(t, newton, lm, p, opt, budget, x, best, w, res);
       int spent = res->iterations - iters > 0 ? res->iterations - iters : 1;
       left -= spent;
       used += spent;
-      memcpy(x, best, sizeof(double) * p->n);  // what follows goes on from the best point
+      tb_teamCopy(t, x, best, p->n);  // what follows goes on from the best point
       if (res->residual <= opt->tol) break;
       if (!(res->residual < 0.1 * from)) {
         // the fast direction (LU, else Cholesky of the normal equations) squares J's condition;
@@ -222,8 +233,8 @@ TB_HD int tb_pgsThenNewton(const tbProblem* p, const tbSolverOpt* opt, int newto
     // PGS goes on from its own iterate unless Newton found a better point: PGS is not monotone,
     // and restarted from the best point it replays the same sweeps (a grasp step warm-started at
     // 1.3e-3: PGS rises to 2.0e-3 and comes down to 1e-8 in 93 sweeps, Newton fails from there)
-    if (!(res->residual < newton_from)) memcpy(x, xpgs, sizeof(double) * p->n);
-    tb_residual(p, x, w->d);  // u = A x + b, which PGS keeps current
+    if (!(res->residual < newton_from)) tb_teamCopy(t, x, xpgs, p->n);
+    tb_residualTeam(t, p, x, w->d);  // u = A x + b, which PGS keeps current
   }
   return left;
 }
@@ -299,65 +310,69 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
   return left;
 }
 
-TB_HD void tb_solveAuto(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                        tbSolveResult* res) {
+// the auto solver run by team t; every member gets the result
+TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                        tbSolverWork* w, tbSolveResult* res) {
   // the best iterate lives at the end of the scratch, past what any stage uses
   double* best = w->d + w->nd - (p->n > 0 ? p->n : 1);
-  memcpy(best, x, sizeof(double) * p->n);
+  tb_teamCopy(t, best, x, p->n);
   res->iterations = 0;
   res->reason = TB_STOP_MAXITER;
-  res->residual = tb_residual(p, x, w->d);  // and u = A x + b in w->d
+  res->residual = tb_residualTeam(t, p, x, w->d);  // and u = A x + b in w->d
   int left = opt->max_iter;
   int newton = tb_solverApplies(TB_SOLVER_MNCP_PLM, p) ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MLCP_FB_PLM;
   int nfree, m = newton == TB_SOLVER_MNCP_PLM ? p->n : tb_lcpSize(p, &nfree);
   int tried = 0, lemke = tb_solverApplies(TB_SOLVER_LEMKE, p);
   if (lemke && res->residual > opt->tol && tb_lemkeFirst(p, m, x)) {
     int probe = left < TB_AUTO_LEMKE_PROBE ? left : TB_AUTO_LEMKE_PROBE;
-    tb_stage(TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, probe, x, best, w, res);
+    tb_stage(t, TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, probe, x, best, w, res);
     left -= probe;
     if (res->residual > opt->tol) {
-      tb_stage(TB_SOLVER_LEMKE, TB_LM_PROJECTED_LU, p, opt, opt->max_iter, x, best, w, res);
+      tb_stage(t, TB_SOLVER_LEMKE, TB_LM_PROJECTED_LU, p, opt, opt->max_iter, x, best, w, res);
       lemke = 0;
     }
-    memcpy(x, best, sizeof(double) * p->n);
-    tb_residual(p, x, w->d);  // u = A x + b for PGS
+    tb_teamCopy(t, x, best, p->n);
+    tb_residualTeam(t, p, x, w->d);  // u = A x + b for PGS
   }
   if (m <= TB_AUTO_DENSE_MAX && tb_solverApplies(newton, p)) {
-    left = tb_pgsThenNewton(p, opt, newton, m, left, x, best, w, res, &tried);
+    left = tb_pgsThenNewton(t, p, opt, newton, m, left, x, best, w, res, &tried);
   }
-  left = tb_pgsWhileProgressing(p, opt, left, x, best, w, res);
+  left = tb_pgsWhileProgressing(t, p, opt, left, x, best, w, res);
   if (!tried && res->residual > opt->tol && left > 0 && tb_solverApplies(newton, p)) {
     int budget = left < 100 ? left : 100;
-    memcpy(x, best, sizeof(double) * p->n);
-    tb_stage(newton, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
+    tb_teamCopy(t, x, best, p->n);
+    tb_stage(t, newton, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
     left -= budget;
   }
   if (res->residual > opt->tol && lemke) {
     // a standard LCP the iterations could not crack: pivot (no warm start, exact when it ends)
-    tb_stage(TB_SOLVER_LEMKE, TB_LM_PROJECTED_LU, p, opt, opt->max_iter, x, best, w, res);
+    tb_stage(t, TB_SOLVER_LEMKE, TB_LM_PROJECTED_LU, p, opt, opt->max_iter, x, best, w, res);
   }
   if (res->residual > opt->tol && left > 0 && newton == TB_SOLVER_MNCP_PLM &&
       m <= TB_AUTO_DENSE_MAX) {
-    left = tb_proximalNewton(p, opt, left, x, best, w, res);
+    tb_teamSync(t);
+    if (t.lane == 0) left = tb_proximalNewton(p, opt, left, x, best, w, res);
+    left = tb_teamShareInt(t, left);
+    tb_teamShareResult(t, res);
   }
   if (res->residual > opt->tol && left > 0) {
     int iters = res->iterations;
-    memcpy(x, best, sizeof(double) * p->n);
-    tb_stage(TB_SOLVER_PROX_GS, TB_LM_PROJECTED_LU, p, opt, left, x, best, w, res);
+    tb_teamCopy(t, x, best, p->n);
+    tb_stage(t, TB_SOLVER_PROX_GS, TB_LM_PROJECTED_LU, p, opt, left, x, best, w, res);
     left -= res->iterations - iters;
   }
   // last, PGS from the best point with what is left, in chunks that a deadline can end: on
   // jammed grasp steps prox stalls (3e-3 after 42 iterations) and the Newton stages diverge,
   // where PGS converges in 300 to 400 sweeps
-  memcpy(x, best, sizeof(double) * p->n);
+  tb_teamCopy(t, x, best, p->n);
   while (res->residual > opt->tol && left > 0 && !tb_pastDeadline(opt)) {
     int budget = left < TB_AUTO_LAST_CHUNK ? left : TB_AUTO_LAST_CHUNK;
-    tb_stage(TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
+    tb_stage(t, TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, budget, x, best, w, res);
     left -= budget;
   }
-  memcpy(x, best, sizeof(double) * p->n);
+  tb_teamCopy(t, x, best, p->n);
   if (res->residual > opt->tol && tb_pastDeadline(opt)) res->reason = TB_STOP_TIME;
-  tb_finishSolve(p, opt, x, w->d, res);
+  tb_finishSolveTeam(t, p, opt, x, w->d, res);
 }
 
 #endif  // TUMBLE_HOST_SOLVER_AUTO_H_

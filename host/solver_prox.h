@@ -16,6 +16,11 @@
 // Constraint force mixing: zeta = opt->cfm on A's diagonal makes the iteration solve the
 // relaxed problem (A + zeta I); its answer is off by O(zeta |x|), so the true residual floors
 // near zeta |x| / |b| (L&T §IV: never below the order of the relaxation).
+//
+// A team (a warp on the GPU) shares the O(n^2) work: the power iteration's rows, the blocks'
+// steps, the column updates of a Gauss-Seidel sweep, a Jacobi sweep's blocks and u = A x + b.
+// Each entry is computed by one member with the serial code and every member computes the same
+// scalars (residuals, norms), so the result is bitwise that of one thread.
 #ifndef TUMBLE_HOST_SOLVER_PROX_H_
 #define TUMBLE_HOST_SOLVER_PROX_H_
 
@@ -24,6 +29,8 @@
 
 #include <tumble/cone.h>
 #include <tumble/problem.h>
+#include <tumble/residual.h>
+#include <tumble/team.h>
 
 // extreme eigenvalues of the symmetric 2x2 or 3x3 block of A starting at row i
 TB_HDN void tb_blockEigen(const tbProblem* p, int i, int dim, double* lmin, double* lmax) {
@@ -70,43 +77,47 @@ TB_HDN void tb_blockEigen(const tbProblem* p, int i, int dim, double* lmin, doub
 }
 
 // largest eigenvalue of the symmetric part of (A - shift I) by power iteration (a fixed,
-// deterministic number of steps from a fixed start)
-TB_HD double tb_powerMax(const tbProblem* p, double shift, double* v, double* y) {
+// deterministic number of steps from a fixed start), its rows split over team t
+TB_HD double tb_powerMax(tbTeam t, const tbProblem* p, double shift, double* v, double* y) {
   int n = p->n;
-  for (int i = 0; i < n; i++) v[i] = 1.0 / sqrt((double)n) * (1.0 + 0.01 * (i % 7));
+  tb_teamSync(t);
+  for (int i = t.lane; i < n; i += t.size) v[i] = 1.0 / sqrt((double)n) * (1.0 + 0.01 * (i % 7));
   double lam = 0.0;
   for (int it = 0; it < 200; it++) {
-    double nrm = 0.0;
-    for (int i = 0; i < n; i++) {
+    tb_teamSync(t);
+    for (int i = t.lane; i < n; i += t.size) {
       double s = -shift * v[i];
       for (int j = 0; j < n; j++) {
         s += 0.5 * (p->A[(size_t)i * n + j] + p->A[(size_t)j * n + i]) * v[j];
       }
       y[i] = s;
-      nrm += s * s;
     }
+    tb_teamSync(t);
+    double nrm = 0.0;
+    for (int i = 0; i < n; i++) nrm += y[i] * y[i];
     nrm = sqrt(nrm);
     if (nrm == 0.0) return 0.0;
     double dot = 0.0;
     for (int i = 0; i < n; i++) dot += v[i] * y[i];
     lam = dot;
-    for (int i = 0; i < n; i++) v[i] = y[i] / nrm;
+    tb_teamSync(t);
+    for (int i = t.lane; i < n; i += t.size) v[i] = y[i] / nrm;
   }
   return lam;
 }
 
-// the step r of every block (rstep[k])
-TB_HD void tb_proxSteps(const tbProblem* p, const tbSolverOpt* opt, double* rstep, double* v,
-                        double* y) {
+// the step r of every block (rstep[k]), the blocks split over team t
+TB_HD void tb_proxSteps(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* rstep,
+                        double* v, double* y) {
   double global = opt->prox_r;
   if (opt->prox_rule == TB_PROXR_FORG) {
-    double emax = tb_powerMax(p, 0.0, v, y);
+    double emax = tb_powerMax(t, p, 0.0, v, y);
     // A - emax I has eigenvalues in [emin - emax, 0]; its dominant one is emin - emax
-    double emin = emax + tb_powerMax(p, emax, v, y);
+    double emin = emax + tb_powerMax(t, p, emax, v, y);
     emin = emin > 0.0 ? emin : 0.0;
     global = opt->prox_r * 2.0 / (emax + emin + opt->cfm * 2.0);
   }
-  for (int k = 0; k < p->nblock; k++) {
+  for (int k = t.lane; k < p->nblock; k += t.size) {
     if (opt->prox_rule != TB_PROXR_BLOCK) {
       rstep[k] = global;
       continue;
@@ -117,73 +128,78 @@ TB_HD void tb_proxSteps(const tbProblem* p, const tbSolverOpt* opt, double* rste
     double den = lmin + lmax + 2.0 * opt->cfm;
     rstep[k] = den > 0.0 ? opt->prox_r * 2.0 / den : 0.0;
   }
+  tb_teamSync(t);
 }
 
-// one block's prox update from the velocity u; writes the new impulses into xn
+// one block's prox update from the velocity u: its new impulses (blk_dim of them) into out
 TB_HD void tb_proxBlock(const tbProblem* p, int k, double r, double cfm, const double* x,
-                        const double* u, double* xn) {
+                        const double* u, double* out) {
   int i = p->blk_adr[k];
   if (p->blk_type[k] == TB_BLOCK_BOX) {
     double v = x[i] - r * (u[i] + cfm * x[i]);
-    xn[i] = tbu_clamp(v, p->lo[i], p->hi[i]);
+    out[0] = tbu_clamp(v, p->lo[i], p->hi[i]);
     return;
   }
   double vn = x[i] - r * (u[i] + cfm * x[i]);
-  xn[i] = vn > 0.0 ? vn : 0.0;
+  out[0] = vn > 0.0 ? vn : 0.0;
   int ntan = p->blk_dim[k] - 1;
   if (ntan == 0) return;
   double y[2] = {0.0, 0.0};
-  for (int t = 0; t < ntan; t++) y[t] = x[i + 1 + t] - r * (u[i + 1 + t] + cfm * x[i + 1 + t]);
-  tbu_projFriction(y, ntan, p->blk_mu[k] * xn[i], p->cone == 1, p->facets, p->blk_angle[k]);
-  for (int t = 0; t < ntan; t++) xn[i + 1 + t] = y[t];
+  for (int c = 0; c < ntan; c++) y[c] = x[i + 1 + c] - r * (u[i + 1 + c] + cfm * x[i + 1 + c]);
+  tbu_projFriction(y, ntan, p->blk_mu[k] * out[0], p->cone == 1, p->facets, p->blk_angle[k]);
+  for (int c = 0; c < ntan; c++) out[1 + c] = y[c];
 }
 
-// u += A[:, j] dx for every changed row of block k
-TB_HD void tb_updateVelocity(const tbProblem* p, int k, const double* xold, const double* x,
-                             double* u) {
-  int i0 = p->blk_adr[k];
-  for (int j = i0; j < i0 + p->blk_dim[k]; j++) {
-    double dx = x[j] - xold[j];
-    if (dx == 0.0) continue;
-    for (int i = 0; i < p->n; i++) u[i] += p->A[(size_t)i * p->n + j] * dx;
+// x[j] <- v and u += A[:, j] (v - x[j]) by team t, once every member has read x and u (the
+// column read as a column: prox takes A as it is, symmetric or not)
+TB_HD void tb_proxSet(tbTeam t, const tbProblem* p, int j, double v, double* x, double* u) {
+  double dx = v - x[j];
+  tb_teamSync(t);
+  if (t.lane == 0) x[j] = v;
+  if (dx != 0.0) {
+    for (int i = t.lane; i < p->n; i += t.size) u[i] += p->A[(size_t)i * p->n + j] * dx;
   }
+  tb_teamSync(t);
 }
 
-TB_HD void tb_proxSweep(const tbProblem* p, const tbSolverOpt* opt, const double* rstep,
+TB_HD void tb_proxSweep(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, const double* rstep,
                         double scale, int jacobi, double* x, double* u, double* xs) {
   if (jacobi) {
     // every block from the same u; then u from scratch
-    for (int k = 0; k < p->nblock; k++) tb_proxBlock(p, k, scale * rstep[k], opt->cfm, x, u, xs);
-    memcpy(x, xs, sizeof(double) * p->n);
-    tb_problemVelocity(p, x, u);
+    for (int k = t.lane; k < p->nblock; k += t.size) {
+      tb_proxBlock(p, k, scale * rstep[k], opt->cfm, x, u, xs + p->blk_adr[k]);
+    }
+    tb_teamCopy(t, x, xs, p->n);
+    tb_problemVelocityTeam(t, p, x, u);
     return;
   }
-  memcpy(xs, x, sizeof(double) * p->n);
   for (int k = 0; k < p->nblock; k++) {
-    tb_proxBlock(p, k, scale * rstep[k], opt->cfm, x, u, x);
-    tb_updateVelocity(p, k, xs, x, u);
+    double nv[3];
+    tb_proxBlock(p, k, scale * rstep[k], opt->cfm, x, u, nv);
+    for (int c = 0; c < p->blk_dim[k]; c++) tb_proxSet(t, p, p->blk_adr[k] + c, nv[c], x, u);
   }
 }
 
-TB_HDN void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                         tbSolveResult* res, int jacobi) {
+// the prox solver (scratch: 6n doubles) run by team t; every member gets the result
+TB_HDN void tb_solveProx(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                         tbSolverWork* w, tbSolveResult* res, int jacobi) {
   int n = p->n;
   double *u = w->d, *xs = u + n, *xprev = xs + n, *rstep = xprev + n, *v = rstep + n;
   double* y = v + n;
   res->iterations = 0;
   res->reason = TB_STOP_MAXITER;
   if (n == 0) {
-    tb_finishSolve(p, opt, x, u, res);
+    tb_finishSolveTeam(t, p, opt, x, u, res);
     return;
   }
-  tb_proxSteps(p, opt, rstep, v, y);
-  tb_problemVelocity(p, x, u);
+  tb_proxSteps(t, p, opt, rstep, v, y);
+  tb_problemVelocityTeam(t, p, x, u);
   double scale = 1.0, prev = tb_residualFromVelocity(p, x, u);
   int good = 0;
   for (int it = 0; it < opt->max_iter; it++) {
     if (tb_outOfTime(opt, res)) break;
-    memcpy(xprev, x, sizeof(double) * n);
-    tb_proxSweep(p, opt, rstep, scale, jacobi, x, u, xs);
+    tb_teamCopy(t, xprev, x, n);
+    tb_proxSweep(t, p, opt, rstep, scale, jacobi, x, u, xs);
     res->iterations = it + 1;
     double r = tb_residualFromVelocity(p, x, u);
     if (!isfinite(r)) {
@@ -200,8 +216,8 @@ TB_HDN void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, 
     }
     if (r > prev) {
       // overshoot: back to the previous iterate with half the step
-      memcpy(x, xprev, sizeof(double) * n);
-      tb_problemVelocity(p, x, u);
+      tb_teamCopy(t, x, xprev, n);
+      tb_problemVelocityTeam(t, p, x, u);
       scale *= 0.5;
       good = 0;
       if (scale < 1e-12) {
@@ -217,7 +233,7 @@ TB_HDN void tb_solveProx(const tbProblem* p, const tbSolverOpt* opt, double* x, 
     }
     prev = r;
   }
-  tb_finishSolve(p, opt, x, u, res);
+  tb_finishSolveTeam(t, p, opt, x, u, res);
 }
 
 #endif  // TUMBLE_HOST_SOLVER_PROX_H_

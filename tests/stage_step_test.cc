@@ -15,6 +15,7 @@
 #include <omp.h>
 
 #include <tumble/estimate.h>
+#include <tumble/grasp.h>
 
 #include "engine.h"
 #include "stage_step.h"
@@ -173,22 +174,48 @@ TEST_P(DeviceLayoutTest, EveryModelIsBitwiseTheCpuLayout) {
 INSTANTIATE_TEST_SUITE_P(Models, DeviceLayoutTest, ::testing::Range(0, studyCount()),
                          [](const ::testing::TestParamInfo<int>& i) { return studyName(i.param); });
 
-// every step solver in the layouts in turn (the solvers' scratch is slot-strided like the rest)
+// every step solver by a team (PGS, prox and auto shared among its members, the others on its
+// lead) and in one of the other layouts in turn (the solvers' scratch is slot-strided like the
+// rest)
 TEST(SolverLayoutTest, EverySolverIsBitwiseTheCpuLayout) {
   for (int solver = 0; solver < TB_NSOLVER; solver++) {
     int cone = solverCone(solver);
-    Scene a("box-stack", 6, {}, cone, 4), b("box-stack", 6, {}, cone, 4);
-    for (Scene* sc : {&a, &b}) {
-      sc->m->opt.solver = solver;
-      jitterParams(*sc, 19);
-    }
+    Scene a("box-stack", 6, {}, cone, 4);
+    a.m->opt.solver = solver;
+    jitterParams(a, 19);
     ASSERT_EQ(tb_rollout(a.m, a.d, 0, 6, 30, nullptr), TB_OK) << tb_lastError();
-    deviceLayoutRollout(b.m, b.d, 30, nullptr, nullptr, kLayouts[solver % 3]);
-    EXPECT_EQ(firstDifference(a.d, b.d), "") << tb_solverName(solver);
+    for (Layout layout : {kTeam, kLayouts[solver % 2]}) {
+      Scene b("box-stack", 6, {}, cone, 4);
+      b.m->opt.solver = solver;
+      jitterParams(b, 19);
+      deviceLayoutRollout(b.m, b.d, 30, nullptr, nullptr, layout);
+      EXPECT_EQ(firstDifference(a.d, b.d), "")
+          << tb_solverName(solver) << " " << kLayoutName[layout];
+    }
     for (int s = 0; s < 6; s++) {
       EXPECT_FALSE(a.d->status[s] & TB_SCENE_FAILMASK) << tb_solverName(solver) << " scene " << s;
     }
   }
+}
+
+// auto by a team on a jammed grasp trial (the one of GraspTest's solver comparison), whose
+// steps go through PGS rounds, Newton on the lead, and in some steps the later stages: the
+// team's trajectory and statistics are bitwise one thread's
+TEST(SolverLayoutTest, AutoByATeamIsBitwiseOnAJammedGrasp) {
+  tbGraspDef g = tb_defaultGraspDef();
+  g.solver = TB_SOLVER_AUTO;
+  g.max_iter = 200;
+  const double offset[2] = {-0.001, -0.020};
+  Scene a(tb_buildGraspModel(&g), 1), b(tb_buildGraspModel(&g), 1);
+  for (Scene* sc : {&a, &b}) {
+    tb_graspDraw(sc->m, &g, 1, 9, 9, offset, sc->d->param);
+    ASSERT_EQ(tb_resetData(sc->m, sc->d), TB_OK) << tb_lastError();
+  }
+  int nstep = tb_graspSteps(&g);
+  ASSERT_EQ(tb_rollout(a.m, a.d, 0, 1, nstep, nullptr), TB_OK) << tb_lastError();
+  deviceLayoutRollout(b.m, b.d, nstep, nullptr, nullptr, kTeam);
+  EXPECT_EQ(firstDifference(a.d, b.d), "");
+  EXPECT_GT(a.d->iter_max[0], 100) << "a step that needed more than the first stages";
 }
 
 // the plate probes (field statistics, the ch. 6 objective's terms) in the device layouts

@@ -35,8 +35,9 @@ TB_HD tbSolverOpt tb_defaultSolverOpt(void) {
   return o;
 }
 
-// u = A x + b, its rows split over team t
+// u = A x + b, its rows split over team t, once every member has read u and x as they were
 TB_HD void tb_problemVelocityTeam(tbTeam t, const tbProblem* p, const double* x, double* u) {
+  tb_teamSync(t);
   for (int i = t.lane; i < p->n; i += t.size) {
     const double* a = p->A + (size_t)i * p->n;
     double s = p->b[i];
@@ -94,10 +95,15 @@ TB_HD double tb_residualFromVelocity(const tbProblem* p, const double* x, const 
   return sqrt(s) / (bn > 1e-16 ? bn : 1e-16);
 }
 
-// the same from x alone; work has n entries
-TB_HD double tb_residual(const tbProblem* p, const double* x, double* work) {
-  tb_problemVelocity(p, x, work);
+// the same from x alone (work: n entries, left holding u = A x + b), u's rows split over team
+// t; every member gets the result
+TB_HD double tb_residualTeam(tbTeam t, const tbProblem* p, const double* x, double* work) {
+  tb_problemVelocityTeam(t, p, x, work);
   return tb_residualFromVelocity(p, x, work);
+}
+
+TB_HD double tb_residual(const tbProblem* p, const double* x, double* work) {
+  return tb_residualTeam(tb_solo(), p, x, work);
 }
 
 // 1 once opt->deadline is set and passed (never on the device)

@@ -54,4 +54,34 @@ TB_HD int tb_teamAll(tbTeam t, int v) {
 #endif
 }
 
+// the lead's v on every member (for what the lead alone computed)
+TB_HD double tb_teamShare(tbTeam t, double v) {
+#if defined(__CUDA_ARCH__)
+  return t.size > 1 ? __shfl_sync(0xffffffffu, v, 0) : v;
+#elif defined(_OPENMP)
+  if (t.size == 1) return v;
+  static double lead;  // the host team's value, read between barriers
+  tb_teamSync(t);
+  if (t.lane == 0) lead = v;
+  tb_teamSync(t);
+  double r = lead;
+  tb_teamSync(t);
+  return r;
+#else
+  (void)t;
+  return v;
+#endif
+}
+
+TB_HD int tb_teamShareInt(tbTeam t, int v) {
+  return (int)tb_teamShare(t, (double)v);  // exact: every int is a double
+}
+
+// dst[0..n) = src[0..n), the entries split over the team, seen by every member afterwards
+TB_HD void tb_teamCopy(tbTeam t, double* dst, const double* src, int n) {
+  tb_teamSync(t);  // every member has read dst and src as they were
+  for (int i = t.lane; i < n; i += t.size) dst[i] = src[i];
+  tb_teamSync(t);
+}
+
 #endif  // TUMBLE_TEAM_H_
