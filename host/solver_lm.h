@@ -260,6 +260,30 @@ TB_HD void tb_axpy(int n, const double* a, double t, const double* d, double* r)
   for (int i = 0; i < n; i++) r[i] = a[i] + t * d[i];
 }
 
+// the linear system of an iteration: its direction d solves it (tb_lmSystemSolve)
+enum {
+  TB_LM_SYS_NONE = 0,  // the driver has stopped
+  TB_LM_SYS_CHOL,      // (J^T J + lambda I) d = -g by Cholesky (RLM, dogleg)
+  TB_LM_SYS_LU,        // J d = -phi by LU (PLM with the Newton direction)
+  TB_LM_SYS_LU_SHIFT,  // (J - sigma I) d = -phi by LU (the same, J known singular)
+  TB_LM_SYS_QR,        // least squares [J; sqrt(lambda) I] d = [-phi; 0] by QR (the seed's PLM)
+};
+
+// A driver's state between its iterations: what would be a loop's locals, kept here so that an
+// iteration can stop before its linear solve and go on after it (tb_lmPre, tb_lmPost), and the
+// solve may come from elsewhere: the GPU's batched library factorizations
+// (host/newton_batch.h) between two launches.
+typedef struct tbLmIter {
+  int driver;  // TB_LM_RLM, TB_LM_PLM, TB_LM_DOGLEG
+  int it;      // iterations begun
+  int done;    // the driver has stopped: res->reason says why
+  int system;  // the current iteration's TB_LM_SYS_*
+  int stale;   // RLM, dogleg: J, g and J^T J are to be recomputed at y
+  int kbest, nhist, mem;  // PLM: the best point's iteration, the merit history and its length
+  double psi, lambda, best;
+  double hist[TB_PLM_MAXMEM];
+} tbLmIter;
+
 // scratch of the drivers: J (n^2), K (2n^2), then 15 n for the vectors
 typedef struct tbLmState {
   int n;
@@ -317,54 +341,62 @@ TB_HD void tb_lmLinearize(const tbLm* c, tbLmState* s) {
   tbu_gram(s->n, s->n, s->J, s->K);
 }
 
-TB_HDN void tb_lmRLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
-                     tbSolveResult* res) {
-  int n = s->n, stale = 1;
-  double lambda = opt->lm_lambda;
-  for (int it = 0; it < opt->max_iter; it++) {
-    if (tb_outOfTime(opt, res)) return;
-    res->iterations = it + 1;
-    if (stale) {
-      tb_lmLinearize(c, s);
-      stale = 0;
-      if (tb_dot(n, s->g, s->g) == 0.0) {
-        res->reason = TB_STOP_STALLED;  // a stationary point of psi that is not a solution
-        return;
-      }
+//---- regular LM (RLM) ----------------------------------------------------------------------------
+
+TB_HD void tb_rlmBegin(const tbSolverOpt* opt, tbLmIter* it) {
+  it->stale = 1;
+  it->lambda = opt->lm_lambda;
+}
+
+// an iteration's start: J, g and J^T J where y moved; the system (J^T J + lambda I) d = -g
+TB_HD int tb_rlmPre(const tbLm* c, tbLmState* s, tbLmIter* it, tbSolveResult* res) {
+  if (it->stale) {
+    tb_lmLinearize(c, s);
+    it->stale = 0;
+    if (tb_dot(s->n, s->g, s->g) == 0.0) {
+      res->reason = TB_STOP_STALLED;  // a stationary point of psi that is not a solution
+      return TB_LM_SYS_NONE;
     }
-    if (tb_lmStep(s, lambda, s->d)) {
-      lambda *= opt->lm_step;
-      if (lambda > TB_LM_LAMBDA_MAX) {
-        res->reason = TB_STOP_STALLED;
-        return;
-      }
-      continue;
-    }
-    double pred = tb_lmPredicted(s, s->d, s->aux);
-    tb_axpy(n, s->y, 1.0, s->d, s->yt);
-    double psit = tb_lmPhi(c, s->yt, s->phit);
-    double rho = isfinite(psit) && pred > 0.0 ? (psi - psit) / pred : -1.0;
-    if (rho < opt->lm_rmin) lambda *= opt->lm_step;
-    if (rho > 0.0) {
-      memcpy(s->y, s->yt, n * sizeof(double));
-      memcpy(s->phi, s->phit, n * sizeof(double));
-      psi = psit;
-      stale = 1;
-      if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
-        res->reason = TB_STOP_CONVERGED;
-        return;
-      }
-    }
-    if (rho > opt->lm_rmax) {
-      lambda /= opt->lm_step;
-      if (lambda < opt->lm_lambda_min) lambda = opt->lm_lambda_min;
-    }
-    if (lambda > TB_LM_LAMBDA_MAX || !(pred > 0.0)) {
+  }
+  return TB_LM_SYS_CHOL;
+}
+
+// the gain ratio of the step d (ok: the system was solved): accept it or not, adapt lambda
+TB_HD void tb_rlmPost(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, tbLmIter* it,
+                      tbSolveResult* res, int ok) {
+  int n = s->n;
+  if (!ok) {  // G + lambda I not positive definite: more damping
+    it->lambda *= opt->lm_step;
+    if (it->lambda > TB_LM_LAMBDA_MAX) {
       res->reason = TB_STOP_STALLED;
+      it->done = 1;
+    }
+    return;
+  }
+  double pred = tb_lmPredicted(s, s->d, s->aux);
+  tb_axpy(n, s->y, 1.0, s->d, s->yt);
+  double psit = tb_lmPhi(c, s->yt, s->phit);
+  double rho = isfinite(psit) && pred > 0.0 ? (it->psi - psit) / pred : -1.0;
+  if (rho < opt->lm_rmin) it->lambda *= opt->lm_step;
+  if (rho > 0.0) {
+    memcpy(s->y, s->yt, n * sizeof(double));
+    memcpy(s->phi, s->phit, n * sizeof(double));
+    it->psi = psit;
+    it->stale = 1;
+    if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
+      res->reason = TB_STOP_CONVERGED;
+      it->done = 1;
       return;
     }
   }
-  res->reason = TB_STOP_MAXITER;
+  if (rho > opt->lm_rmax) {
+    it->lambda /= opt->lm_step;
+    if (it->lambda < opt->lm_lambda_min) it->lambda = opt->lm_lambda_min;
+  }
+  if (it->lambda > TB_LM_LAMBDA_MAX || !(pred > 0.0)) {
+    res->reason = TB_STOP_STALLED;
+    it->done = 1;
+  }
 }
 
 // the direction (J - shift I) d = -phi by LU, where that matrix is well conditioned: its pivots
@@ -444,110 +476,125 @@ TB_HD double tb_plmShift(const tbLmState* s) {
   return TB_PLM_SHIFT * sqrt(cmax);
 }
 
-// PLM direction (g = J^T phi current); -1 if nothing works.
-// The seed's (s->piv NULL): least squares [J; sqrt(lambda) I] d = [-phi; 0] by QR, Cholesky
-// of the damped normal equations as the fallback.
-// auto's Newton stage (s->piv set): for the seed's lambda = 1e-16 the least-squares step is the
-// Newton step up to a relative O(lambda / sigma_min(J)^2), so J d = -phi by LU (2/3 n^3 flops,
-// where QR on the 2n x n stack costs about 10/3 n^3) while J is well conditioned. Where it is
-// not (redundant contacts: BoxesStack1, OneObject, a resting box stack), the regularized Newton
-// step (J - sigma I) d = -phi by LU with sigma = TB_PLM_SHIFT |J| (tb_plmShift): on a sticking
-// manifold J = A D - E is -A, so J - sigma I is -(A + sigma I), nonsingular, and the step
-// solves A's range to a relative sigma / (its eigenvalue) while leaving its null space (the
-// impulse spread over redundant contacts) alone. It costs half of the Cholesky step on
-// J^T J + lambda' I (n^3 + n^3/3 flops), which comes next, then QR as the last resort. After
-// one rejected LU, or where J is singular for sure (tb_lmSurelySingular), the rest of the stage
-// skips the plain LU (the redundancy stays).
-TB_HD int tb_plmDirection(tbLmState* s, double lambda, double* d) {
-  if (!s->piv) return tb_plmQR(s, lambda, d) && tb_plmCholesky(s, lambda, d) ? -1 : 0;
-  if (!s->lu_off) {
-    if (!tb_plmLU(s, 0.0, d)) return 0;
+// the rest of PLM's chain of directions after the iteration's first system failed: for the
+// seed's (QR first) Cholesky of the damped normal equations; for auto's (LU first) the shifted
+// LU (marking J singular when the plain LU failed), Cholesky, then QR; -1 if nothing works.
+//
+// Why this chain: the seed's PLM takes the least squares [J; sqrt(lambda) I] d = [-phi; 0] by
+// QR, Cholesky of the damped normal equations as the fallback. auto's Newton stage (s->piv set):
+// for the seed's lambda = 1e-16 the least-squares step is the Newton step up to a relative
+// O(lambda / sigma_min(J)^2), so J d = -phi by LU (2/3 n^3 flops, where QR on the 2n x n stack
+// costs about 10/3 n^3) while J is well conditioned. Where it is not (redundant contacts:
+// BoxesStack1, OneObject, a resting box stack), the regularized Newton step (J - sigma I) d =
+// -phi by LU with sigma = TB_PLM_SHIFT |J| (tb_plmShift): on a sticking manifold J = A D - E is
+// -A, so J - sigma I is -(A + sigma I), nonsingular, and the step solves A's range to a relative
+// sigma / (its eigenvalue) while leaving its null space (the impulse spread over redundant
+// contacts) alone. It costs half of the Cholesky step on J^T J + lambda' I (n^3 + n^3/3 flops),
+// which comes next, then QR as the last resort. After one rejected LU, or where J is singular
+// for sure (tb_lmSurelySingular), the rest of the stage skips the plain LU (the redundancy
+// stays).
+TB_HD int tb_plmFallback(tbLmState* s, int system, double lambda, double* d) {
+  if (system == TB_LM_SYS_QR) return tb_plmCholesky(s, lambda, d);
+  if (system == TB_LM_SYS_LU) {
     s->lu_off = 1;
+    if (!tb_plmLU(s, tb_plmShift(s), d)) return 0;
   }
-  if (!tb_plmLU(s, tb_plmShift(s), d)) return 0;
   return tb_plmCholesky(s, lambda, d) && tb_plmQR(s, lambda, d) ? -1 : 0;
 }
 
-TB_HDN void tb_lmPLM(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
-                     tbSolveResult* res) {
-  int n = s->n, kbest = 0, nhist = 0, mem = opt->plm_memory;
-  double hist[TB_PLM_MAXMEM], best = psi, lambda = opt->plm_lambda;
-  if (mem < 1) mem = 1;
-  if (mem > TB_PLM_MAXMEM) mem = TB_PLM_MAXMEM;
-  memcpy(s->ybest, s->y, n * sizeof(double));
-  hist[0] = psi;
-  nhist = 1;
-  res->reason = TB_STOP_MAXITER;
-  for (int it = 0; it < opt->max_iter; it++) {
-    if (tb_outOfTime(opt, res)) break;
-    res->iterations = it + 1;
-    tb_lmJac(c, s->y, s->J);
-    tbu_matTVec(n, n, s->J, s->phi, s->g);
-    if (s->piv && tb_lmSurelySingular(c, s->y)) s->lu_off = 1;
-    if (tb_plmDirection(s, lambda, s->d)) {
-      res->reason = TB_STOP_SINGULAR;
-      break;
-    }
-    double slope = tb_dot(n, s->g, s->d);
-    if (!(slope < 0.0)) {  // not a descent direction (round-off): steepest descent
-      for (int i = 0; i < n; i++) s->d[i] = -s->g[i];
-      slope = -tb_dot(n, s->g, s->g);
-      if (!(slope < 0.0)) {
-        res->reason = TB_STOP_STALLED;
-        break;
-      }
-    }
-    // reference value: monotone for the first steps after a (re)start, else the memory's max
-    double ref = psi;
-    if (nhist >= TB_PLM_MONOTONE) {
-      int from = nhist > mem ? nhist - mem : 0;
-      for (int h = from; h < nhist; h++) ref = fmax(ref, hist[h % TB_PLM_MAXMEM]);
-    }
-    double t = 1.0, psit;
-    for (;;) {
-      tb_axpy(n, s->y, t, s->d, s->yt);
-      psit = tb_lmPhi(c, s->yt, s->phit);
-      if (psit <= ref + TB_PLM_SIGMA * t * slope) break;
-      t *= TB_PLM_BETA;
-      if (t < TB_PLM_TMIN) break;
-    }
-    if (t < TB_PLM_TMIN) {
-      if (psi > best) {  // restart from the best point, monotone
-        memcpy(s->y, s->ybest, n * sizeof(double));
-        psi = tb_lmPhi(c, s->y, s->phi);
-        hist[0] = psi;
-        nhist = 1;
-        kbest = it;
-        continue;
-      }
+TB_HD void tb_plmBegin(const tbSolverOpt* opt, tbLmState* s, tbLmIter* it) {
+  int mem = opt->plm_memory;
+  it->mem = mem < 1 ? 1 : mem > TB_PLM_MAXMEM ? TB_PLM_MAXMEM : mem;
+  it->kbest = 0;
+  it->best = it->psi;
+  it->lambda = opt->plm_lambda;
+  memcpy(s->ybest, s->y, s->n * sizeof(double));
+  it->hist[0] = it->psi;
+  it->nhist = 1;
+}
+
+// an iteration's start: J and g at y; the first system of the chain
+TB_HD int tb_plmPre(const tbLm* c, tbLmState* s) {
+  tb_lmJac(c, s->y, s->J);
+  tbu_matTVec(s->n, s->n, s->J, s->phi, s->g);
+  if (s->piv && tb_lmSurelySingular(c, s->y)) s->lu_off = 1;
+  if (!s->piv) return TB_LM_SYS_QR;
+  return s->lu_off ? TB_LM_SYS_LU_SHIFT : TB_LM_SYS_LU;
+}
+
+// back to the best point, monotone from there
+TB_HD void tb_plmRestart(const tbLm* c, tbLmState* s, tbLmIter* it) {
+  memcpy(s->y, s->ybest, s->n * sizeof(double));
+  it->psi = tb_lmPhi(c, s->y, s->phi);
+  it->hist[0] = it->psi;
+  it->nhist = 1;
+  it->kbest = it->it - 1;
+}
+
+// the direction (the rest of the chain where the first system failed: ok 0), the non-monotone
+// Armijo search along it, the best point and the watchdog
+TB_HDN void tb_plmPost(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, tbLmIter* it,
+                       tbSolveResult* res, int ok) {
+  int n = s->n;
+  if (!ok && tb_plmFallback(s, it->system, it->lambda, s->d)) {
+    res->reason = TB_STOP_SINGULAR;
+    it->done = 1;
+    return;
+  }
+  double slope = tb_dot(n, s->g, s->d);
+  if (!(slope < 0.0)) {  // not a descent direction (round-off): steepest descent
+    for (int i = 0; i < n; i++) s->d[i] = -s->g[i];
+    slope = -tb_dot(n, s->g, s->g);
+    if (!(slope < 0.0)) {
       res->reason = TB_STOP_STALLED;
-      break;
-    }
-    memcpy(s->y, s->yt, n * sizeof(double));
-    memcpy(s->phi, s->phit, n * sizeof(double));
-    psi = psit;
-    hist[nhist % TB_PLM_MAXMEM] = psi;
-    nhist++;
-    if (psi < best) {
-      best = psi;
-      kbest = it;
-      memcpy(s->ybest, s->y, n * sizeof(double));
-    }
-    if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
-      res->reason = TB_STOP_CONVERGED;
-      break;
-    }
-    if (it - kbest >= opt->plm_watchdog) {  // watchdog: back to the best point, monotone
-      memcpy(s->y, s->ybest, n * sizeof(double));
-      psi = tb_lmPhi(c, s->y, s->phi);
-      hist[0] = psi;
-      nhist = 1;
-      kbest = it;
+      it->done = 1;
+      return;
     }
   }
-  if (psi > best) {  // the non-monotone search may end above the best point: return that
-    memcpy(s->y, s->ybest, n * sizeof(double));
+  // reference value: monotone for the first steps after a (re)start, else the memory's max
+  double ref = it->psi;
+  if (it->nhist >= TB_PLM_MONOTONE) {
+    int from = it->nhist > it->mem ? it->nhist - it->mem : 0;
+    for (int h = from; h < it->nhist; h++) ref = fmax(ref, it->hist[h % TB_PLM_MAXMEM]);
   }
+  double t = 1.0, psit;
+  for (;;) {
+    tb_axpy(n, s->y, t, s->d, s->yt);
+    psit = tb_lmPhi(c, s->yt, s->phit);
+    if (psit <= ref + TB_PLM_SIGMA * t * slope) break;
+    t *= TB_PLM_BETA;
+    if (t < TB_PLM_TMIN) break;
+  }
+  if (t < TB_PLM_TMIN) {
+    if (it->psi > it->best) {  // restart from the best point
+      tb_plmRestart(c, s, it);
+      return;
+    }
+    res->reason = TB_STOP_STALLED;
+    it->done = 1;
+    return;
+  }
+  memcpy(s->y, s->yt, n * sizeof(double));
+  memcpy(s->phi, s->phit, n * sizeof(double));
+  it->psi = psit;
+  it->hist[it->nhist % TB_PLM_MAXMEM] = it->psi;
+  it->nhist++;
+  if (it->psi < it->best) {
+    it->best = it->psi;
+    it->kbest = it->it - 1;
+    memcpy(s->ybest, s->y, n * sizeof(double));
+  }
+  if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
+    res->reason = TB_STOP_CONVERGED;
+    it->done = 1;
+    return;
+  }
+  if (it->it - 1 - it->kbest >= opt->plm_watchdog) tb_plmRestart(c, s, it);  // the watchdog
+}
+
+// the non-monotone search may end above the best point: return that
+TB_HD void tb_plmEnd(tbLmState* s, const tbLmIter* it) {
+  if (it->psi > it->best) memcpy(s->y, s->ybest, s->n * sizeof(double));
 }
 
 //---- dogleg with the edge-aware line search (MNCP) ----------------------------------------------
@@ -611,102 +658,152 @@ TB_HDN void tb_dogSegment(const tbLm* c, tbLmState* s, const double* y0, const d
   }
 }
 
-TB_HDN void tb_lmDogleg(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, double psi,
-                        tbSolveResult* res) {
-  int n = s->n, stale = 1;
-  double lambda = opt->lm_lambda;
+TB_HD void tb_dogBegin(const tbSolverOpt* opt, tbLmIter* it) {
+  tb_rlmBegin(opt, it);
+}
+
+// the LM point first, taken without a search when the model predicted it well; else the best of
+// psi along the dogleg through the Cauchy point, kinks included
+TB_HDN void tb_dogPost(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, tbLmIter* it,
+                       tbSolveResult* res, int ok) {
+  int n = s->n;
   double *dc = s->aux2, *Jg = s->aux2 + n, *e = s->aux2 + 2 * n, *yc = s->aux2 + 3 * n;
   double* dbest = s->aux2 + 4 * n;
-  for (int it = 0; it < opt->max_iter; it++) {
-    if (tb_outOfTime(opt, res)) return;
-    res->iterations = it + 1;
-    if (stale) {
-      tb_lmLinearize(c, s);
-      stale = 0;
-      if (tb_dot(n, s->g, s->g) == 0.0) {
-        res->reason = TB_STOP_STALLED;
-        return;
-      }
+  if (!ok) {
+    tb_rlmPost(c, opt, s, it, res, 0);
+    return;
+  }
+  tb_axpy(n, s->y, 1.0, s->d, s->yt);
+  double psit = tb_lmPhi(c, s->yt, s->phit), pred = tb_lmPredicted(s, s->d, s->aux);
+  double rho = isfinite(psit) && pred > 0.0 ? (it->psi - psit) / pred : -1.0;
+  double bpsi = isfinite(psit) ? psit : INFINITY;
+  memcpy(dbest, s->d, n * sizeof(double));
+  if (rho < opt->lm_rmin) {
+    // Cauchy point: the model's minimum along -g
+    tbu_matVec(n, n, s->J, s->g, Jg);
+    double gg = tb_dot(n, s->g, s->g), jj = tb_dot(n, Jg, Jg);
+    double alpha = jj > 0.0 ? gg / jj : 0.0;
+    for (int i = 0; i < n; i++) dc[i] = -alpha * s->g[i];
+    double bt, b1 = bpsi;
+    // segment 1: y -> y + dc
+    tb_dogSegment(c, s, s->y, dc, &bt, &b1);
+    if (b1 < bpsi) {
+      bpsi = b1;
+      for (int i = 0; i < n; i++) dbest[i] = bt * dc[i];
     }
-    if (tb_lmStep(s, lambda, s->d)) {
-      lambda *= opt->lm_step;
-      if (lambda > TB_LM_LAMBDA_MAX) {
-        res->reason = TB_STOP_STALLED;
-        return;
-      }
-      continue;
+    // segment 2: y + dc -> y + d
+    tb_axpy(n, s->y, 1.0, dc, yc);
+    for (int i = 0; i < n; i++) e[i] = s->d[i] - dc[i];
+    double b2 = bpsi;
+    tb_dogSegment(c, s, yc, e, &bt, &b2);
+    if (b2 < bpsi) {
+      bpsi = b2;
+      for (int i = 0; i < n; i++) dbest[i] = dc[i] + bt * e[i];
     }
-    // the LM point first: taken without a search when the model predicted it well
-    tb_axpy(n, s->y, 1.0, s->d, s->yt);
-    double psit = tb_lmPhi(c, s->yt, s->phit), pred = tb_lmPredicted(s, s->d, s->aux);
-    double rho = isfinite(psit) && pred > 0.0 ? (psi - psit) / pred : -1.0;
-    double bpsi = isfinite(psit) ? psit : INFINITY;
-    memcpy(dbest, s->d, n * sizeof(double));
-    if (rho < opt->lm_rmin) {
-      // Cauchy point: the model's minimum along -g
-      tbu_matVec(n, n, s->J, s->g, Jg);
-      double gg = tb_dot(n, s->g, s->g), jj = tb_dot(n, Jg, Jg);
-      double alpha = jj > 0.0 ? gg / jj : 0.0;
-      for (int i = 0; i < n; i++) dc[i] = -alpha * s->g[i];
-      double bt, b1 = bpsi;
-      // segment 1: y -> y + dc
-      tb_dogSegment(c, s, s->y, dc, &bt, &b1);
-      if (b1 < bpsi) {
-        bpsi = b1;
-        for (int i = 0; i < n; i++) dbest[i] = bt * dc[i];
-      }
-      // segment 2: y + dc -> y + d
-      tb_axpy(n, s->y, 1.0, dc, yc);
-      for (int i = 0; i < n; i++) e[i] = s->d[i] - dc[i];
-      double b2 = bpsi;
-      tb_dogSegment(c, s, yc, e, &bt, &b2);
-      if (b2 < bpsi) {
-        bpsi = b2;
-        for (int i = 0; i < n; i++) dbest[i] = dc[i] + bt * e[i];
-      }
-      lambda *= opt->lm_step;
-    } else if (rho > opt->lm_rmax) {
-      lambda /= opt->lm_step;
-      if (lambda < opt->lm_lambda_min) lambda = opt->lm_lambda_min;
-    }
-    if (bpsi < psi) {
-      tb_axpy(n, s->y, 1.0, dbest, s->y);
-      psi = tb_lmPhi(c, s->y, s->phi);
-      stale = 1;
-      if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
-        res->reason = TB_STOP_CONVERGED;
-        return;
-      }
-    }
-    if (lambda > TB_LM_LAMBDA_MAX || !(pred > 0.0)) {
-      res->reason = TB_STOP_STALLED;
+    it->lambda *= opt->lm_step;
+  } else if (rho > opt->lm_rmax) {
+    it->lambda /= opt->lm_step;
+    if (it->lambda < opt->lm_lambda_min) it->lambda = opt->lm_lambda_min;
+  }
+  if (bpsi < it->psi) {
+    tb_axpy(n, s->y, 1.0, dbest, s->y);
+    it->psi = tb_lmPhi(c, s->y, s->phi);
+    it->stale = 1;
+    if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
+      res->reason = TB_STOP_CONVERGED;
+      it->done = 1;
       return;
     }
   }
-  res->reason = TB_STOP_MAXITER;
+  if (it->lambda > TB_LM_LAMBDA_MAX || !(pred > 0.0)) {
+    res->reason = TB_STOP_STALLED;
+    it->done = 1;
+  }
 }
 
-//---- entry points --------------------------------------------------------------------------------
+//---- an iteration in phases ---------------------------------------------------------------------
 
-TB_HD void tb_lmRun(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, int driver,
-                    tbSolveResult* res) {
+// the driver's start at s->y: stops at once where psi is not finite or y already solves
+TB_HD void tb_lmBegin(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, int driver,
+                      tbLmIter* it, tbSolveResult* res) {
+  memset(it, 0, sizeof(*it));
+  it->driver = driver;
   res->iterations = 0;
-  double psi = tb_lmPhi(c, s->y, s->phi);
-  if (!isfinite(psi)) {
+  res->reason = TB_STOP_MAXITER;
+  it->psi = tb_lmPhi(c, s->y, s->phi);
+  if (!isfinite(it->psi)) {
     res->reason = TB_STOP_NONFINITE;
+    it->done = 1;
     return;
   }
   if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
     res->reason = TB_STOP_CONVERGED;
+    it->done = 1;
     return;
   }
   if (driver == TB_LM_PLM) {
-    tb_lmPLM(c, opt, s, psi, res);
+    tb_plmBegin(opt, s, it);
   } else if (driver == TB_LM_DOGLEG) {
-    tb_lmDogleg(c, opt, s, psi, res);
+    tb_dogBegin(opt, it);
   } else {
-    tb_lmRLM(c, opt, s, psi, res);
+    tb_rlmBegin(opt, it);
   }
+}
+
+// an iteration's start, up to its linear system: the system (TB_LM_SYS_*), or TB_LM_SYS_NONE
+// once the driver has stopped (the iteration cap, the deadline, a zero gradient)
+TB_HD int tb_lmPre(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, tbLmIter* it,
+                   tbSolveResult* res) {
+  it->system = TB_LM_SYS_NONE;
+  if (it->done || it->it >= opt->max_iter || tb_outOfTime(opt, res)) {
+    it->done = 1;
+    return TB_LM_SYS_NONE;
+  }
+  res->iterations = ++it->it;
+  it->system = it->driver == TB_LM_PLM ? tb_plmPre(c, s) : tb_rlmPre(c, s, it, res);
+  if (it->system == TB_LM_SYS_NONE) it->done = 1;
+  return it->system;
+}
+
+// the iteration's system solved here, into s->d: 0, or -1 where its factorization fails (not
+// positive definite, a small LU pivot, a singular R) or d is not finite
+TB_HD int tb_lmSystemSolve(tbLmState* s, const tbLmIter* it) {
+  switch (it->system) {
+    case TB_LM_SYS_CHOL:
+      return tb_lmStep(s, it->lambda, s->d);
+    case TB_LM_SYS_LU:
+      return tb_plmLU(s, 0.0, s->d);
+    case TB_LM_SYS_LU_SHIFT:
+      return tb_plmLU(s, tb_plmShift(s), s->d);
+    default:
+      return tb_plmQR(s, it->lambda, s->d);
+  }
+}
+
+// the iteration's rest, from its direction in s->d (ok 0: the system failed)
+TB_HD void tb_lmPost(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, tbLmIter* it,
+                     tbSolveResult* res, int ok) {
+  if (it->driver == TB_LM_PLM) {
+    tb_plmPost(c, opt, s, it, res, ok);
+  } else if (it->driver == TB_LM_DOGLEG) {
+    tb_dogPost(c, opt, s, it, res, ok);
+  } else {
+    tb_rlmPost(c, opt, s, it, res, ok);
+  }
+}
+
+// what the driver leaves in s->y once it has stopped
+TB_HD void tb_lmEnd(tbLmState* s, const tbLmIter* it) {
+  if (it->driver == TB_LM_PLM) tb_plmEnd(s, it);
+}
+
+// the driver's iterations from tb_lmBegin to its stop, every system solved here
+TB_HD void tb_lmIterate(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, tbLmIter* it,
+                        tbSolveResult* res) {
+  while (tb_lmPre(c, opt, s, it, res) != TB_LM_SYS_NONE) {
+    tb_lmPost(c, opt, s, it, res, tb_lmSystemSolve(s, it) == 0);
+  }
+  tb_lmEnd(s, it);
 }
 
 // the MNCP equation on w: xs, us (n each), then the driver's scratch
@@ -772,51 +869,84 @@ TB_HD int tb_lmTestSurelySingular(const tbProblem* p, const double* y) {
   return tb_lmSurelySingular(&c, y);
 }
 
-TB_HD void tb_solveTodorov(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                           tbSolveResult* res, int driver, int lu) {
+// A solve by one of the LM solvers in three parts, so that its iterations may run elsewhere:
+// tb_lmStart sets the equation up on w from x and begins the driver, tb_lmIterate (or the
+// phases of host/newton_batch.h) iterates, tb_lmFinish maps y back to the impulses x and does
+// the final bookkeeping. solver: an MNCP or MLCP-FB solver; projected as tb_solveMNCP's.
+typedef struct tbLmSolve {
   tbLm c;
   tbLmState s;
-  tb_lmSetupMNCP(p, opt->cfm, w, &c, &s);
-  if (lu) s.piv = w->i;  // n of the 2n ints tb_solverNeed gives the MNCP solvers
-  // warm start z = v - F with v ~ u = (A + cfm I) x + b: the exact inverse of F at a solution
-  tb_problemVelocity(p, x, c.us);
-  for (int k = 0; k < p->nblock; k++) {
-    int i = p->blk_adr[k];
-    for (int r = i; r < i + p->blk_dim[k]; r++) {
-      s.y[r] = p->blk_type[k] == TB_BLOCK_BOX ? x[r] : c.us[r] + opt->cfm * x[r] - x[r];
+  tbLmIter it;
+} tbLmSolve;
+
+TB_HD int tb_lmDriver(int solver, int projected) {
+  if (solver == TB_SOLVER_NCP_DOGLEG) return TB_LM_DOGLEG;
+  return projected ? TB_LM_PLM : TB_LM_RLM;
+}
+
+TB_HD void tb_lmStart(const tbProblem* p, const tbSolverOpt* opt, const double* x, tbSolverWork* w,
+                      int solver, int projected, tbLmSolve* ls, tbSolveResult* res) {
+  memset(res, 0, sizeof(*res));
+  tbLm* c = &ls->c;
+  tbLmState* s = &ls->s;
+  if (solver == TB_SOLVER_MLCP_FB_RLM || solver == TB_SOLVER_MLCP_FB_PLM) {
+    memset(&ls->it, 0, sizeof(ls->it));
+    if (tb_lmSetupFB(p, w, c, s) <= 0) {  // no unknowns
+      c->kind = TB_LM_FB;
+      res->reason = TB_STOP_CONVERGED;
+      ls->it.done = 1;
+      return;
+    }
+    if (projected == TB_LM_PROJECTED_LU) s->piv = c->start + p->n;  // past start (nblock <= n)
+    tb_impulseToLCP(p, x, s->y, c->us, c->start);
+  } else {
+    tb_lmSetupMNCP(p, opt->cfm, w, c, s);
+    if (projected == TB_LM_PROJECTED_LU) s->piv = w->i;  // n of the 2n ints tb_solverNeed gives
+    // warm start z = v - F with v ~ u = (A + cfm I) x + b: the exact inverse of F at a solution
+    tb_problemVelocity(p, x, c->us);
+    for (int k = 0; k < p->nblock; k++) {
+      int i = p->blk_adr[k];
+      for (int r = i; r < i + p->blk_dim[k]; r++) {
+        s->y[r] = p->blk_type[k] == TB_BLOCK_BOX ? x[r] : c->us[r] + opt->cfm * x[r] - x[r];
+      }
     }
   }
-  tb_lmRun(&c, opt, &s, driver, res);
-  tb_lmImpulse(&c, s.y, x);
+  tb_lmBegin(c, opt, s, tb_lmDriver(solver, projected), &ls->it, res);
+}
+
+TB_HD void tb_lmFinish(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                       tbLmSolve* ls, tbSolveResult* res) {
+  if (ls->c.kind == TB_LM_FB) {
+    if (ls->c.n > 0) tb_lcpToImpulse(p, ls->s.y, x, ls->c.start);
+    tb_finishSolve(p, opt, x, ls->c.n > 0 ? ls->c.xs : w->d, res);
+    return;
+  }
+  tb_lmImpulse(&ls->c, ls->s.y, x);
   tb_finishSolve(p, opt, x, w->d, res);
+}
+
+TB_HD void tb_lmSolve(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                      int solver, int projected, tbSolveResult* res) {
+  tbLmSolve ls;
+  tb_lmStart(p, opt, x, w, solver, projected, &ls, res);
+  if (!ls.it.done) tb_lmIterate(&ls.c, opt, &ls.s, &ls.it, res);
+  tb_lmFinish(p, opt, x, w, &ls, res);
 }
 
 TB_HD void tb_solveMNCP(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                         tbSolveResult* res, int projected) {
-  tb_solveTodorov(p, opt, x, w, res, projected ? TB_LM_PLM : TB_LM_RLM,
-                  projected == TB_LM_PROJECTED_LU);
+  tb_lmSolve(p, opt, x, w, projected ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MNCP_RLM, projected, res);
 }
 
 TB_HD void tb_solveNCPDogleg(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                              tbSolveResult* res) {
-  tb_solveTodorov(p, opt, x, w, res, TB_LM_DOGLEG, 0);
+  tb_lmSolve(p, opt, x, w, TB_SOLVER_NCP_DOGLEG, 0, res);
 }
 
 TB_HD void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                           tbSolveResult* res, int projected) {
-  tbLm c;
-  tbLmState s;
-  res->iterations = 0;
-  if (tb_lmSetupFB(p, w, &c, &s) <= 0) {
-    res->reason = TB_STOP_CONVERGED;
-    tb_finishSolve(p, opt, x, w->d, res);
-    return;
-  }
-  if (projected == TB_LM_PROJECTED_LU) s.piv = c.start + p->n;  // past start (nblock <= n)
-  tb_impulseToLCP(p, x, s.y, c.us, c.start);
-  tb_lmRun(&c, opt, &s, projected ? TB_LM_PLM : TB_LM_RLM, res);
-  tb_lcpToImpulse(p, s.y, x, c.start);
-  tb_finishSolve(p, opt, x, c.xs, res);
+  tb_lmSolve(p, opt, x, w, projected ? TB_SOLVER_MLCP_FB_PLM : TB_SOLVER_MLCP_FB_RLM, projected,
+             res);
 }
 
 #endif  // TUMBLE_HOST_SOLVER_LM_H_
