@@ -29,6 +29,11 @@ int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbReco
 // at most nscene scenes per chunk (0: as many as half the free device memory holds); for tests
 // of chunked against unchunked rollouts
 void tb_gpuSetChunk(int nscene);
+// models whose LM solver's systems reach `rows` unknowns step through the phases of
+// newton_batch.h, their systems factored by the batched library routines (0: never; by default
+// TB_GPU_NEWTON_ROWS); returns the previous value. For tests and benches of both paths
+int tb_gpuSetNewtonBatch(int rows);
+#define TB_GPU_NEWTON_ROWS 32
 
 #ifdef __cplusplus
 }

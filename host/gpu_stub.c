@@ -19,6 +19,11 @@ void tb_gpuSetChunk(int nscene) {
   (void)nscene;
 }
 
+int tb_gpuSetNewtonBatch(int rows) {
+  (void)rows;
+  return TB_GPU_NEWTON_ROWS;
+}
+
 int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                   const tbProbe* probe) {
   (void)m, (void)d, (void)s0, (void)s1, (void)nstep, (void)rec, (void)probe;

@@ -274,11 +274,11 @@ enum {
 // solve may come from elsewhere: the GPU's batched library factorizations
 // (host/newton_batch.h) between two launches.
 typedef struct tbLmIter {
-  int driver;  // TB_LM_RLM, TB_LM_PLM, TB_LM_DOGLEG
-  int it;      // iterations begun
-  int done;    // the driver has stopped: res->reason says why
-  int system;  // the current iteration's TB_LM_SYS_*
-  int stale;   // RLM, dogleg: J, g and J^T J are to be recomputed at y
+  int driver;             // TB_LM_RLM, TB_LM_PLM, TB_LM_DOGLEG
+  int it;                 // iterations begun
+  int done;               // the driver has stopped: res->reason says why
+  int system;             // the current iteration's TB_LM_SYS_*
+  int stale;              // RLM, dogleg: J, g and J^T J are to be recomputed at y
   int kbest, nhist, mem;  // PLM: the best point's iteration, the merit history and its length
   double psi, lambda, best;
   double hist[TB_PLM_MAXMEM];
@@ -724,8 +724,8 @@ TB_HDN void tb_dogPost(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, tbLm
 //---- an iteration in phases ---------------------------------------------------------------------
 
 // the driver's start at s->y: stops at once where psi is not finite or y already solves
-TB_HD void tb_lmBegin(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, int driver,
-                      tbLmIter* it, tbSolveResult* res) {
+TB_HD void tb_lmBegin(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, int driver, tbLmIter* it,
+                      tbSolveResult* res) {
   memset(it, 0, sizeof(*it));
   it->driver = driver;
   res->iterations = 0;
@@ -879,6 +879,19 @@ typedef struct tbLmSolve {
   tbLmIter it;
 } tbLmSolve;
 
+// 1 for the solvers of this file
+TB_HD int tb_isLmSolver(int solver) {
+  return solver == TB_SOLVER_MNCP_RLM || solver == TB_SOLVER_MNCP_PLM ||
+         solver == TB_SOLVER_NCP_DOGLEG || solver == TB_SOLVER_MLCP_FB_RLM ||
+         solver == TB_SOLVER_MLCP_FB_PLM;
+}
+
+// `projected` of an LM solver chosen by name: the seed's PLM (QR directions) or RLM
+TB_HD int tb_lmProjected(int solver) {
+  return solver == TB_SOLVER_MNCP_PLM || solver == TB_SOLVER_MLCP_FB_PLM ? TB_LM_PROJECTED
+                                                                         : TB_LM_REGULAR;
+}
+
 TB_HD int tb_lmDriver(int solver, int projected) {
   if (solver == TB_SOLVER_NCP_DOGLEG) return TB_LM_DOGLEG;
   return projected ? TB_LM_PLM : TB_LM_RLM;
@@ -936,11 +949,6 @@ TB_HD void tb_lmSolve(const tbProblem* p, const tbSolverOpt* opt, double* x, tbS
 TB_HD void tb_solveMNCP(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                         tbSolveResult* res, int projected) {
   tb_lmSolve(p, opt, x, w, projected ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MNCP_RLM, projected, res);
-}
-
-TB_HD void tb_solveNCPDogleg(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                             tbSolveResult* res) {
-  tb_lmSolve(p, opt, x, w, TB_SOLVER_NCP_DOGLEG, 0, res);
 }
 
 TB_HD void tb_solveMLCPFB(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <tumble/problem.h>  // first: it closes the circle with lcp_form.h (solver_need.h)
 #include <tumble/dense.h>
 #include <tumble/lcp_form.h>
 #include <tumble/residual.h>
@@ -153,15 +154,21 @@ TB_HD int tb_solveEqualities(const tbProblem* p, const tbSolverOpt* opt, double*
   return res->converged;
 }
 
+// the solver options of the model's step
+TB_HD tbSolverOpt tb_stepSolverOpt(const tbModel* m) {
+  tbSolverOpt so = tb_defaultSolverOpt();
+  so.max_iter = m->opt.max_iter;
+  so.tol = m->opt.tol;
+  so.sor = m->opt.sor;
+  return so;
+}
+
 // the step's solve, shared by team t: a problem of equalities alone by one factorization when
 // the model's solver is PGS or auto, and otherwise (or when that falls short) the model's
 // solver; 0, or -1 when the solver does not apply
 TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
-  tbSolverOpt so = tb_defaultSolverOpt();
-  so.max_iter = m->opt.max_iter;
-  so.tol = m->opt.tol;
-  so.sor = m->opt.sor;
+  tbSolverOpt so = tb_stepSolverOpt(m);
   int direct = m->opt.solver == TB_SOLVER_PGS || m->opt.solver == TB_SOLVER_AUTO;
   if (direct && tb_equalitiesOnly(&p, m->maxeq)) {
     int done =
@@ -231,33 +238,51 @@ TB_HD void tb_record(const tbModel* m, const tbData* one, int s, int r, tbRecord
   }
 }
 
+// what a rollout of scene s keeps besides its one-scene batch: its probe's running state and
+// the records written
+typedef struct tbRolloutState {
+  tbProbeState ps;
+  int r;
+} tbRolloutState;
+
+// after step k of nstep (0: the start) of scene s in one: its record when due, its probe's step
+TB_HD void tb_rolloutObserve(const tbModel* m, const tbData* one, int s, int k, int nstep,
+                             tbRecord* rec, const tbProbe* probe, const tbWork* w,
+                             tbRolloutState* rs) {
+  if (rec && tb_isRecordStep(k, nstep, rec->every)) tb_record(m, one, s, rs->r++, rec);
+  if (probe) tb_probeStep(probe, m, one, s, k, w, &rs->ps);
+}
+
+// a rollout's start: scene s of d loaded into w's one-scene batch, and observed
+TB_HD void tb_rolloutLoad(const tbModel* m, const tbData* d, int s, int nstep, tbRecord* rec,
+                          const tbProbe* probe, tbWork* w, tbRolloutState* rs) {
+  tb_sceneCopy(d, s, &w->scene, 0);
+  rs->r = 0;
+  if (probe) tb_probeBegin(probe, &rs->ps);
+  tb_rolloutObserve(m, &w->scene, s, 0, nstep, rec, probe, w, rs);
+}
+
+// a rollout's end: the probe's last word, and the scene stored back into d
+TB_HD void tb_rolloutStore(tbData* d, int s, const tbProbe* probe, tbWork* w,
+                           const tbRolloutState* rs) {
+  if (probe) tb_probeEnd(probe, &w->scene, s, &rs->ps);
+  tb_sceneCopy(&w->scene, 0, d, s);
+}
+
 // nstep steps of scene s by team t in slot view w, recording into rec as it asks and reducing
 // into probe (either may be NULL). The scene is stepped in the slot's one-scene batch, loaded
 // once and stored once: on the GPU its state stays on chip, and the batch may have either layout.
 TB_HD void tb_rolloutScene(tbTeam t, const tbModel* m, tbData* d, int s, int nstep, tbRecord* rec,
                            const tbProbe* probe, tbWork* w) {
-  tbData* one = &w->scene;
-  int lead = t.lane == 0, r = 0;
-  tbProbeState ps;
-  if (lead) {
-    tb_sceneCopy(d, s, one, 0);
-    if (probe) {
-      tb_probeBegin(probe, &ps);
-      tb_probeStep(probe, m, one, s, 0, w, &ps);
-    }
-    if (rec) tb_record(m, one, s, r++, rec);
-  }
+  int lead = t.lane == 0;
+  tbRolloutState rs;
+  if (lead) tb_rolloutLoad(m, d, s, nstep, rec, probe, w, &rs);
   tb_teamSync(t);
   for (int k = 1; k <= nstep; k++) {
-    tb_step(t, m, one, 0, w);
-    if (!lead) continue;
-    if (rec && tb_isRecordStep(k, nstep, rec->every)) tb_record(m, one, s, r++, rec);
-    if (probe) tb_probeStep(probe, m, one, s, k, w, &ps);
+    tb_step(t, m, &w->scene, 0, w);
+    if (lead) tb_rolloutObserve(m, &w->scene, s, k, nstep, rec, probe, w, &rs);
   }
-  if (lead) {
-    if (probe) tb_probeEnd(probe, one, s, &ps);
-    tb_sceneCopy(one, 0, d, s);
-  }
+  if (lead) tb_rolloutStore(d, s, probe, w, &rs);
 }
 
 #endif  // TUMBLE_HOST_STAGE_STEP_H_

@@ -7,14 +7,21 @@
 // Scenes are independent, so a batch runs in chunks of scenes whose results are bitwise those of
 // one launch over all of them: chunks that fit device memory and a bounded pinned staging
 // buffer, two of them on two streams so that one's transfers overlap the other's kernel.
+//
+// Models whose LM solver's dense systems are large step through the phases of
+// host/newton_batch.h instead: a launch per phase over the chunk, and each Newton iteration's
+// systems factored together by cuSOLVER's potrfBatched/potrsBatched (RLM, dogleg) or cuBLAS's
+// gelsBatched (PLM), the library calls and the phases' loop here.
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusolverDn.h>
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "gpu.h"
-#include "stage_step.h"
+#include "newton_batch.h"
 
 // report a CUDA error with file, line and message in tb_lastError, set rc (TB_ERR_MEMORY for an
 // allocation, TB_ERR_STATE otherwise) and jump to label
@@ -28,6 +35,18 @@
     }                                                                                     \
   } while (0)
 
+// report a cuBLAS or cuSOLVER status other than success (0 in both) with file and line, set rc
+// (TB_ERR_MEMORY for an allocation, 3 in both) and jump to label
+#define TB_LIB_CHECK(expr, rc, label)                                             \
+  do {                                                                            \
+    int tb_s_ = (int)(expr);                                                      \
+    if (tb_s_ != 0) {                                                             \
+      tb_setError("%s error %s:%d: status %d", #expr, __FILE__, __LINE__, tb_s_); \
+      rc = tb_s_ == 3 ? TB_ERR_MEMORY : TB_ERR_STATE;                             \
+      goto label;                                                                 \
+    }                                                                             \
+  } while (0)
+
 // threads per block: scenes are independent, so the block only sets the occupancy granularity;
 // a warp's threads share the large scenes
 enum { TB_GPU_BLOCK = 128, TB_GPU_WARP = 32 };
@@ -38,6 +57,7 @@ static size_t tb_align(size_t bytes) {
 }
 
 static int tb_chunkCap = 0;  // tests: at most this many scenes per chunk (0: as memory allows)
+static int tb_newtonRows = TB_GPU_NEWTON_ROWS;  // the phased path's threshold (0: never)
 
 // the kernels are built for sm_90 (machine code and PTX): devices of compute capability 9.0 and
 // later run them, earlier ones have no image for them
@@ -92,6 +112,12 @@ extern "C" void tb_gpuDeviceName(char* buf, int len) {
 
 extern "C" void tb_gpuSetChunk(int nscene) {
   tb_chunkCap = nscene > 0 ? nscene : 0;
+}
+
+extern "C" int tb_gpuSetNewtonBatch(int rows) {
+  int was = tb_newtonRows;
+  tb_newtonRows = rows > 0 ? rows : 0;
+  return was;
 }
 
 //---- the model: one buffer, uploaded once per rollout --------------------------------------------
@@ -173,14 +199,28 @@ done:
 // comes back as one of [data | probe output | records]. Two chunks on two streams alternate, so
 // that one chunk's transfers and the host's staging overlap the other's kernel.
 
+// a phased chunk's arrays on the device (newton_batch.h): each scene's state between launches,
+// its system (column-major, tb_lmSystemWords(cap) doubles) and right-hand side, the library's
+// pointer arrays and statuses
+typedef struct tbPhasedArrays {
+  tbPhased* ph;
+  double *A, *B;
+  double **Aptr, **Bptr;
+  int* info;  // per scene: the factorization's status
+  int* npad;  // the largest system of an iteration, then the library's own status
+  int cap;    // unknowns of the largest system a step can give (0: the chunk is not phased)
+  int kind;   // TB_LM_SYS_CHOL or TB_LM_SYS_QR
+} tbPhasedArrays;
+
 typedef struct tbGpuChunk {
-  tbData d;         // nscene scenes, arrays on the device
-  tbScratch sc;     // one slot per scene on the device (none when scratch is in local memory)
-  tbRecord rec;     // state and time of the chunk's scenes on the device (rec.step unused)
-  char* out;        // the probe's output of the chunk's scenes
-  char* buf;        // device: every array above
-  char* host;       // pinned: the first `down` bytes of buf's layout
-  size_t up, down;  // bytes sent (data, probe output) and brought back (and the records)
+  tbData d;          // nscene scenes, arrays on the device
+  tbScratch sc;      // one slot per scene on the device (none when scratch is in local memory)
+  tbRecord rec;      // state and time of the chunk's scenes on the device (rec.step unused)
+  tbPhasedArrays a;  // the phased path's arrays (a.cap 0: none)
+  char* out;         // the probe's output of the chunk's scenes
+  char* buf;         // device: every array above
+  char* host;        // pinned: the first `down` bytes of buf's layout
+  size_t up, down;   // bytes sent (data, probe output) and brought back (and the records)
   cudaStream_t stream;
   int s;  // the batch's scene at the chunk's scene 0, -1 while it holds none
 } tbGpuChunk;
@@ -190,9 +230,11 @@ static char* tb_at(char* base, size_t off) {
   return base ? base + off : NULL;
 }
 
-// lay the arrays of a chunk of n scenes out from base (NULL: only measure); returns the bytes
+// lay the arrays of a chunk of n scenes out from base (NULL: only measure), with the phased
+// path's for systems of up to cap unknowns (0: none); returns the bytes
 static size_t tb_chunkLayout(const tbModel* m, const tbData* d, const tbRecord* rec,
-                             const tbProbe* probe, int n, int local, char* base, tbGpuChunk* c) {
+                             const tbProbe* probe, int n, int local, int cap, char* base,
+                             tbGpuChunk* c) {
   c->d.nscene = n;
   c->d.nbody = d->nbody;
   c->d.nparam = d->nparam;
@@ -224,19 +266,35 @@ static size_t tb_chunkLayout(const tbModel* m, const tbData* d, const tbRecord* 
   off += tb_align(nslot * tb_slotBytes(sizeof(type) * (size_t)(count)));
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
+  tbPhasedArrays* a = &c->a;
+  size_t per = cap ? (size_t)n : 0;
+  a->cap = cap;
+  a->kind = tb_lmLibrarySystem(m->opt.solver);
+#define TB_PHASED_ARRAY(field, type, count) \
+  a->field = (type*)tb_at(base, off);       \
+  off += tb_align(sizeof(type) * per * (count));
+  TB_PHASED_ARRAY(ph, tbPhased, 1)
+  TB_PHASED_ARRAY(A, double, tb_lmSystemWords(cap))
+  TB_PHASED_ARRAY(B, double, tb_lmRhsWords(cap))
+  TB_PHASED_ARRAY(Aptr, double*, 1)
+  TB_PHASED_ARRAY(Bptr, double*, 1)
+  TB_PHASED_ARRAY(info, int, 1)
+#undef TB_PHASED_ARRAY
+  a->npad = (int*)tb_at(base, off);
+  off += tb_align(sizeof(int) * 2);
   return off;
 }
 
 // device and pinned buffers and a stream for a chunk of n scenes
 static int tb_newChunk(const tbModel* m, const tbData* d, const tbRecord* rec, const tbProbe* probe,
-                       int n, int local, tbGpuChunk* c) {
+                       int n, int local, int cap, tbGpuChunk* c) {
   int rc = TB_OK;
-  size_t total = tb_chunkLayout(m, d, rec, probe, n, local, NULL, c);
+  size_t total = tb_chunkLayout(m, d, rec, probe, n, local, cap, NULL, c);
   TB_CUDA_CHECK(cudaMalloc((void**)&c->buf, total + 1), rc, done);
   TB_CUDA_CHECK(cudaMallocHost((void**)&c->host, c->down + 1), rc, done);
   if (!c->stream)
     TB_CUDA_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), rc, done);
-  tb_chunkLayout(m, d, rec, probe, n, local, c->buf, c);
+  tb_chunkLayout(m, d, rec, probe, n, local, cap, c->buf, c);
 done:
   return rc;
 }
@@ -362,13 +420,143 @@ static void tb_launch(int tier, const tbModel* dm, const tbGpuChunk* c, int nste
                                                         *dp, reduce);
 }
 
-// device memory the driver sets aside for the tier's kernel: its local memory (stack frame and
-// local scratch) for every thread the device can hold at once
-static int tb_localReserve(int dev, int tier, size_t* bytes) {
+//---- the phased path: a launch per phase, the systems by the batched library routines ----------
+
+// one thread per scene advances it by one phase (newton_batch.h); scratch in global slots
+__global__ void __launch_bounds__(TB_GPU_BLOCK)
+    tb_phasedKernel(const __grid_constant__ tbModel m, tbData d,
+                    const __grid_constant__ tbScratch sc, int nstep, tbRecord rec, int record,
+                    const __grid_constant__ tbProbe probe, int reduce,
+                    const __grid_constant__ tbPhasedArrays a, int phase, int k, int npad) {
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= d.nscene) return;
+  tbPhased* ph = a.ph + s;
+  tbRecord* r = record ? &rec : NULL;
+  const tbProbe* pr = reduce ? &probe : NULL;
+  double* A = a.A + tb_lmSystemWords(a.cap) * s;
+  double* B = a.B + tb_lmRhsWords(a.cap) * s;
+  switch (phase) {
+    case TB_PHASE_BEGIN:
+      a.Aptr[s] = A;
+      a.Bptr[s] = B;
+      tb_phasedBegin(&m, &d, s, nstep, r, pr, &sc, s, ph);
+      break;
+    case TB_PHASE_STEP_BEGIN:
+      tb_phasedStepBegin(&m, ph);
+      break;
+    case TB_PHASE_PRE: {
+      int n = tb_phasedPre(&m, ph);
+      if (n > 0) atomicMax(a.npad, n);
+      break;
+    }
+    case TB_PHASE_SOLVE:
+      tb_lmSystemOut(ph->solving ? &ph->ls.s : NULL, &ph->ls.it, a.kind, npad, A, B);
+      break;
+    case TB_PHASE_POST:
+      if (ph->solving) {
+        tb_phasedPost(&m, ph, tb_lmSystemIn(&ph->ls.s, &ph->ls.it, npad, A, B, a.info[s]) == 0);
+      }
+      break;
+    case TB_PHASE_STEP_END:
+      tb_phasedStepEnd(&m, s, k, nstep, r, pr, ph);
+      break;
+    default:
+      tb_phasedEnd(&d, s, pr, ph);
+      break;
+  }
+}
+
+// the libraries' handles, made at the first phased rollout on a device and kept: making them
+// sets up each library's own context, too slow to repeat at every rollout (a particle filter
+// rolls out once per observation)
+static cublasHandle_t tb_blas;
+static cusolverDnHandle_t tb_lapack;
+static int tb_libraryDevice = -1;
+
+static int tb_libraries(int dev) {
+  int rc = TB_OK;
+  if (tb_libraryDevice == dev) return TB_OK;
+  if (tb_libraryDevice >= 0) {
+    cublasDestroy(tb_blas);
+    cusolverDnDestroy(tb_lapack);
+    tb_libraryDevice = -1;
+  }
+  TB_LIB_CHECK(cublasCreate(&tb_blas), rc, done);
+  TB_LIB_CHECK(cusolverDnCreate(&tb_lapack), rc, done);
+  tb_libraryDevice = dev;
+done:
+  return rc;
+}
+
+// what the phases of one chunk run with
+typedef struct tbGpuPhased {
+  const tbModel* dm;
+  const tbGpuChunk* c;
+  const tbProbe* dp;
+  int nstep, record, reduce;
+} tbGpuPhased;
+
+// an iteration's systems of npad unknowns, every scene's, factored and solved by the library
+static int tb_librarySolve(const tbGpuChunk* c, int npad) {
+  const tbPhasedArrays* a = &c->a;
+  int rc = TB_OK, n = c->d.nscene, status = 0;
+  TB_LIB_CHECK(cublasSetStream(tb_blas, c->stream), rc, done);
+  TB_LIB_CHECK(cusolverDnSetStream(tb_lapack, c->stream), rc, done);
+  if (a->kind == TB_LM_SYS_CHOL) {
+    TB_LIB_CHECK(
+        cusolverDnDpotrfBatched(tb_lapack, CUBLAS_FILL_MODE_LOWER, npad, a->Aptr, npad, a->info, n),
+        rc, done);
+    // a matrix that is not positive definite solves to garbage, which its info rejects
+    TB_LIB_CHECK(cusolverDnDpotrsBatched(tb_lapack, CUBLAS_FILL_MODE_LOWER, npad, 1, a->Aptr, npad,
+                                         a->Bptr, npad, a->npad + 1, n),
+                 rc, done);
+  } else {
+    TB_LIB_CHECK(cublasDgelsBatched(tb_blas, CUBLAS_OP_N, 2 * npad, npad, 1, a->Aptr, 2 * npad,
+                                    a->Bptr, 2 * npad, &status, a->info, n),
+                 rc, done);
+    if (status != 0) rc = tb_setError("cublasDgelsBatched: argument %d is invalid", -status);
+  }
+done:
+  return rc;
+}
+
+// one phase over the chunk's scenes (tbPhasedOps.run)
+static int tb_gpuPhase(void* ctx, int phase, int k, int npad, int* out) {
+  const tbGpuPhased* g = (const tbGpuPhased*)ctx;
+  const tbGpuChunk* c = g->c;
+  int rc = TB_OK, grid = (c->d.nscene + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK;
+  if (phase == TB_PHASE_PRE) {
+    TB_CUDA_CHECK(cudaMemsetAsync(c->a.npad, 0, sizeof(int), c->stream), rc, done);
+  }
+  tb_phasedKernel<<<grid, TB_GPU_BLOCK, 0, c->stream>>>(
+      *g->dm, c->d, c->sc, g->nstep, c->rec, g->record, *g->dp, g->reduce, c->a, phase, k, npad);
+  TB_CUDA_CHECK(cudaGetLastError(), rc, done);
+  if (phase == TB_PHASE_PRE) {  // the loop's decision needs the largest system here
+    TB_CUDA_CHECK(cudaMemcpyAsync(out, c->a.npad, sizeof(int), cudaMemcpyDeviceToHost, c->stream),
+                  rc, done);
+    TB_CUDA_CHECK(cudaStreamSynchronize(c->stream), rc, done);
+  }
+  if (phase == TB_PHASE_SOLVE) rc = tb_librarySolve(c, npad);
+done:
+  return rc;
+}
+
+static int tb_launchPhased(int dev, const tbModel* dm, const tbGpuChunk* c, int nstep, int record,
+                           const tbProbe* dp, int reduce) {
+  int rc = tb_libraries(dev);
+  if (rc != TB_OK) return rc;
+  tbGpuPhased g = {dm, c, dp, nstep, record, reduce};
+  tbPhasedOps ops = {&g, tb_gpuPhase};
+  return tb_phasedRollout(&ops, nstep);
+}
+
+// device memory the driver sets aside for a kernel: its local memory (stack frame and local
+// scratch) for every thread the device can hold at once
+static int tb_localReserve(int dev, const void* kernel, size_t* bytes) {
   cudaFuncAttributes attr;
   cudaDeviceProp prop;
   int rc = TB_OK;
-  TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, tb_kernel(tier)), rc, done);
+  TB_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel), rc, done);
   TB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev), rc, done);
   *bytes =
       attr.localSizeBytes * (size_t)prop.maxThreadsPerMultiProcessor * prop.multiProcessorCount;
@@ -382,9 +570,11 @@ done:
 // scenes per chunk: what a quarter of the device memory left after the local reserve holds (two
 // chunks alternate), its transfers within TB_GPU_STAGE_MAX, at most the batch (and the test cap)
 static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec,
-                          const tbProbe* probe, int dev, int tier, int nscene, int* chunk) {
+                          const tbProbe* probe, int dev, int tier, int cap, int nscene,
+                          int* chunk) {
   size_t free_bytes = 0, total_bytes = 0, reserve = 0;
-  int rc = tb_localReserve(dev, tier, &reserve);
+  const void* kernel = cap ? (const void*)tb_phasedKernel : (const void*)tb_kernel(tier);
+  int rc = tb_localReserve(dev, kernel, &reserve);
   if (rc != TB_OK) return rc;
   TB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), rc, done);
   {
@@ -392,7 +582,8 @@ static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec
     const size_t many = 4096;
     tbGpuChunk probe_chunk;
     memset(&probe_chunk, 0, sizeof(probe_chunk));
-    size_t per = tb_chunkLayout(m, d, rec, probe, (int)many, tier != 0, NULL, &probe_chunk) / many;
+    size_t per =
+        tb_chunkLayout(m, d, rec, probe, (int)many, tier != 0, cap, NULL, &probe_chunk) / many;
     size_t down = probe_chunk.down / many + 1;
     size_t slack = reserve + 64 * 256;  // + the alignment of a chunk's arrays
     size_t fit = free_bytes > slack ? (free_bytes - slack) / 4 / (per + 1) : 0;
@@ -426,23 +617,25 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
   tbGpuChunk ch[2];
   memset(ch, 0, sizeof(ch));
   ch[0].s = ch[1].s = -1;
-  int chunk = 0, tier = tb_localTier(m), rc = tb_uploadModel(m, &dm, &model_buf);
+  // the phased path for large LM systems (its scratch in global slots), else a fused kernel
+  int cap = tb_phasedModel(m, tb_newtonRows) ? tb_lmCapacity(m) : 0;
+  int chunk = 0, tier = cap ? 0 : tb_localTier(m), rc = tb_uploadModel(m, &dm, &model_buf);
   if (rc == TB_OK && probe) rc = tb_uploadProbe(probe, &dp, &probe_buf);
-  if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, dev, tier, s1 - s0, &chunk);
+  if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, dev, tier, cap, s1 - s0, &chunk);
   // the uploads above went through pageable memory on the legacy stream, which the chunks'
   // non-blocking streams do not wait for
   if (rc == TB_OK) TB_CUDA_CHECK(cudaDeviceSynchronize(), rc, done);
   // both chunks allocated before the first launch: an allocation between launches would stall
   // the other stream
   for (int k = 0; k < 2 && rc == TB_OK && (k == 0 || s1 - s0 > chunk); k++) {
-    rc = tb_newChunk(m, d, rec, probe, chunk, tier != 0, &ch[k]);
+    rc = tb_newChunk(m, d, rec, probe, chunk, tier != 0, cap, &ch[k]);
   }
   for (int s = s0, k = 0; rc == TB_OK && s < s1; s += chunk, k ^= 1) {
     tbGpuChunk* c = &ch[k];
     int n = s1 - s < chunk ? s1 - s : chunk;
     if ((rc = tb_finishChunk(m, c, d, rec, probe)) != TB_OK) break;
     // the tail's smaller layout fits the buffers of a full chunk (every term grows with n)
-    if (n != chunk) tb_chunkLayout(m, d, rec, probe, n, tier != 0, c->buf, c);
+    if (n != chunk) tb_chunkLayout(m, d, rec, probe, n, tier != 0, cap, c->buf, c);
     tb_stage(m, c, d, rec, probe, s, 1);
     TB_CUDA_CHECK(cudaMemcpyAsync(c->buf, c->host, c->up, cudaMemcpyHostToDevice, c->stream), rc,
                   done);
@@ -451,7 +644,11 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
       tb_setProbeOut(&dp, c->out);
     }
     (void)cudaGetLastError();  // an earlier call's error is not this launch's
-    tb_launch(tier, &dm, c, nstep, rec != NULL, &dp, probe != NULL);
+    if (cap) {
+      if ((rc = tb_launchPhased(dev, &dm, c, nstep, rec != NULL, &dp, probe != NULL))) break;
+    } else {
+      tb_launch(tier, &dm, c, nstep, rec != NULL, &dp, probe != NULL);
+    }
     TB_CUDA_CHECK(cudaGetLastError(), rc, done);
     TB_CUDA_CHECK(cudaMemcpyAsync(c->host, c->buf, c->down, cudaMemcpyDeviceToHost, c->stream), rc,
                   done);

@@ -156,36 +156,64 @@ TEST(GpuProbeTest, PlateFieldMatchesTheCpuPath) {
   }
 }
 
-// every step solver runs in the kernel: box stacks (exact cone; the pyramid for the LCP solvers).
-// Unconverged and branching solvers carry an ulp far (on the CPU, 4e-16 relative on the initial
-// positions moves prox-jacobi's velocities by 0.13 and mlcp-fb-plm's by 4e-5 within 50 steps),
-// so each solver's tolerance is the CPU's own spread under that perturbation: the GPU may differ
-// from the CPU by at most 10 times it, in the batch's worst scene and in its median scene (a
-// wrong kernel moves most scenes, chaos a few), and never by less than the 1e-7 of the models.
+// 256 box stacks with `solver` on the GPU against the CPU. Unconverged and branching solvers
+// carry an ulp far (on the CPU, 4e-16 relative on the initial positions moves prox-jacobi's
+// velocities by 0.13 and mlcp-fb-plm's by 4e-5 within 50 steps), so the tolerance is the CPU's own
+// spread under that perturbation: the GPU may differ from the CPU by at most 10 times it, in the
+// batch's worst scene and in its median scene (a wrong kernel moves most scenes, chaos a few),
+// and never by less than the 1e-7 of the models. *gpu_out gets the GPU's batch when not NULL.
+void expectWithinTheCpuSpread(int solver, Scene* gpu_out = nullptr) {
+  int cone = solverCone(solver);
+  Scene cpu("box-stack", 256, {}, cone, 4), moved("box-stack", 256, {}, cone, 4);
+  Scene gpu("box-stack", 256, {}, cone, 4);
+  for (Scene* sc : {&cpu, &moved, &gpu}) {
+    sc->m->opt.solver = solver;
+    jitterParams(*sc, 17);
+  }
+  for (size_t i = 0; i < (size_t)moved.d->nscene * moved.m->nbody * 3; i++) {
+    moved.d->body_pos[i] *= 1.0 + 4e-16;
+  }
+  ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, cpu, 50), TB_OK) << tb_lastError();
+  ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, moved, 50), TB_OK) << tb_lastError();
+  ASSERT_EQ(rolloutOn(TB_DEVICE_GPU, gpu, 50), TB_OK) << tb_lastError();
+  std::string where, unused;
+  std::vector<double> spread = sceneDiffs(cpu, moved, &unused), diff = sceneDiffs(cpu, gpu, &where);
+  const char* name = tb_solverName(solver);
+  EXPECT_LE(largest(diff), std::max(1e-7, 10.0 * largest(spread))) << name << ": " << where;
+  EXPECT_LE(median(diff), std::max(1e-7, 10.0 * median(spread))) << name;
+  expectSameOutcome(cpu, gpu, name);
+  if (gpu_out) std::swap(gpu_out->d, gpu.d);
+}
+
+// every step solver runs on the GPU: box stacks (exact cone; the pyramid for the LCP solvers),
+// the LM solvers in the fused kernel with their in-kernel factorizations
 TEST(GpuSolverTest, EverySolverMatchesTheCpuPath) {
   SKIP_WITHOUT_GPU();
-  for (int solver = 0; solver < TB_NSOLVER; solver++) {
+  int was = tb_gpuSetNewtonBatch(0);
+  for (int solver = 0; solver < TB_NSOLVER; solver++) expectWithinTheCpuSpread(solver);
+  tb_gpuSetNewtonBatch(was);
+}
+
+// the LM solvers through the phases of newton_batch.h, each Newton iteration's systems factored
+// together by cuSOLVER (potrfBatched, potrsBatched) or cuBLAS (gelsBatched): within the CPU's
+// spread as above, and chunked and repeated phased runs bitwise the same
+TEST(GpuSolverTest, BatchedLibraryNewtonMatchesTheCpuPath) {
+  SKIP_WITHOUT_GPU();
+  int was = tb_gpuSetNewtonBatch(1);
+  for (int solver : {TB_SOLVER_MNCP_RLM, TB_SOLVER_MNCP_PLM, TB_SOLVER_NCP_DOGLEG,
+                     TB_SOLVER_MLCP_FB_RLM, TB_SOLVER_MLCP_FB_PLM}) {
     int cone = solverCone(solver);
-    Scene cpu("box-stack", 256, {}, cone, 4), moved("box-stack", 256, {}, cone, 4);
-    Scene gpu("box-stack", 256, {}, cone, 4);
-    for (Scene* sc : {&cpu, &moved, &gpu}) {
-      sc->m->opt.solver = solver;
-      jitterParams(*sc, 17);
-    }
-    for (size_t i = 0; i < (size_t)moved.d->nscene * moved.m->nbody * 3; i++) {
-      moved.d->body_pos[i] *= 1.0 + 4e-16;
-    }
-    ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, cpu, 50), TB_OK) << tb_lastError();
-    ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, moved, 50), TB_OK) << tb_lastError();
-    ASSERT_EQ(rolloutOn(TB_DEVICE_GPU, gpu, 50), TB_OK) << tb_lastError();
-    std::string where, unused;
-    std::vector<double> spread = sceneDiffs(cpu, moved, &unused),
-                        diff = sceneDiffs(cpu, gpu, &where);
-    const char* name = tb_solverName(solver);
-    EXPECT_LE(largest(diff), std::max(1e-7, 10.0 * largest(spread))) << name << ": " << where;
-    EXPECT_LE(median(diff), std::max(1e-7, 10.0 * median(spread))) << name;
-    expectSameOutcome(cpu, gpu, name);
+    Scene once("box-stack", 256, {}, cone, 4), again("box-stack", 256, {}, cone, 4);
+    expectWithinTheCpuSpread(solver, &once);
+    again.m->opt.solver = solver;
+    jitterParams(again, 17);
+    tb_gpuSetChunk(97);
+    int rc = rolloutOn(TB_DEVICE_GPU, again, 50);
+    tb_gpuSetChunk(0);
+    ASSERT_EQ(rc, TB_OK) << tb_lastError();
+    EXPECT_EQ(firstDifference(once.d, again.d), "") << tb_solverName(solver);
   }
+  tb_gpuSetNewtonBatch(was);
 }
 
 TEST(GpuDeviceTest, GpuWithoutADeviceIsAClearError) {

@@ -1,0 +1,24 @@
+// The loop over the phases of a chunk's Newton steps (newton_batch.h), shared by the GPU's
+// launcher and the tests' CPU stand-in.
+#include "newton_batch.h"
+
+int tb_phasedRollout(const tbPhasedOps* ops, int nstep) {
+  int rc = ops->run(ops->ctx, TB_PHASE_BEGIN, 0, 0, NULL);
+  for (int k = 1; k <= nstep && rc == TB_OK; k++) {
+    rc = ops->run(ops->ctx, TB_PHASE_STEP_BEGIN, k, 0, NULL);
+    // every scene's driver stops within its iteration cap, so the loop ends
+    for (int npad = 0; rc == TB_OK;) {
+      rc = ops->run(ops->ctx, TB_PHASE_PRE, k, 0, &npad);
+      if (rc != TB_OK || npad == 0) break;
+      rc = ops->run(ops->ctx, TB_PHASE_SOLVE, k, npad, NULL);
+      if (rc == TB_OK) rc = ops->run(ops->ctx, TB_PHASE_POST, k, npad, NULL);
+    }
+    if (rc == TB_OK) rc = ops->run(ops->ctx, TB_PHASE_STEP_END, k, 0, NULL);
+  }
+  if (rc == TB_OK) rc = ops->run(ops->ctx, TB_PHASE_END, nstep, 0, NULL);
+  return rc;
+}
+
+int tb_phasedModel(const tbModel* m, int min_rows) {
+  return min_rows > 0 && tb_isLmSolver(m->opt.solver) && tb_lmCapacity(m) >= min_rows;
+}

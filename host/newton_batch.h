@@ -1,0 +1,223 @@
+// The step's Newton solve in phases over a batch of scenes, its linear systems solved together.
+//
+// The fused rollout (stage_step.h) runs a scene's whole step in one thread, the LM solvers'
+// dense factorizations included (dense.h: O(n^3) per iteration on one thread). Above a size the
+// GPU hands these systems to the batched library factorizations instead (cuSOLVER's
+// potrfBatched and potrsBatched for the damped normal equations of RLM and the dogleg, cuBLAS's
+// gelsBatched for the seed's PLM least squares), which need every scene of a chunk at the same
+// point: so the rollout is split around each iteration's linear system, and a launch advances
+// every scene of the chunk by one phase:
+//
+//   begin       load the scene (tb_rolloutLoad)
+//   per step:   step begin  prepare, contacts, rows, Delassus, warm start, the LM start
+//               { pre       an iteration up to its system (tb_lmPre): its size, 0 when stopped
+//                 [the systems written padded to the chunk's largest (tb_lmSystemOut), solved
+//                  by the library, read back (tb_lmSystemIn)]
+//                 post      the iteration's rest (tb_lmPost) }   while any scene iterates
+//               step end    the LM finish, v+ and q+, records and probes
+//   end         store the scene (tb_rolloutStore)
+//
+// Every phase is the fused path's per-scene code, so with each system solved in place
+// (tb_lmSystemSolve) the phases are bitwise the fused rollout, and with a library's solves they
+// differ by its factorization's rounding only (tests/newton_batch_test.cc: both, the library a
+// LAPACK standing in for cuBLAS and cuSOLVER, whose batched routines share its conventions).
+#ifndef TUMBLE_HOST_NEWTON_BATCH_H_
+#define TUMBLE_HOST_NEWTON_BATCH_H_
+
+#include "stage_step.h"
+
+// a scene's phased rollout between two launches
+typedef struct tbPhased {
+  tbWork w;           // the scene's slot view, and its step's values
+  tbProblem p;        // the step's problem (the solver's equation points here)
+  tbLmSolve ls;       // the solver's equation and driver
+  tbSolveResult res;  // the step's solve
+  tbRolloutState rs;  // records and probe
+  int finish;         // the step's solve began: its finish is due
+  int iterated;       // the driver iterated: its end is due
+  int solving;        // the driver has iterations to go
+} tbPhased;
+
+// the largest linear system a step of model m can give its LM solver: the rows (the MNCP), or the
+// unknowns of the LCP form (MLCP-FB; tb_solverWorkSize's bound)
+TB_HD int tb_lmCapacity(const tbModel* m) {
+  int n = (int)tb_cap(m->maxrow);
+  if (m->opt.solver != TB_SOLVER_MLCP_FB_RLM && m->opt.solver != TB_SOLVER_MLCP_FB_PLM) return n;
+  return n + (int)tb_cap(m->maxcon) * (m->opt.facets > 2 ? m->opt.facets : 2);
+}
+
+// the library system an LM solver's iterations give: TB_LM_SYS_CHOL or TB_LM_SYS_QR
+TB_HD int tb_lmLibrarySystem(int solver) {
+  return tb_lmProjected(solver) == TB_LM_PROJECTED ? TB_LM_SYS_QR : TB_LM_SYS_CHOL;
+}
+
+// doubles of one scene's system in the library's buffers, for systems of up to cap unknowns
+// (QR's 2 cap x cap stack is the largest), and of its right-hand side
+TB_HD size_t tb_lmSystemWords(int cap) {
+  return 2 * (size_t)cap * (size_t)cap;
+}
+TB_HD size_t tb_lmRhsWords(int cap) {
+  return 2 * (size_t)cap;
+}
+
+//---- the systems in a library's layout ---------------------------------------------------------
+
+// the iteration's system (kind TB_LM_SYS_CHOL or _QR) column-major, padded to npad unknowns with
+// an identity block, its right-hand side padded with zeros:
+//   CHOL  (J^T J + lambda I) (npad x npad), -g
+//   QR    [J 0; 0 I; sqrt(lambda) I 0; 0 0] (2 npad x npad), [-phi; 0]
+// s NULL (a scene without a system this iteration): the identity and zeros, which the library
+// solves harmlessly
+TB_HD void tb_lmSystemOut(const tbLmState* s, const tbLmIter* it, int kind, int npad, double* A,
+                          double* rhs) {
+  int n = s ? s->n : 0, rows = kind == TB_LM_SYS_QR ? 2 * npad : npad;
+  for (int c = 0; c < npad; c++) {
+    double* col = A + (size_t)c * rows;
+    for (int r = 0; r < rows; r++) col[r] = r == c ? 1.0 : 0.0;
+  }
+  for (int r = 0; r < rows; r++) rhs[r] = 0.0;
+  if (!s) return;
+  if (kind == TB_LM_SYS_CHOL) {
+    const double* G = s->K;  // J^T J, where tb_lmLinearize left it
+    for (int c = 0; c < n; c++) {
+      for (int r = 0; r < n; r++) A[(size_t)c * rows + r] = G[(size_t)r * n + c];
+      A[(size_t)c * rows + c] += it->lambda;
+    }
+    for (int r = 0; r < n; r++) rhs[r] = -s->g[r];
+    return;
+  }
+  double sl = sqrt(it->lambda);
+  for (int c = 0; c < n; c++) {
+    for (int r = 0; r < n; r++) A[(size_t)c * rows + r] = s->J[(size_t)r * n + c];
+    A[(size_t)c * rows + npad + c] = sl;
+  }
+  for (int r = 0; r < n; r++) rhs[r] = -s->phi[r];
+}
+
+// d from the library's solve of tb_lmSystemOut's system: rhs holds the solution, A the factors
+// (CHOL: L in the lower triangle; QR: R in the upper), info the factorization's status (CHOL: 0
+// when positive definite). 0, or -1 where tb_lmSystemSolve fails: not positive definite, a zero
+// or non-finite diagonal entry of R, a direction that is not finite
+TB_HD int tb_lmSystemIn(tbLmState* s, const tbLmIter* it, int npad, const double* A,
+                        const double* rhs, int info) {
+  int n = s->n, kind = it->system, rows = kind == TB_LM_SYS_QR ? 2 * npad : npad;
+  if (kind == TB_LM_SYS_CHOL && info != 0) return -1;
+  for (int i = 0; kind == TB_LM_SYS_QR && i < n; i++) {
+    double r = fabs(A[(size_t)i * rows + i]);
+    if (!(r > 0.0) || r > 1e300) return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(rhs[i])) return -1;
+    s->d[i] = rhs[i];
+  }
+  return 0;
+}
+
+//---- a scene's phases --------------------------------------------------------------------------
+
+TB_HD void tb_phasedBegin(const tbModel* m, const tbData* d, int s, int nstep, tbRecord* rec,
+                          const tbProbe* probe, const tbScratch* sc, int slot, tbPhased* ph) {
+  tb_workSlot(m, sc, slot, &ph->w);
+  tb_rolloutLoad(m, d, s, nstep, rec, probe, &ph->w, &ph->rs);
+}
+
+// a step up to its solver's iterations: tb_step's stages before the solve, then the LM start
+TB_HD void tb_phasedStepBegin(const tbModel* m, tbPhased* ph) {
+  tbWork* w = &ph->w;
+  tbData* one = &w->scene;
+  ph->finish = ph->iterated = ph->solving = 0;
+  if (one->status[0] & TB_SCENE_FAILMASK) return;
+  tb_stepPrepare(m, one, 0, w);
+  if (one->status[0] & TB_SCENE_FAILMASK) return;
+  tb_assemble(tb_solo(), m, w);
+  tb_warmStart(m, one, 0, w);
+  ph->p = tb_problemOf(m, w);
+  if (tb_solveCheck(m->opt.solver, &ph->p, &w->solver_work) != TB_OK) {
+    tb_failScene(one, 0, TB_SCENE_SOLVER_FAIL);
+    return;
+  }
+  tbSolverOpt so = tb_stepSolverOpt(m);
+  tb_lmStart(&ph->p, &so, w->x, &w->solver_work, m->opt.solver, tb_lmProjected(m->opt.solver),
+             &ph->ls, &ph->res);
+  ph->finish = 1;
+  ph->solving = ph->iterated = !ph->ls.it.done;
+}
+
+// an iteration up to its linear system: the system's unknowns, 0 when the scene has none to solve
+TB_HD int tb_phasedPre(const tbModel* m, tbPhased* ph) {
+  if (!ph->solving) return 0;
+  tbSolverOpt so = tb_stepSolverOpt(m);
+  if (tb_lmPre(&ph->ls.c, &so, &ph->ls.s, &ph->ls.it, &ph->res) == TB_LM_SYS_NONE) {
+    ph->solving = 0;
+    return 0;
+  }
+  return ph->ls.s.n;
+}
+
+// the iteration's rest from its direction (ok 0: the system failed)
+TB_HD void tb_phasedPost(const tbModel* m, tbPhased* ph, int ok) {
+  if (!ph->solving) return;
+  tbSolverOpt so = tb_stepSolverOpt(m);
+  tb_lmPost(&ph->ls.c, &so, &ph->ls.s, &ph->ls.it, &ph->res, ok);
+  if (ph->ls.it.done) ph->solving = 0;
+}
+
+// the same with the system solved here
+TB_HD void tb_phasedSolvePost(const tbModel* m, tbPhased* ph) {
+  if (ph->solving) tb_phasedPost(m, ph, tb_lmSystemSolve(&ph->ls.s, &ph->ls.it) == 0);
+}
+
+// the step's end (the solve's finish and tb_step's stages after it), then step k's observation
+TB_HD void tb_phasedStepEnd(const tbModel* m, int s, int k, int nstep, tbRecord* rec,
+                            const tbProbe* probe, tbPhased* ph) {
+  tbWork* w = &ph->w;
+  if (ph->finish) {
+    if (ph->iterated) tb_lmEnd(&ph->ls.s, &ph->ls.it);
+    tbSolverOpt so = tb_stepSolverOpt(m);
+    tb_lmFinish(&ph->p, &so, w->x, &w->solver_work, &ph->ls, &ph->res);
+    tb_stepFinish(m, &w->scene, 0, w, &ph->res);
+  }
+  tb_rolloutObserve(m, &w->scene, s, k, nstep, rec, probe, w, &ph->rs);
+}
+
+TB_HD void tb_phasedEnd(tbData* d, int s, const tbProbe* probe, tbPhased* ph) {
+  tb_rolloutStore(d, s, probe, &ph->w, &ph->rs);
+}
+
+//---- the loop over the phases ------------------------------------------------------------------
+
+enum {
+  TB_PHASE_BEGIN = 0,
+  TB_PHASE_STEP_BEGIN,
+  TB_PHASE_PRE,    // and the largest system's unknowns (0: no scene iterates)
+  TB_PHASE_SOLVE,  // the systems, by the library (or in place, within TB_PHASE_POST)
+  TB_PHASE_POST,
+  TB_PHASE_STEP_END,
+  TB_PHASE_END,
+};
+
+// A backend runs one phase over every scene of a chunk: the GPU's kernels and library calls
+// (kernels/rollout.cu), or the CPU's loop in the tests.
+typedef struct tbPhasedOps {
+  void* ctx;
+  // phase over every scene, at step k (TB_PHASE_STEP_*) with systems of npad unknowns
+  // (TB_PHASE_SOLVE, _POST); TB_PHASE_PRE sets *npad. TB_OK or an error (set)
+  int (*run)(void* ctx, int phase, int k, int npad, int* out);
+} tbPhasedOps;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// nstep steps of a chunk through the phases
+int tb_phasedRollout(const tbPhasedOps* ops, int nstep);
+
+// 1 when model m's steps take the phased path: an LM solver whose systems reach min_rows (0:
+// never)
+int tb_phasedModel(const tbModel* m, int min_rows);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // TUMBLE_HOST_NEWTON_BATCH_H_
