@@ -14,6 +14,15 @@
 // runs OpenMP over all of the machine's cores; its time is measured at the smaller N only (it is
 // linear in N) and the ratio is taken at equal N.
 //
+// Variants (arguments 4 to 6): the precision (fp64, or fp32: the stages' generated twin, both
+// paths in fp32, parity within 1e-4 as tests/rollout_test.cc derives), the step solver (the
+// scene's by default; parity for a named solver within 1e-5, the LM solvers carrying an ulp
+// further than PGS), and the rows from which an LM solver's systems go to the batched library
+// factorizations (tb_gpuSetNewtonBatch: 0 keeps them in the kernel), so that
+//   bench_gpu 10000 1000 box-stack fp64 mncp-plm 0     in-kernel dense factorizations
+//   bench_gpu 10000 1000 box-stack fp64 mncp-plm 32    cuBLAS gelsBatched, in phases
+// compare the two Newton paths on one machine.
+//
 // Without a CUDA device it says so and exits 0 (nothing to compare).
 #include <math.h>
 #include <omp.h>
@@ -57,10 +66,13 @@ static tbData* tbb_batch(const tbModel* m, int n) {
   return d;
 }
 
-static tbModel* tbb_model(const char* name) {
+// scene `name` with `solver` (-1: its own)
+static tbModel* tbb_model(const char* name, int solver) {
   int i = tb_findScene(name);
   tbBuild b = tb_defaultBuild(i);
-  return tb_buildScene(i, &b);
+  tbModel* m = tb_buildScene(i, &b);
+  if (m && solver >= 0) m->opt.solver = solver;
+  return m;
 }
 
 // seconds of a rollout of n scenes, nstep steps, on device dev (-1 on error)
@@ -118,14 +130,26 @@ static int tbb_listed(const char* list, const char* name) {
 int main(int argc, char** argv) {
   long nmax = argc > 1 ? atol(argv[1]) : 10000000L;
   int nstep = argc > 2 ? atoi(argv[2]) : 1000;
-  const char* only = argc > 3 ? argv[3] : NULL;  // a comma-separated list of scenes to run
+  const char* only = argc > 3 && strcmp(argv[3], "all") ? argv[3] : NULL;  // scenes, a,b,c
+  int fp32 = argc > 4 && !strcmp(argv[4], "fp32");
+  int solver = argc > 5 ? tb_findSolver(argv[5]) : -1;
+  if (argc > 6) tb_gpuSetNewtonBatch(atoi(argv[6]));
+  if (argc > 5 && solver < 0) {
+    fprintf(stderr, "bench_gpu: unknown solver %s\n", argv[5]);
+    return 2;
+  }
+  tb_setPrecision(fp32 ? TB_FP32 : TB_FP64);
+  double tol = fp32 ? 1e-4 : solver >= 0 ? 1e-5 : 1e-7;
   tbbMachine mach;
   tbb_machine(&mach);
   char gpu[256];
   tb_gpuDeviceName(gpu, sizeof(gpu));
   printf("# bench_gpu: GPU path against CPU path, scene-steps/s\n\n");
-  printf("- date: %s\n- cpu: %s (%s threads)\n- gpu: %s\n- commit: %s\n- load: %s\n\n", mach.date,
+  printf("- date: %s\n- cpu: %s (%s threads)\n- gpu: %s\n- commit: %s\n- load: %s\n", mach.date,
          mach.cpu, mach.nproc, gpu, mach.commit, mach.load);
+  printf("- precision: %s; solver: %s; LM systems to the batched library from %d rows\n\n",
+         fp32 ? "fp32" : "fp64", solver >= 0 ? argv[5] : "each scene's",
+         tb_gpuSetNewtonBatch(tb_gpuSetNewtonBatch(0)));
   if (tb_gpuDeviceCount() == 0) {
     printf("no CUDA device: nothing to compare\n");
     return 0;
@@ -135,10 +159,10 @@ int main(int argc, char** argv) {
       "| GPU / CPU |\n|---|---|---|---|---|---|---|---|\n");
   for (size_t k = 0; k < sizeof(kScenes) / sizeof(kScenes[0]); k++) {
     if (only && !tbb_listed(only, kScenes[k])) continue;
-    tbModel* m = tbb_model(kScenes[k]);
+    tbModel* m = tbb_model(kScenes[k], solver);
     if (!m) continue;
     double par = tbb_parity(m);
-    if (!(par <= 1e-7)) {
+    if (!(par <= tol)) {
       printf("| %s | - | - | %.3g: FAILED, not timed | | | | |\n", kScenes[k], par);
       tb_freeModel(m);
       continue;

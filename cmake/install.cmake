@@ -44,9 +44,9 @@ install(FILES ${CMAKE_BINARY_DIR}/tumbleConfig.cmake ${CMAKE_BINARY_DIR}/tumbleC
 
 # pkg-config: the static libraries' own dependencies are in Libs, so that a plain
 # `pkg-config --libs tumble` links
-set(TUMBLE_PC_LIBS "-fopenmp -lm")
+set(TUMBLE_PC_LIBS "-fopenmp -lm -lstdc++")
 if(TUMBLE_CUDA)
-  string(APPEND TUMBLE_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcusolver -lcublas -lcudart -lstdc++")
+  string(APPEND TUMBLE_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcusolver -lcublas -lcudart")
 endif()
 file(RELATIVE_PATH TUMBLE_PC_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 configure_file(${CMAKE_CURRENT_LIST_DIR}/tumble.pc.in ${CMAKE_BINARY_DIR}/tumble.pc @ONLY)

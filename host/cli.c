@@ -172,6 +172,21 @@ int tb_parseDevice(const char* command, const char* val) {
   return 0;
 }
 
+int tb_parsePrecision(const char* val) {
+  int prec = !strcmp(val, "fp64") ? TB_FP64 : !strcmp(val, "fp32") ? TB_FP32 : -1;
+  if (prec < 0) return tb_cliError("--precision %s: expected fp64 or fp32", val);
+  tb_setPrecision(prec);
+  if (prec == TB_FP32) {
+    fprintf(stderr, "tumble: precision fp32: step solver tolerances below %g run at %g\n",
+            TB_FP32_MIN_TOL, TB_FP32_MIN_TOL);
+  }
+  return 0;
+}
+
+const char* tb_precisionName(void) {
+  return tb_getPrecision() == TB_FP32 ? "fp32" : "fp64";
+}
+
 const char* tb_deviceName(void) {
   return tb_rolloutDevice() == TB_DEVICE_GPU ? "gpu" : "cpu";
 }
@@ -214,6 +229,7 @@ int tb_cliCostCheck(const char* command, const char* unit, double n, double step
 
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out) {
   if (!strcmp(arg, "--device")) return tb_parseDevice(command, val);
+  if (!strcmp(arg, "--precision")) return tb_parsePrecision(val);
   if (!strcmp(arg, "--threads")) return tb_parseThreads(arg, val);
   if (!strcmp(arg, "--out")) {
     if (!val[0]) return tb_cliError("--out: empty path");
@@ -520,9 +536,9 @@ static void tb_printSummary(const tbData* d, const tbSimArgs* a, int ndone, doub
       "{\"scene\": \"%s\", \"scenes\": %d, \"steps\": %ld, \"seconds\": %.6f, "
       "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
       "\"max_residual\": %.3g, \"mean_iterations\": %.3g, \"threads\": %d, "
-      "\"device\": \"%s\", \"partial\": %s}\n",
+      "\"device\": \"%s\", \"precision\": \"%s\", \"partial\": %s}\n",
       a->name, ndone, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0, failed, unconverged,
-      rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(),
+      rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(), tb_precisionName(),
       ndone < d->nscene ? "true" : "false");
 }
 
@@ -814,7 +830,8 @@ static void tb_usage(FILE* f) {
       "NAME=VALUE]...\n"
       "         [--cone exact|pyramid] [--facets N] [--align] [--solver NAME] [--max-iter K]\n"
       "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
-      "         [--device auto|cpu|gpu] [--out FILE.csv|FILE.h5 [--resume]] [--yes]\n"
+      "         [--device auto|cpu|gpu] [--precision fp64|fp32]\n"
+      "         [--out FILE.csv|FILE.h5 [--resume]] [--yes]\n"
       "         [--export-problems DIR]\n"
       "         [--replay K [--replay-speed S] [--view top|side]]   scene K alone, with a video\n"
       "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n"

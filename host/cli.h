@@ -30,11 +30,17 @@ int tb_parseLengths(const char* what, const char* s, double bare_unit, double* o
 // --device auto|cpu|gpu, applied to tb_rollout at once (tb_setDevice); 0, or 2 after an error
 // naming command (gpu without a usable device)
 int tb_parseDevice(const char* command, const char* val);
+// --precision fp64|fp32, applied to tb_rollout at once (tb_setPrecision; fp32 says once on
+// stderr that it raises solver tolerances to TB_FP32_MIN_TOL); 0, or 2 after an error
+int tb_parsePrecision(const char* val);
+// "fp64" or "fp32", for the commands' JSON summaries
+const char* tb_precisionName(void);
 // "gpu" or "cpu": where rollouts go now, for the commands' JSON summaries
 const char* tb_deviceName(void);
 // the same of rank 0 (of this process without a share): the device a journal's study names
 const char* tb_studyDevice(void);
-// the options every batch command takes: --device, --threads and --out PATH (stored in *out);
+// the options every batch command takes: --device, --precision, --threads and --out PATH
+// (stored in *out);
 // -1 when arg is none of them, else 0, or 2 after an error message
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out);
 // --yes (grasp, grasp3d, plate field, simulate, estimate pf): start a study over the size cap

@@ -58,7 +58,8 @@ static void tb_estimateUsage(FILE* f) {
           "P1=V]...\n"
           "         [--bounds P1=LO:HI]... [--fit-state] [--scan N] [--max-iter K] [--param "
           "NAME=V]...\n"
-          "         [--threads T] [--device auto|cpu|gpu] [--out PREFIX] [--resume]\n");
+          "         [--threads T] [--device auto|cpu|gpu] [--precision fp64|fp32]\n"
+          "         [--out PREFIX] [--resume]\n");
 }
 
 // NAME=REST: the name (checked for length) and a pointer to REST
@@ -173,7 +174,8 @@ static int tb_optFor(const char* opt, int cmd) {
            {"--obs", 6},       {"--params", 6}, {"--prior", 2},  {"--particles", 2},
            {"--truth", 2},     {"--delta", 2},  {"--replay", 2}, {"--max-stage", 2},
            {"--init", 4},      {"--bounds", 4}, {"--scan", 4},   {"--max-iter", 4},
-           {"--fit-state", 4}, {"--device", 7}, {"--yes", 2},    {"--resume", 6}};
+           {"--fit-state", 4}, {"--device", 7}, {"--yes", 2},    {"--resume", 6},
+           {"--precision", 7}};
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
     if (!strcmp(t[i].name, opt)) return (t[i].cmds >> cmd) & 1;
   }
@@ -212,6 +214,8 @@ static int tb_parseEstimate(int argc, char** argv, tbEstArgs* a) {
       rc = tb_parseThreads(arg, val);
     } else if (!strcmp(arg, "--device")) {
       rc = tb_parseDevice("estimate", val);
+    } else if (!strcmp(arg, "--precision")) {
+      rc = tb_parsePrecision(val);
     } else if (!strcmp(arg, "--out")) {
       if (!val[0]) return tb_cliError("--out: empty path");
       a->out = val;

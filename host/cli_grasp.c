@@ -44,6 +44,7 @@ static void tb_graspUsage(FILE* f) {
       "         [--speed normal|fast[,...]] [--force N] [--tol 0.5mm] [--cone exact|pyramid]\n"
       "         [--facets K] [--dt H] [--solver NAME] [--max-iter K] [--solver-tol T]\n"
       "         [--seed S] [--threads T] [--chunk N] [--device auto|cpu|gpu]\n"
+      "         [--precision fp64|fp32]\n"
       "         [--out PREFIX] [--resume] [--yes] [--replay CELL,TRIAL [--replay-speed 0.25] "
       "[--view "
       "top]]\n"

@@ -28,13 +28,14 @@ static void tb_plateUsage(FILE* f) {
       f,
       "usage: tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
       "         [--extent CM] [--seconds T] [--dt H] [--mu MU] [--part particle|box]\n"
-      "         [--transient S] [--threads T] [--device auto|cpu|gpu] [--out PREFIX]\n"
+      "         [--transient S] [--threads T] [--device auto|cpu|gpu]\n"
+      "         [--precision fp64|fp32] [--out PREFIX]\n"
       "         [--resume] [--yes] [--replay START [--replay-speed 1] [--view top|side]]   start\n"
       "         START (x fastest) alone: PREFIX-replay-START.csv (every step) and .mp4\n"
       "       tumble plate optimize --target circle|saddle|FILE\n"
       "         [--optimizer nelder-mead|cmaes|both] [--starts K] [--budget SECONDS]\n"
       "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T]\n"
-      "         [--device auto|cpu|gpu] [--out PREFIX] [--resume]\n"
+      "         [--device auto|cpu|gpu] [--precision fp64|fp32] [--out PREFIX] [--resume]\n"
       "       tumble plate motions\n");
 }
 

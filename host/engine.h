@@ -118,7 +118,7 @@ TB_HD size_t tb_sceneWords(const tbModel* m) {
 #define TB_X(type, name, count) bytes += TB_SCENE_BYTES(type, count);
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
-  return bytes / 8;
+  return bytes / sizeof(double);
 }
 
 // a capacity of at least one (arrays of zero objects still get a slot)
@@ -225,8 +225,12 @@ TB_HD const double* tb_varyOf(const tbModel* m, const double* vary, int field, i
 // scratch with nslot slots for model m (host memory); NULL when out of memory
 tbScratch* tb_newScratch(const tbModel* m, int nslot);
 void tb_freeScratch(tbScratch* sc);
+
 // solver scratch per slot for the model's solver and capacities
-void tb_solverScratchSize(const tbModel* m, size_t* nd, size_t* ni);
+TB_HD void tb_solverScratchSize(const tbModel* m, size_t* nd, size_t* ni) {
+  *nd = tb_solverWorkWords(m->opt.solver, (int)tb_cap(m->maxrow), (int)tb_cap(m->maxcon),
+                           m->opt.facets, ni);
+}
 
 // The stages of the step are TB_HD functions over (model, batch data, scene, slot view) in
 // stage_*.h, shared with the kernels: stage_kinematic.h, stage_collide.h, stage_rows.h,

@@ -11,19 +11,6 @@ void tb_gpuDeviceName(char* buf, int len) {
   snprintf(buf, (size_t)len, "none");
 }
 
-void tb_gpuPick(int k) {
-  (void)k;
-}
-
-void tb_gpuSetChunk(int nscene) {
-  (void)nscene;
-}
-
-int tb_gpuSetNewtonBatch(int rows) {
-  (void)rows;
-  return TB_GPU_NEWTON_ROWS;
-}
-
 int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                   const tbProbe* probe) {
   (void)m, (void)d, (void)s0, (void)s1, (void)nstep, (void)rec, (void)probe;

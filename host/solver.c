@@ -34,8 +34,7 @@ int tb_findSolver(const char* name) {
 }
 
 void tb_solverWorkSize(int solver, int n, int ncontact, int facets, size_t* nd, size_t* ni) {
-  int m = n + ncontact * (facets > 2 ? facets : 2);
-  *nd = tb_solverNeed(solver, n, m, ni);
+  *nd = tb_solverWorkWords(solver, n, ncontact, facets, ni);
 }
 
 tbSolverWork* tb_newSolverWork(int solver, int n, int ncontact, int facets) {

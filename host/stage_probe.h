@@ -293,6 +293,9 @@ int tb_rolloutHere(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRec
                    const tbProbe* probe);
 int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                      const tbProbe* probe);
+// tb_rolloutHere in fp32 (TB_FP32, precision.cc), on the GPU when gpu is 1
+int tb_rolloutF32(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
+                  const tbProbe* probe, int gpu);
 // bytes of one packed scene (its tbData row, its records, its probe output), a multiple of 8
 size_t tb_packedBytes(const tbModel* m, const tbRecord* rec, const tbProbe* probe);
 // scenes [s0, s1) of the batch (with their records and probe output) to buf (pack = 1), one

@@ -12,11 +12,6 @@
 #include "solver.h"
 #include "stage_step.h"
 
-void tb_solverScratchSize(const tbModel* m, size_t* nd, size_t* ni) {
-  tb_solverWorkSize(m->opt.solver, (int)tb_cap(m->maxrow), (int)tb_cap(m->maxcon), m->opt.facets,
-                    nd, ni);
-}
-
 tbScratch* tb_newScratch(const tbModel* m, int nslot) {
   tbScratch* sc = (tbScratch*)calloc(1, sizeof(tbScratch));
   if (!sc) return NULL;
@@ -96,6 +91,20 @@ int tb_getDevice(void) {
 
 int tb_rolloutDevice(void) {
   return tb_resolved;
+}
+
+static int tb_precision = TB_FP64;
+
+int tb_setPrecision(int precision) {
+  if (precision != TB_FP64 && precision != TB_FP32) {
+    return tb_setError("precision %d: expected TB_FP64 or TB_FP32", precision);
+  }
+  tb_precision = precision;
+  return TB_OK;
+}
+
+int tb_getPrecision(void) {
+  return tb_precision;
 }
 
 // a host batch is scene-major, which is how the stages index it: no one-scene copy per step
@@ -222,6 +231,9 @@ int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRe
 
 int tb_rolloutHere(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                    const tbProbe* probe) {
+  if (tb_precision == TB_FP32) {
+    return tb_rolloutF32(m, d, s0, s1, nstep, rec, probe, tb_rolloutDevice() == TB_DEVICE_GPU);
+  }
   if (tb_rolloutDevice() == TB_DEVICE_GPU) {
     int rc = tb_gpuRollout(m, d, s0, s1, nstep, rec, probe);
     tb_countScenes(s1 - s0);

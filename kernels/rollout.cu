@@ -21,6 +21,7 @@
 
 #include "error.h"
 #include "gpu.h"
+#include "gpu_settings.h"
 #include "newton_batch.h"
 
 // report a CUDA error with file, line and message in tb_lastError, set rc (TB_ERR_MEMORY for an
@@ -56,9 +57,6 @@ static size_t tb_align(size_t bytes) {
   return (bytes + 255) & ~(size_t)255;
 }
 
-static int tb_chunkCap = 0;  // tests: at most this many scenes per chunk (0: as memory allows)
-static int tb_newtonRows = TB_GPU_NEWTON_ROWS;  // the phased path's threshold (0: never)
-
 // the kernels are built for sm_90 (machine code and PTX): devices of compute capability 9.0 and
 // later run them, earlier ones have no image for them
 enum { TB_GPU_MIN_MAJOR = 9 };
@@ -77,21 +75,15 @@ static int tb_gpuSeen(void) {
   return 0;
 }
 
-static int tb_gpuPicked = 0;  // tb_gpuPick's k
-
 // the device of the k-th of the devices that run the kernels (k modulo their count), or -1
 static int tb_gpuDevice(void) {
   int usable = 0, n = tb_gpuSeen();
   for (int i = 0; i < n; i++) usable += tb_gpuUsable(i);
   if (usable == 0) return -1;
-  for (int i = 0, k = tb_gpuPicked % usable; i < n; i++) {
+  for (int i = 0, k = tb_gpuPicked() % usable; i < n; i++) {
     if (tb_gpuUsable(i) && k-- == 0) return i;
   }
   return -1;
-}
-
-extern "C" void tb_gpuPick(int k) {
-  tb_gpuPicked = k < 0 ? 0 : k;
 }
 
 extern "C" int tb_gpuDeviceCount(void) {
@@ -108,16 +100,6 @@ extern "C" void tb_gpuDeviceName(char* buf, int len) {
     return;
   }
   snprintf(buf, (size_t)len, "%s", prop.name);
-}
-
-extern "C" void tb_gpuSetChunk(int nscene) {
-  tb_chunkCap = nscene > 0 ? nscene : 0;
-}
-
-extern "C" int tb_gpuSetNewtonBatch(int rows) {
-  int was = tb_newtonRows;
-  tb_newtonRows = rows > 0 ? rows : 0;
-  return was;
 }
 
 //---- the model: one buffer, uploaded once per rollout --------------------------------------------
@@ -596,7 +578,7 @@ static int tb_chunkScenes(const tbModel* m, const tbData* d, const tbRecord* rec
     size_t staged = TB_GPU_STAGE_MAX / down > 0 ? TB_GPU_STAGE_MAX / down : 1;
     if (staged < fit) fit = staged;
     *chunk = fit < (size_t)nscene ? (int)fit : nscene;
-    if (tb_chunkCap > 0 && *chunk > tb_chunkCap) *chunk = tb_chunkCap;
+    if (tb_gpuChunkCap() > 0 && *chunk > tb_gpuChunkCap()) *chunk = tb_gpuChunkCap();
   }
 done:
   return rc;
@@ -618,7 +600,7 @@ extern "C" int tb_gpuRollout(const tbModel* m, tbData* d, int s0, int s1, int ns
   memset(ch, 0, sizeof(ch));
   ch[0].s = ch[1].s = -1;
   // the phased path for large LM systems (its scratch in global slots), else a fused kernel
-  int cap = tb_phasedModel(m, tb_newtonRows) ? tb_lmCapacity(m) : 0;
+  int cap = tb_phasedModel(m, tb_gpuNewtonRows()) ? tb_lmCapacity(m) : 0;
   int chunk = 0, tier = cap ? 0 : tb_localTier(m), rc = tb_uploadModel(m, &dm, &model_buf);
   if (rc == TB_OK && probe) rc = tb_uploadProbe(probe, &dp, &probe_buf);
   if (rc == TB_OK) rc = tb_chunkScenes(m, d, rec, probe, dev, tier, cap, s1 - s0, &chunk);

@@ -678,7 +678,7 @@ TEST_F(CliTest, ThreadsThatCannotStartAreNamed) {
 #else
   CliResult r =
       RunCli({"grasp", "--grid", "1x1", "--trials", "1", "--threads", "4096", "--out", Path("g")},
-             "ulimit -s 8192; ulimit -v 1000000; ");
+             "ulimit -s 8192; ulimit -v 8000000; ");
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("--threads 4096: cannot start that many threads"), std::string::npos)
       << r.err;

@@ -121,6 +121,28 @@ TEST_P(GpuRolloutTest, ChunkedAndRepeatedRunsAreBitwiseIdentical) {
   EXPECT_EQ(firstDifference(once.d, chunked.d), "") << name;
 }
 
+// fp32 (TB_FP32, the generated twin of the stages): the GPU's fp32 rollout against the CPU's.
+// Float's ulps (6e-8 relative, from the two math libraries' sinf, atan2f, ...) are carried by the
+// steps and by solves that stop at a relative residual of 1e-4 (TB_FP32_MIN_TOL), so the bound is
+// the one fp32 keeps from fp64 on the CPU (precision_test.cc: 1e-4, seen 5e-6); chunked and
+// repeated fp32 runs are bitwise the same
+TEST_P(GpuRolloutTest, Fp32MatchesTheCpuFp32AndRepeatsBitwise) {
+  SKIP_WITHOUT_GPU();
+  std::string name = studyName(GetParam());
+  Scene cpu(studyModel(GetParam()), kScenes), gpu(studyModel(GetParam()), kScenes),
+      chunked(studyModel(GetParam()), kScenes);
+  for (Scene* sc : {&cpu, &gpu, &chunked}) jitterParams(*sc, 7);
+  tb_setPrecision(TB_FP32);
+  int rc[3] = {rolloutOn(TB_DEVICE_CPU, cpu, kSteps), rolloutOn(TB_DEVICE_GPU, gpu, kSteps), 0};
+  tb_gpuSetChunk(97);
+  rc[2] = rolloutOn(TB_DEVICE_GPU, chunked, kSteps);
+  tb_gpuSetChunk(0);
+  tb_setPrecision(TB_FP64);
+  for (int k = 0; k < 3; k++) ASSERT_EQ(rc[k], TB_OK) << tb_lastError();
+  expectClose(cpu, gpu, 1e-4, name + " fp32");
+  EXPECT_EQ(firstDifference(gpu.d, chunked.d), "") << name;
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, GpuRolloutTest, ::testing::Range(0, studyCount()),
                          [](const ::testing::TestParamInfo<int>& i) { return studyName(i.param); });
 

@@ -102,4 +102,11 @@ TB_HD size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
   return d + N * N + 2 * N;
 }
 
+// the scratch (doubles, and ints in *ints) `solver` needs on problems of at most n rows and
+// ncontact contacts with `facets` facets (tb_solverWorkSize)
+TB_HD size_t tb_solverWorkWords(int solver, int n, int ncontact, int facets, size_t* ints) {
+  int m = n + ncontact * (facets > 2 ? facets : 2);
+  return tb_solverNeed(solver, n, m, ints);
+}
+
 #endif  // TUMBLE_SOLVER_NEED_H_

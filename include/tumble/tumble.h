@@ -489,6 +489,24 @@ int tb_getDevice(void);
 // the device a rollout takes now: TB_DEVICE_CPU or TB_DEVICE_GPU
 int tb_rolloutDevice(void);
 
+//---- precision ---------------------------------------------------------------------------------
+
+typedef enum tbtPrecision {
+  TB_FP64 = 0,  // every stage in double precision (the default)
+  TB_FP32 = 1,  // the stages' single-precision twin, generated at build time from the same
+                // source (scripts/f32twin.py), on either device: half the memory and traffic of
+                // a scene, single-precision arithmetic; the batch stays fp64, converted into and
+                // out of fp32 around each rollout
+} tbtPrecision;
+
+// the arithmetic of tb_rollout's stages, process-wide like the device. TB_OK, or TB_ERR_ARG
+int tb_setPrecision(int precision);
+int tb_getPrecision(void);
+// fp32 rollouts stop the step solver at no less than this relative residual: below it single
+// precision's rounding leaves the natural-map residual noise (the solvers would run to their
+// iteration cap on every step)
+#define TB_FP32_MIN_TOL 1e-4
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,10 +65,13 @@ Array<T> NewArray(std::vector<size_t> shape) {
 
 // the device and thread count of one call, restored afterwards
 struct DeviceScope {
-  int device0, threads0;
-  DeviceScope(const std::string& device, int threads) {
+  int device0, threads0, precision0;
+  DeviceScope(const std::string& device, int threads, const std::string& precision = "fp64") {
     device0 = tb_getDevice();
     threads0 = omp_get_max_threads();
+    precision0 = tb_getPrecision();
+    int prec = precision == "fp64" ? TB_FP64 : precision == "fp32" ? TB_FP32 : -1;
+    if (prec < 0) throw Error("precision '" + precision + "': expected fp64 or fp32");
     int dev = device == "cpu"    ? TB_DEVICE_CPU
               : device == "gpu"  ? TB_DEVICE_GPU
               : device == "auto" ? TB_DEVICE_AUTO
@@ -76,9 +79,11 @@ struct DeviceScope {
     if (dev < 0) throw Error("device '" + device + "': expected auto, cpu or gpu");
     if (threads < 0) throw Error("threads " + std::to_string(threads) + ": must be >= 0");
     Check(tb_setDevice(dev));
+    tb_setPrecision(prec);
     if (threads > 0) omp_set_num_threads(threads);
   }
   ~DeviceScope() {
+    tb_setPrecision(precision0);
     tb_setDevice(device0);
     omp_set_num_threads(threads0);
   }
@@ -250,7 +255,7 @@ nb::dict State(const Batch& b) {
 // steps of every scene, recorded every record_every steps (0: the first and the last); the
 // record is written by the engine into the returned arrays
 nb::dict Rollout(Batch& b, long steps, long every, long chunk, const std::string& device,
-                 int threads) {
+                 int threads, const std::string& precision) {
   if (steps < 0 || steps > 1000000000L) throw Error("steps: must be in [0, 1e9]");
   if (every < 0) throw Error("record_every: must be >= 0");
   if (chunk < 0) throw Error("chunk: must be >= 0");
@@ -262,7 +267,7 @@ nb::dict Rollout(Batch& b, long steps, long every, long chunk, const std::string
   auto step = NewArray<int32_t>({(size_t)nrec});
   tbRecord rec = {(int)every, nrec, state.data(), time.data(), step.data()};
   {
-    DeviceScope scope(device, threads);
+    DeviceScope scope(device, threads, precision);
     nb::gil_scoped_release nogil;
     // pieces of the batch, so that Ctrl-C is seen; the results do not depend on the split
     long piece = chunk > 0 ? chunk : (long)std::max<size_t>(1, (n + 15) / 16);
@@ -797,7 +802,7 @@ NB_MODULE(_tumble, mod) {
       .def("state", &State, "The bodies' current pos, quat and vel")
       .def("stats", [](const Batch& b) { return SceneStats(b.d); })
       .def("_rollout", &Rollout, "steps"_a, "record_every"_a = 0, "chunk"_a = 0,
-           "device"_a = "auto", "threads"_a = 0);
+           "device"_a = "auto", "threads"_a = 0, "precision"_a = "fp64");
 
   mod.def("_grasp", &Grasp, "grid"_a, "extent"_a, "center"_a, "trials"_a, "seed"_a, "surface_mu"_a,
           "gripper_mu"_a, "speed"_a, "chunk"_a, "device"_a, "threads"_a);

@@ -84,6 +84,18 @@ def test_solver_settings_are_the_clis(tmp_path):
     assert not (out.status & tumble.STATUS_UNCONVERGED).any(), "auto converges the stack"
 
 
+def test_fp32_rollout_is_the_cli_csv_bitwise(tmp_path):
+    path = str(tmp_path / "p.csv")
+    cli("simulate", "pendulum", "--scenes", "3", "--steps", "90", "--every", "30", "--precision",
+        "fp32", "--device", "cpu", "--out", path)
+    model = tumble.Model.builtin("pendulum")
+    out = model.batch(3).rollout(90, record_every=30, device="cpu", precision="fp32")
+    expect_trajectories_equal(path, model, out)
+    fp64 = model.batch(3).rollout(90, record_every=30, device="cpu")
+    assert not np.array_equal(out.state, fp64.state), "single precision is another arithmetic"
+    np.testing.assert_allclose(out.pos, fp64.pos, rtol=0, atol=1e-4)
+
+
 def test_grasp_is_the_cli_map(tmp_path):
     prefix = str(tmp_path / "g")
     cli("grasp", "--grid", "3x3", "--extent", "4mm", "--center", "0,-18mm", "--trials", "5",
@@ -193,6 +205,8 @@ def test_params_bodies_and_state():
     (lambda: tumble.Model.builtin("box-stack").batch(0), "n 0"),
     (lambda: tumble.Model.builtin("box-stack").batch(1).rollout(-1), "steps"),
     (lambda: tumble.Model.builtin("box-stack").batch(1).rollout(1, device="tpu"), "device 'tpu'"),
+    (lambda: tumble.Model.builtin("box-stack").batch(1).rollout(1, precision="fp16"),
+     "precision 'fp16'"),
     (lambda: tumble.Model.builtin("box-stack").batch(1, mu=float("nan")), "mu"),
     (lambda: tumble.Model.from_mjcf("<mujoco><tendon/></mujoco>"), "<string>:1: <tendon>"),
     (lambda: tumble.Model.from_mjcf("/nonexistent.xml"), "cannot read the file"),

@@ -56,11 +56,13 @@ class Rollout:
         return (self.status & (STATUS_NAN | STATUS_OVERFLOW | STATUS_SOLVER)) != 0
 
 
-def _rollout(self, steps, record_every=0, device="auto", threads=0, chunk=0):
+def _rollout(self, steps, record_every=0, device="auto", threads=0, chunk=0, precision="fp64"):
     """Advance every scene `steps` steps, recording the bodies every `record_every` steps (0: the
     first and the last). Releases the GIL; Ctrl-C stops it between pieces of the batch (the
-    batch is then part advanced). device: "auto", "cpu" or "gpu"; threads 0: OpenMP's count."""
-    r = self._rollout(steps, record_every, chunk, device, threads)
+    batch is then part advanced). device: "auto", "cpu" or "gpu"; threads 0: OpenMP's count;
+    precision "fp32": the stages' single-precision twin (simulate --precision fp32), the batch's
+    arrays stay float64."""
+    r = self._rollout(steps, record_every, chunk, device, threads, precision)
     return Rollout(r["state"], r["record_time"], r["record_step"], r["status"], r["fail_step"],
                    r["contacts"], r["iterations"], r["last_residual"], r["max_residual"])
 

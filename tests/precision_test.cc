@@ -1,0 +1,180 @@
+// fp32 rollouts (TB_FP32: host/precision.cc running the twin that scripts/f32twin.py generates
+// from the same stages): the seeds' closed-form checks in single precision, every model near its
+// fp64 rollout, bitwise determinism across threads and pieces, probes and records converted back,
+// and the command line's --precision.
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "stage_probe.h"
+#include "test_util.h"
+
+namespace {
+
+const double kG = 9.81;
+
+// run on the CPU in the given precision, restoring fp64 afterwards
+void runIn(int precision, Scene& sc, int nstep, tbRecord* rec = nullptr,
+           const tbProbe* probe = nullptr) {
+  ASSERT_EQ(tb_setPrecision(precision), TB_OK);
+  int rc = tb_rolloutProbe(sc.m, sc.d, 0, sc.d->nscene, nstep, rec, probe);
+  tb_setPrecision(TB_FP64);
+  ASSERT_EQ(rc, TB_OK) << tb_lastError();
+}
+
+// Thesis §7.6.1.1 in fp32: the sliding particle's acceleration (F - mu m g) / m from its
+// velocity differences. A difference of two velocities near 3 m/s loses 2^-22 relative to each
+// (float's 24 bits), 2e-7 m/s, over 0.05 s: 1e-5 relative of a, the test allows 2e-5.
+TEST(Fp32Test, FallingParticleSlidesWithKnownAcceleration) {
+  Scene sc("falling-particle", 1);
+  sc.reset();
+  int b = sc.body("particle");
+  std::vector<double> vx;
+  for (int k = 0; k < 100; k++) {
+    runIn(TB_FP32, sc, 1);
+    vx.push_back(sc.vel(b)[0]);
+  }
+  const double a = 5.0 - 0.2 * kG;
+  for (int k = 30; k < 100; k++) {
+    EXPECT_NEAR((vx[k] - vx[k - 1]) / 0.05, a, 2e-5 * a) << "step " << k + 1;
+  }
+  EXPECT_NEAR(sc.pos(b)[2], 0.0, 1e-6);
+}
+
+// Mylapilli & Jain Example 1 in fp32: rolling from t* = 2 v0 / (7 mu g) at v = 5 v0 / 7. The
+// slip test of the fp64 check (1e-9) is below float's resolution of v ~ 1.4 m/s (1.2e-7), so the
+// switch is taken at a slip of 1e-5; each step's solve stops at a relative residual of 1e-4
+// (TB_FP32_MIN_TOL) of |b| ~ 2 m/s, and the rolling speed ends 1.05e-5 m/s off (seen): 5e-5.
+TEST(Fp32Test, SlidingSphereRollsAtFiveSevenths) {
+  Scene sc("sliding-sphere", 1);
+  sc.reset();
+  int b = sc.body("sphere");
+  double t = -1.0;
+  for (int k = 1; k <= 600 && t < 0.0; k++) {
+    runIn(TB_FP32, sc, 1);
+    if (std::fabs(sc.vel(b)[0] - sc.vel(b)[4]) < 1e-5) t = sc.d->time[0];
+  }
+  EXPECT_NEAR(t, 2 * 2.0 / (7 * 0.2 * kG), 1.01e-3);
+  runIn(TB_FP32, sc, 200);
+  EXPECT_NEAR(sc.vel(b)[0], 10.0 / 7.0, 5e-5);
+  EXPECT_NEAR(sc.vel(b)[4], 10.0 / 7.0, 5e-5);
+}
+
+// every model's fp32 rollout stays near its fp64 one: 64 jittered scenes x 200 steps, positions
+// within 1e-4 (1 + |fp64|), the same failures. Float's 6e-8 per operation is carried by the
+// steps, and each solve stops at 1e-4 where fp64's stops at 1e-8: seen 5e-6 at worst (the
+// plate block, the tripod; 1e-7 for the grasps), 20 times below the bound.
+TEST(Fp32Test, EveryModelStaysNearItsFp64Rollout) {
+  for (int i = 0; i < studyCount(); i++) {
+    Scene a(studyModel(i), 64), b(studyModel(i), 64);
+    jitterParams(a, 21);
+    jitterParams(b, 21);
+    runIn(TB_FP64, a, 200);
+    runIn(TB_FP32, b, 200);
+    double worst = 0.0;
+    size_t nb = (size_t)a.m->nbody;
+    for (size_t k = 0; k < 64 * nb * 3; k++) {
+      worst = std::max(worst, std::fabs(a.d->body_pos[k] - b.d->body_pos[k]) /
+                                  (1.0 + std::fabs(a.d->body_pos[k])));
+    }
+    EXPECT_LT(worst, 1e-4) << studyName(i);
+    for (int s = 0; s < 64; s++) {
+      EXPECT_EQ(a.d->status[s] & TB_SCENE_FAILMASK, b.d->status[s] & TB_SCENE_FAILMASK)
+          << studyName(i) << " scene " << s;
+      EXPECT_EQ(a.d->nstep[s], b.d->nstep[s]) << studyName(i);
+    }
+  }
+}
+
+// scenes are independent in fp32 too: one thread or two, the same bits
+TEST(Fp32Test, BitwiseAcrossThreadCounts) {
+  Scene one("box-stack", 40), two("box-stack", 40);
+  jitterParams(one, 3);
+  jitterParams(two, 3);
+  int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  runIn(TB_FP32, one, 100);
+  omp_set_num_threads(2);
+  runIn(TB_FP32, two, 100);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(firstDifference(one.d, two.d), "");
+}
+
+// records and the observation probe come back in fp64, each the fp32 state it saw: the record
+// of the last step is the batch's final state, and the probe's columns at a step are that step's
+// record, bitwise (both are the same float widened)
+TEST(Fp32Test, RecordsAndProbesComeBackAsTheirSteps) {
+  const int n = 5, nstep = 60;
+  Scene sc("pendulum", n);
+  jitterParams(sc, 9);
+  tbRecord rec = {};
+  rec.every = 20;
+  rec.nrecord = tb_recordCount(nstep, rec.every);
+  std::vector<double> state((size_t)n * rec.nrecord * sc.m->nbody * 13), time(n * rec.nrecord);
+  std::vector<int> steps(rec.nrecord);
+  rec.state = state.data();
+  rec.time = time.data();
+  rec.step = steps.data();
+  tbObsCoord coord[TB_MAXOBSCOORD];
+  std::vector<int> obs_step = {20, 60};
+  tbProbe p = {};
+  p.kind = TB_PROBE_OBS;
+  p.nrow = 2;
+  p.ncol = tb_obsCoords(sc.m, coord, TB_MAXOBSCOORD);
+  p.step = obs_step.data();
+  p.coord = coord;
+  std::vector<double> obs((size_t)n * p.nrow * p.ncol);
+  p.obs = obs.data();
+  runIn(TB_FP32, sc, nstep, &rec, &p);
+  int nb = sc.m->nbody;
+  for (int s = 0; s < n; s++) {
+    const double* last = &state[((size_t)s * rec.nrecord + rec.nrecord - 1) * nb * 13];
+    for (int b = 0; b < nb; b++) {
+      for (int k = 0; k < 3; k++) EXPECT_EQ(last[13 * b + k], sc.pos(b, s)[k]) << s;
+      for (int k = 0; k < 6; k++) EXPECT_EQ(last[13 * b + 7 + k], sc.vel(b, s)[k]) << s;
+    }
+    EXPECT_EQ(time[(size_t)s * rec.nrecord + rec.nrecord - 1], sc.d->time[s]);
+    for (int c = 0; c < p.ncol; c++) {
+      const tbObsCoord* oc = &coord[c];
+      if (oc->comp >= 3) continue;  // positions: the record's first three of each body
+      double want = state[((size_t)s * rec.nrecord + 1) * nb * 13 + 13 * oc->body + oc->comp];
+      EXPECT_EQ(obs[((size_t)s * p.nrow + 0) * p.ncol + c], want) << s << " " << oc->name;
+    }
+  }
+}
+
+// a model's solver tolerance below what fp32 resolves runs at TB_FP32_MIN_TOL: the pendulum's
+// (tol 1e-8) steps converge there instead of running to their iteration cap
+TEST(Fp32Test, SolverToleranceHasTheFp32Floor) {
+  Scene sc("pendulum", 4);
+  jitterParams(sc, 5);
+  runIn(TB_FP32, sc, 100);
+  for (int s = 0; s < 4; s++) {
+    EXPECT_FALSE(sc.d->status[s] & TB_SCENE_UNCONVERGED);
+    EXPECT_LE(sc.d->resid_max[s], TB_FP32_MIN_TOL);
+  }
+  EXPECT_EQ(tb_setPrecision(7), TB_ERR_ARG);
+  EXPECT_EQ(tb_getPrecision(), TB_FP64);
+}
+
+class Fp32Cli : public CliFixture {};
+
+TEST_F(Fp32Cli, PrecisionOptionSaysFp32AndRefusesOthers) {
+  CliResult r = RunCli({"simulate", "plate-particle", "--scenes", "4", "--steps", "50",
+                        "--precision", "fp32", "--device", "cpu"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"precision\": \"fp32\""), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("precision fp32: step solver tolerances below"), std::string::npos) << r.err;
+  r = RunCli({"simulate", "plate-particle", "--precision", "fp16"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--precision fp16: expected fp64 or fp32"), std::string::npos) << r.err;
+}
+
+}  // namespace
