@@ -41,14 +41,16 @@ typedef struct tbMjNamed {
 } tbMjNamed;
 
 enum {
-  TB_MJ_P_MASS = 0,  // a dynamic body's mass
-  TB_MJ_P_POS,       // the position of a free or locked body
-  TB_MJ_P_FRICTION,  // a shape's mu
-  TB_MJ_P_SIZE,      // a shape's size
-  TB_MJ_P_RANGE,     // a limited joint's range
-  TB_MJ_P_DRIVER,    // a custom numeric's data into a driver
-  TB_MJ_P_FORCE,     // ... into a body's applied wrench
-  TB_MJ_P_TRIPOD,    // ... into a support tripod
+  TB_MJ_P_MASS = 0,    // a dynamic body's mass
+  TB_MJ_P_POS,         // the position of a free or locked body
+  TB_MJ_P_FRICTION,    // a shape's mu
+  TB_MJ_P_SIZE,        // a shape's size
+  TB_MJ_P_RANGE,       // a limited joint's range
+  TB_MJ_P_DRIVER,      // a custom numeric's data into a driver
+  TB_MJ_P_FORCE,       // ... into a body's applied wrench
+  TB_MJ_P_TRIPOD,      // ... into a support tripod
+  TB_MJ_P_GEOM_SOFT,   // ... into a shape's contact stiffness and damping
+  TB_MJ_P_JOINT_SOFT,  // ... into a joint's (or equality's) stiffness and damping
 };
 
 // the frame a body is placed in and how it moves: world position, orientation and twist of the
@@ -680,6 +682,19 @@ static int tb_mjData(tbMj* c, xmlNodePtr n, double* v, int count) {
   return tb_mjNums(c, n, -1, "data", v, count, count) < 0 ? 2 : 0;
 }
 
+// the custom numeric tumble_compliance_NAME of a named shape, joint or equality (Drumwright's
+// stiffness and damping, "K B") into *K and *B when there is one (*at: it, else NULL); 0, or 2
+// after an error
+static int tb_mjCompliance(tbMj* c, const char* name, double* K, double* B, xmlNodePtr* at) {
+  double soft[2];
+  *at = name ? tb_mjNumeric(c, "compliance", name) : NULL;
+  if (!*at) return 0;
+  if (tb_mjData(c, *at, soft, 2)) return 2;
+  *K = soft[0];
+  *B = soft[1];
+  return 0;
+}
+
 // mass, center of mass and principal frame of a moving body: its <inertial>, else its shapes
 static int tb_mjMass(const tbMj* c, xmlNodePtr body, xmlNodePtr inertial, const tbMjShape* s,
                      int ns, double* mass, double com[3], double I[3], double qi[4]) {
@@ -878,11 +893,14 @@ static int tb_mjAddShapes(tbMj* c, const tbMjBodyPlan* pl, int b, const tbBodyDe
       }
       gd.vert = box;
     }
-    int g = tb_addGeom(c->m, &gd);
-    if (g < 0) return tb_mjFail(c, s->node, "%s", tb_lastError());
     const char* name = tb_mjName(s->node);
+    xmlNodePtr soft;
+    if (tb_mjCompliance(c, name, &gd.stiffness, &gd.damping, &soft)) return 2;
+    int g = tb_addGeom(c->m, &gd);
+    if (g < 0) return tb_mjFail(c, soft ? soft : s->node, "%s", tb_lastError());
     if (!name) continue;
     if (tb_mjNote(c, name, TB_MJ_P_FRICTION, g, 1, 1.0, 0)) return 2;
+    if (soft && tb_mjNote(c, tb_mjName(soft), TB_MJ_P_GEOM_SOFT, g, 2, 1.0, 0)) return 2;
     int sized = s->type == TB_GEOM_SPHERE ? 1 : s->type == TB_GEOM_CAPSULE ? 2 : 3;
     if (s->type != TB_GEOM_PLANE && s->type != TB_GEOM_PRISM &&
         (pl->inertial || bd->type != TB_BODY_DYNAMIC) &&
@@ -975,9 +993,12 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
     jd.lo = j->range[0] * scale - q;
     jd.hi = j->range[1] * scale - q;
   }
-  int k = tb_addJoint(c->m, &jd);
-  if (k < 0) return tb_mjFail(c, j ? j->node : at, "%s", tb_lastError());
   const char* name = j ? tb_mjName(j->node) : NULL;
+  xmlNodePtr soft;
+  if (tb_mjCompliance(c, name, &jd.stiffness, &jd.damping, &soft)) return 2;
+  int k = tb_addJoint(c->m, &jd);
+  if (k < 0) return tb_mjFail(c, soft ? soft : j ? j->node : at, "%s", tb_lastError());
+  if (soft && tb_mjNote(c, tb_mjName(soft), TB_MJ_P_JOINT_SOFT, k, 2, 1.0, 0)) return 2;
   if (name && j->limited && q == 0.0)
     return tb_mjNote(c, name, TB_MJ_P_RANGE, k, 2, scale, jd.type);
   return 0;
@@ -1219,8 +1240,8 @@ static int tb_mjCustom(tbMj* c, xmlNodePtr n) {
     const char* name = tb_mjName(k);
     if (!tb_mjIs(k, "numeric") || !name || strncmp(name, "tumble_", 7)) {
       return tb_mjFail(c, k,
-                       "tumble reads <numeric name=\"tumble_KIND_BODY\"> only (KIND: plate, "
-                       "rocking, constvel, force, tripod)");
+                       "tumble reads <numeric name=\"tumble_KIND_NAME\"> only (KIND: plate, "
+                       "rocking, constvel, force, tripod, compliance)");
     }
     if (tb_mjLeafOnly(c, k, attrs)) return 2;
     xmlNodePtr* nn =
@@ -1306,7 +1327,11 @@ static int tb_mjEquality(tbMj* c, xmlNodePtr n) {
       tbu_rotVec(jd.anchor, f->quat, a);
       tbu_add3(jd.anchor, jd.anchor, f->pos);
     }
-    if (tb_addJoint(c->m, &jd) < 0) return tb_mjFail(c, k, "%s", tb_lastError());
+    xmlNodePtr soft;
+    if (tb_mjCompliance(c, tb_mjName(k), &jd.stiffness, &jd.damping, &soft)) return 2;
+    int j = tb_addJoint(c->m, &jd);
+    if (j < 0) return tb_mjFail(c, soft ? soft : k, "%s", tb_lastError());
+    if (soft && tb_mjNote(c, tb_mjName(soft), TB_MJ_P_JOINT_SOFT, j, 2, 1.0, 0)) return 2;
   }
   return 0;
 }
@@ -1373,6 +1398,17 @@ static int tb_mjNamedParams(tbMj* c, const tbMjNamed* v) {
         rc = tb_mjParam(c, pn, k < 3 ? "N" : "N m", "applied wrench, world frame", -1e6, 1e6, 0,
                         TB_F_BODY_FORCE, v->object, k, 1.0);
         break;
+      case TB_MJ_P_GEOM_SOFT:
+      case TB_MJ_P_JOINT_SOFT: {
+        int joint = v->kind == TB_MJ_P_JOINT_SOFT;
+        snprintf(pn, sizeof(pn), "%s.data_%d", v->name, k);
+        rc = tb_mjParam(
+            c, pn, joint ? (k ? "N s/m|N m s/rad" : "N/m|N m/rad") : (k ? "N s/m" : "N/m"),
+            k ? "damping (Drumwright; 0 and 0: rigid)" : "stiffness (Drumwright; 0 and 0: rigid)",
+            0.0, 1e20, 0, joint ? TB_F_JOINT : TB_F_GEOM_SOFT, v->object,
+            joint ? TB_JNT_STIFF + k : k, 1.0);
+        break;
+      }
       case TB_MJ_P_TRIPOD:
         snprintf(pn, sizeof(pn), "%s.data_%d", v->name, k);
         rc = tb_mjParam(c, pn, k ? "m" : "", k ? "support point, body frame" : "support friction",
@@ -1459,8 +1495,9 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
   for (int i = 0; i < c->nnumeric; i++) {
     if (!c->numeric_used[i]) {
       return tb_mjFail(c, c->numeric[i],
-                       "'%s' names no body that takes it (a mocap body for a "
-                       "driver, a moving body for force, a body with a tripod)",
+                       "'%s' names nothing that takes it (a mocap body for a driver, a "
+                       "moving body for force, a body with a tripod, a shape, joint or "
+                       "equality for compliance)",
                        tb_mjName(c->numeric[i]));
     }
   }

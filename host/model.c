@@ -161,6 +161,16 @@ int tb_addBody(tbModel* m, const tbBodyDef* def) {
   return m->nbody++;
 }
 
+// a compliant constraint's stiffness and damping (tbGeomDef, tbJointDef): finite and >= 0
+static int tb_checkCompliance(const char* what, int k, double stiffness, double damping) {
+  if (!(stiffness >= 0.0) || !isfinite(stiffness) || !(damping >= 0.0) || !isfinite(damping)) {
+    tb_setError("%s %d: stiffness %g and damping %g must be finite and >= 0", what, k, stiffness,
+                damping);
+    return -1;
+  }
+  return 0;
+}
+
 int tb_addGeom(tbModel* m, const tbGeomDef* def) {
   if (tb_checkEditable(m)) return -1;
   int g = m->ngeom;
@@ -195,6 +205,7 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
     tb_setError("geom %d: restitution %g must be in [0, 1]", g, def->restitution);
     return -1;
   }
+  if (tb_checkCompliance("geom", g, def->stiffness, def->damping)) return -1;
   if (def->type == TB_GEOM_PLANE && m->bdef[def->body].type == TB_BODY_DYNAMIC) {
     tb_setError("geom %d: a plane (half-space) cannot belong to a dynamic body", g);
     return -1;
@@ -240,6 +251,7 @@ int tb_addJoint(tbModel* m, const tbJointDef* def) {
     tb_setError("joint %d: limits lo %g > hi %g", j, def->lo, def->hi);
     return -1;
   }
+  if (tb_checkCompliance("joint", j, def->stiffness, def->damping)) return -1;
   if (def->servo) {
     if (!(def->kp >= 0.0) || !(def->kd >= 0.0) || !(def->kp + def->kd > 0.0) ||
         !isfinite(def->kp) || !isfinite(def->kd)) {
@@ -370,8 +382,8 @@ int tb_findBody(const tbModel* m, const char* name) {
 }
 
 static int tb_fieldWidth(int field) {
-  static const int width[TB_NFIELD] = {1, 3, 3,           4,           6,           6,          1,
-                                       1, 3, TB_DRV_NPRM, TB_JNT_NPRM, TB_OPT_NPRM, TB_SUP_NPRM};
+  static const int width[TB_NFIELD] = {1, 3, 3,           4,           6,           6,           1,
+                                       1, 3, TB_DRV_NPRM, TB_JNT_NPRM, TB_OPT_NPRM, TB_SUP_NPRM, 2};
   return width[field];
 }
 
@@ -380,6 +392,7 @@ static int tb_fieldCount(const tbModel* m, int field) {
     case TB_F_GEOM_MU:
     case TB_F_GEOM_REST:
     case TB_F_GEOM_SIZE:
+    case TB_F_GEOM_SOFT:
       return m->ngeom;
     case TB_F_DRIVER:
       return m->ndriver;
@@ -595,6 +608,8 @@ static int tb_compileVary(tbModel* m) {
     tb_setVary(m, TB_F_GEOM_MU, g, &m->gdef[g].mu);
     tb_setVary(m, TB_F_GEOM_REST, g, &m->gdef[g].restitution);
     tb_setVary(m, TB_F_GEOM_SIZE, g, m->gdef[g].size);
+    double soft[2] = {m->gdef[g].stiffness, m->gdef[g].damping};
+    tb_setVary(m, TB_F_GEOM_SOFT, g, soft);
   }
   for (int k = 0; k < m->ndriver; k++) {
     const tbDriverDef* dd = &m->ddef[k];
@@ -607,8 +622,8 @@ static int tb_compileVary(tbModel* m) {
   }
   for (int j = 0; j < m->njnt; j++) {
     const tbJointDef* jd = &m->jdef[j];
-    double v[TB_JNT_NPRM] = {jd->lo,         jd->hi,         jd->kp,   jd->kd,
-                             jd->target_pos, jd->target_vel, jd->fmax, jd->drive};
+    double v[TB_JNT_NPRM] = {jd->lo,         jd->hi,   jd->kp,    jd->kd,        jd->target_pos,
+                             jd->target_vel, jd->fmax, jd->drive, jd->stiffness, jd->damping};
     tb_setVary(m, TB_F_JOINT, j, v);
   }
   double* o = m->vary0 + m->vary_adr[TB_F_OPT];

@@ -146,9 +146,27 @@ static int tb_box(tbModel* m, const char* name, double mass, const double half[3
 }
 
 // parameters every scene with friction shares: mu (all shapes), dt, gravity
+// PREFIXstiffness and PREFIXdamping of every object of field (TB_F_GEOM_SOFT: count geoms,
+// components 0 and 1; TB_F_JOINT: count joints, TB_JNT_STIFF and TB_JNT_DAMP): Drumwright's
+// compliance, 0 (rigid) by default
+static void tb_complianceParams(tbModel* m, const char* prefix, const char* what, int field,
+                                int count, int stiff, int damp) {
+  char name[TB_NAMELEN], doc[80];
+  const char* kind[2] = {"stiffness", "damping"};
+  // a joint's K and B act on its positional rows and its rotational ones alike
+  const char* unit[2][2] = {{"N/m", "N s/m"}, {"N/m|N m/rad", "N s/m|N m s/rad"}};
+  for (int k = 0; k < 2; k++) {
+    snprintf(name, sizeof(name), "%s%s", prefix, kind[k]);
+    snprintf(doc, sizeof(doc), "%s %s (Drumwright; 0 and 0: rigid)", what, kind[k]);
+    int p = tb_addParam(m, name, unit[field == TB_F_JOINT][k], doc, 0.0, 1e20, 0);
+    for (int i = 0; i < count; i++) tb_paramTarget(m, p, field, i, k ? damp : stiff);
+  }
+}
+
 static void tb_commonParams(tbModel* m, const char* mu_doc) {
   int p = tb_addParam(m, "mu", "", mu_doc, 0.0, 1e3, 0);
   for (int g = 0; g < m->ngeom; g++) tb_paramTarget(m, p, TB_F_GEOM_MU, g, 0);
+  tb_complianceParams(m, "", "contact", TB_F_GEOM_SOFT, m->ngeom, 0, 1);
   tb_optionParams(m);
 }
 
@@ -243,6 +261,7 @@ static void tb_sceneFallingParticles(tbModel* m, const tbBuild* bo) {
                 1e6, 0, fld[k], b, comp[k]);
     }
   }
+  tb_complianceParams(m, "", "contact", TB_F_GEOM_SOFT, m->ngeom, 0, 1);
   tb_optionParams(m);
 }
 
@@ -384,6 +403,7 @@ static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
   }
   m->opt.timestep = 1e-3;
   tb_commonParams(m, "friction coefficient");
+  tb_complianceParams(m, "joint_", "joint", TB_F_JOINT, m->njnt, TB_JNT_STIFF, TB_JNT_DAMP);
   int p = -1;
   for (int b = 1; b <= links; b++) p = tb_massParam(m, p, b);
 }

@@ -10,7 +10,11 @@
 //   joint rows:       bias = Phi/h (full stabilization, thesis Eq. 2.78 / 2.92);
 //   limits:           unilateral rows with bias = (distance to the limit)/h;
 //   servo:            a compliant row, u + cfm x = 0, |x| <= fmax h, which is the implicit PD
-//                     impulse x = h [kp (q* - q - h qdot+) + kd (qdot* - qdot+)].
+//                     impulse x = h [kp (q* - q - h qdot+) + kd (qdot* - qdot+)];
+//   compliant joints and contacts (stiffness K, damping B; tb_softRow): Drumwright's
+//                     lambda = -K phi(t+h) - B phidot(t+h), the row u + cfm x = 0 (or its
+//                     complementarity) with cfm = 1/(h^2 K + h B) and the bias scaled by
+//                     ERP = h K / (h K + B).
 // Locked DoFs have zero inverse mass; for the angular ones the unlocked block of the world
 // inertia is inverted (infinite inertia on locked axes), so a planar body's yaw sees I_zz.
 #ifndef TUMBLE_HOST_STAGE_ROWS_H_
@@ -216,6 +220,18 @@ TB_HD int tb_pushBox(tbRowSink* k, const tbRowJ* row, double lo, double hi, int 
   return 0;
 }
 
+// Drumwright's compliant constraint (D 53-62) on a row whose bias is phi/h: with impulse
+// x = h lambda and lambda = -K (phi + h phidot+) - B phidot+, phidot+ = J v+ (the row's u less
+// its bias) satisfies u + cfm x = 0 for cfm = 1 / (h (h K + B)) and the bias phi/h scaled by
+// h K / (h K + B) (notes §3.4: the CFM/ERP form, which drops the M^ Gdot v term as a penalty
+// method does, since M^ does not exist for redundant rows). K = B = 0 leaves the row rigid.
+TB_HD void tb_softRow(tbRowJ* row, double h, double K, double B) {
+  if (!(K > 0.0) && !(B > 0.0)) return;
+  double c = h * K + B;
+  row->cfm = 1.0 / (h * c);
+  row->bias *= h * K / c;
+}
+
 TB_HD void tb_jointRows(tbRowSink* k, int j) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
@@ -238,6 +254,7 @@ TB_HD void tb_jointRows(tbRowSink* k, int j) {
     }
     tb_rowLinear(&row, f.a, f.ra, f.b, f.rb, e);
     row.bias = tbu_dot3(e, dp) / h;
+    tb_softRow(&row, h, prm[TB_JNT_STIFF], prm[TB_JNT_DAMP]);
     tb_pushBox(k, &row, -INFINITY, INFINITY, -(1 + 16 * j + nr++));
   }
   // rotational rows
@@ -249,6 +266,7 @@ TB_HD void tb_jointRows(tbRowSink* k, int j) {
     for (int r = 0; r < 3; r++) {
       tb_rowAngular(&row, f.a, f.b, ex[r]);
       row.bias = thw[r] / h;
+      tb_softRow(&row, h, prm[TB_JNT_STIFF], prm[TB_JNT_DAMP]);
       tb_pushBox(k, &row, -INFINITY, INFINITY, -(1 + 16 * j + nr++));
     }
   } else if (type == TB_JOINT_REVOLUTE) {
@@ -258,6 +276,7 @@ TB_HD void tb_jointRows(tbRowSink* k, int j) {
       const double* e = r ? v : u;
       tb_rowAngular(&row, f.a, f.b, e);
       row.bias = tbu_dot3(e, c) / h;
+      tb_softRow(&row, h, prm[TB_JNT_STIFF], prm[TB_JNT_DAMP]);
       tb_pushBox(k, &row, -INFINITY, INFINITY, -(1 + 16 * j + nr++));
     }
   }
@@ -339,6 +358,15 @@ TB_HD void tb_pushContact(tbRowSink* k, const double* vel, const tbRowJ* nrow, t
   w->blk_angle[bk] = angle;
 }
 
+// a contact's compliance: the softer (smaller h K + B) of its compliant shapes', or rigid
+TB_HD void tb_softContact(const tbModel* m, const tbWork* w, int g0, int g1, tbRowJ* nrow) {
+  const double* a = tb_varyOf(m, w->vary, TB_F_GEOM_SOFT, g0);
+  const double* b = tb_varyOf(m, w->vary, TB_F_GEOM_SOFT, g1);
+  double ca = w->h * a[0] + a[1], cb = w->h * b[0] + b[1];
+  const double* soft = ca > 0.0 && (!(cb > 0.0) || ca <= cb) ? a : b;
+  tb_softRow(nrow, w->h, soft[0], soft[1]);
+}
+
 TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
@@ -360,6 +388,7 @@ TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   tb_rowLinear(&nrow, a, ra, b, rb, c->normal);
   if (!tb_rowActive(m, &nrow)) return;
   nrow.bias = c->gap / h;
+  tb_softContact(m, w, g0, g1, &nrow);
   const double* vel = d->body_vel + (size_t)s * m->nbody * 6;
   if (rest > 0.0) {
     // Newton restitution for a contact that closes within the step

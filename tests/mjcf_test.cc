@@ -251,6 +251,38 @@ TEST(MjcfTest, OneSlideAlongAWorldAxisLocksTheOtherDofs) {
   EXPECT_EQ(s.vel(0, 0)[5], 0.0);
 }
 
+// Drumwright's compliance from custom numerics tumble_compliance_NAME ("K B") of a shape, a
+// joint and an equality, each a pair of parameters: a bob on a compliant ball joint hangs
+// m g / K below its anchor, on a compliant floor a sphere sinks m g / K
+TEST(MjcfTest, ComplianceOfShapesJointsAndEqualities) {
+  const char* xml = R"(<mujoco>
+  <option timestep="0.001"/>
+  <custom><numeric name="tumble_compliance_floor" data="1e5 2e3"/>
+    <numeric name="tumble_compliance_pin" data="2e5 4e3"/>
+    <numeric name="tumble_compliance_glue" data="3e5 6e3"/></custom>
+  <worldbody><geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 0.1"><freejoint/><geom type="sphere" size="0.1" mass="1"/></body>
+    <body name="bob" pos="1 0 1"><joint name="pin" type="ball"/>
+      <geom type="sphere" size="0.05" mass="2" contype="0" conaffinity="0"/></body>
+    <body name="held" pos="-1 0 1"><freejoint/>
+      <geom type="sphere" size="0.05" mass="3" contype="0" conaffinity="0"/></body></worldbody>
+  <equality><connect name="glue" body1="held" anchor="0 0 0"/></equality>
+</mujoco>)";
+  Scene s(tb_loadMJCF(xml), 1);
+  ASSERT_NE(s.m, nullptr) << tb_lastError();
+  EXPECT_EQ(s.m->gdef[0].stiffness, 1e5);
+  EXPECT_EQ(s.m->gdef[0].damping, 2e3);
+  EXPECT_EQ(s.m->jdef[0].stiffness, 2e5);
+  EXPECT_EQ(s.m->jdef[1].damping, 6e3);
+  s.set("tumble_compliance_pin.data_0", 4e5);
+  s.reset();
+  s.run(3000);
+  const double g = 9.81;
+  EXPECT_NEAR(s.pos(s.body("ball"))[2], 0.1 - 1 * g / 1e5, 1e-9);
+  EXPECT_NEAR(s.pos(s.body("bob"))[2], 1 - 2 * g / 4e5, 1e-9);
+  EXPECT_NEAR(s.pos(s.body("held"))[2], 1 - 3 * g / 3e5, 1e-9);
+}
+
 // a batch over a file's parameter moves the scenes apart as the built-in's does
 TEST(MjcfTest, FileParameterSweepsLikeTheBuiltIn) {
   Scene file(tb_loadMJCF(Model("incline-block").c_str()), 3);
@@ -331,7 +363,11 @@ TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
   ExpectRefused(
       "<mujoco><custom>\n<numeric name='tumble_plate_x' data='1'/></custom>"
       "<worldbody/></mujoco>",
-      ":2: <numeric> 'tumble_plate_x' names no body");
+      ":2: <numeric> 'tumble_plate_x' names nothing that takes it");
+  ExpectRefused(
+      "<mujoco><custom>\n<numeric name='tumble_compliance_floor' data='-1 0'/></custom>"
+      "<worldbody><geom name='floor' type='plane'/></worldbody></mujoco>",
+      ":2: <numeric> geom 0: stiffness -1 and damping 0 must be finite and >= 0");
   ExpectRefused("<mujoco><option\n integrator='RK4'/></mujoco>",
                 ":2: <option> attribute 'integrator'");
   ExpectRefused("<mujoco><worldbody>\n<geom type='plane'>", "<string>:2: not well-formed XML");

@@ -78,6 +78,9 @@ typedef struct tbGeomDef {
   double quat[4];      // orientation in the body frame
   double mu;           // friction coefficient >= 0; a contact uses the larger of its two shapes'
   double restitution;  // Newton coefficient in [0, 1]; a contact uses the larger of the two
+  double stiffness;    // N/m and N s/m: a compliant contact (Drumwright, lambda_n = -K phi -
+  double damping;      // B phidot, implicit in phi); both 0: rigid. A contact of two compliant
+                       // shapes takes the softer's (the smaller h K + B)
   int contype;         // collision bits: a and b may touch iff (a.contype & b.conaffinity) or
   int conaffinity;     // (b.contype & a.conaffinity) is nonzero (both 1 by default)
   int nvert;           // TB_GEOM_PRISM: core vertices, 1 (disc) .. TB_MAXVERT2D
@@ -108,6 +111,9 @@ typedef struct tbJointDef {
   double target_vel;  // servo target rate
   double fmax;        // N or N m, servo force bound (> 0; use INFINITY for none)
   double drive;       // N, constant force pushing body_a along +axis relative to body_b
+  double stiffness;   // N/m and N s/m on the positional rows, N m/rad and N m s/rad on the
+  double damping;     // rotational ones: the joint's constraint rows compliant (Drumwright:
+                      // lambda = -K phi - B phidot); both 0: rigid
 } tbJointDef;
 tbJointDef tb_defaultJointDef(void);
 
@@ -186,6 +192,7 @@ typedef enum tbtField {
   TB_F_JOINT,          // (njnt x TB_JNT_NPRM)
   TB_F_OPT,            // (TB_OPT_NPRM)
   TB_F_SUPPORT,        // (nsupport x TB_SUP_NPRM)
+  TB_F_GEOM_SOFT,      // (ngeom x 2) contact stiffness, damping
   TB_NFIELD
 } tbtField;
 
@@ -203,6 +210,8 @@ enum {
   TB_JNT_TVEL,
   TB_JNT_FMAX,
   TB_JNT_DRIVE,
+  TB_JNT_STIFF,
+  TB_JNT_DAMP,
   TB_JNT_NPRM
 };
 // layout of the option parameters
