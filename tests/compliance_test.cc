@@ -178,6 +178,54 @@ TEST(ComplianceTest, CompliantJointIsImplicitEulerOnTheSpring) {
   }
 }
 
+// spectral radius of the 2x2 iteration matrix [[a, b], [c, d]]
+double spectralRadius(double a, double b, double c, double d) {
+  double tr = a + d, det = a * d - b * c, disc = tr * tr - 4.0 * det;
+  if (disc < 0.0) return std::sqrt(det);
+  return std::max(std::fabs(tr + std::sqrt(disc)), std::fabs(tr - std::sqrt(disc))) / 2.0;
+}
+
+// Sec. 3's three integrators of m x'' + b x' + k x = 0 at the settings of Figs. 1-3 (m = 1):
+// explicit Euler (D 7-10) and symplectic Euler (D 11-12) stable or not as the paper says (the
+// notes' spectral radii), and the compliant joint, implicit Euler (D 13-14), stable at every one
+// of them: its state (v^2 + k x^2)^1/2 shrinks, and without damping by exactly the implicit
+// radius (1 + h^2 k)^-1/2 a step
+TEST(ComplianceTest, MassSpringDamperStabilityOfFigures1To3) {
+  struct Fig {
+    double h, k, b, explicit_rho, symplectic_rho;
+  };
+  const Fig figs[] = {
+      {1e-5, 1e6, 1.0, 1.000045, -1}, {1e-5, 1e6, 10.0, 1.0, -1},       // Fig. 1: unstable, "more"
+      {1e-5, 1e6, 2e5, 0.99995, -1},  {1e-5, 1e6, 2.1e5, 1.09995, -1},  // stable, unstable
+      {1e-3, 1e6, 1.0, -1, 0.9995},   {1e-3, 1e7, 1.0, -1, 7.864},      // Fig. 2
+      {1e-5, 1e6, 0.0, -1, -1},       {1e-2, 1e6, 0.0, -1, -1}};        // Fig. 3
+  for (const Fig& f : figs) {
+    std::string what =
+        "h " + std::to_string(f.h) + " k " + std::to_string(f.k) + " b " + std::to_string(f.b);
+    if (f.explicit_rho > 0) {
+      double rho = spectralRadius(1.0, f.h, -f.h * f.k, 1.0 - f.h * f.b);
+      EXPECT_NEAR(rho, f.explicit_rho, 1e-5) << what;
+    }
+    if (f.symplectic_rho > 0) {
+      double d = 1.0 + f.h * f.b;
+      double rho = spectralRadius(1.0 - f.h * f.h * f.k / d, f.h / d, -f.h * f.k / d, 1.0 / d);
+      EXPECT_NEAR(rho, f.symplectic_rho, 1e-3) << what;
+    }
+    Scene sc(bobModel(1.0, f.k, f.b, f.h), 1);
+    sc.set("vx0", 1.0);
+    sc.reset();
+    // enough steps to see the radius, few enough that the state stays in double's range
+    const int n = f.h < 1e-4 ? 2000 : 20;
+    sc.run(n);
+    double x = sc.pos(0)[0], v = sc.vel(0)[0], size = std::sqrt(v * v + f.k * x * x);
+    EXPECT_LT(size, 1.0) << what;
+    if (f.b == 0.0) {
+      double rho = std::pow(size, 1.0 / n), want = 1.0 / std::sqrt(1.0 + f.h * f.h * f.k);
+      EXPECT_NEAR(rho, want, 1e-12 * want) << what;
+    }
+  }
+}
+
 // the bob's joint anchor, the link's top end, in the world
 void linkTop(const Scene& sc, int b, double L, double out[3]) {
   const double top[3] = {0.0, 0.0, 0.5 * L};
