@@ -207,6 +207,25 @@ void expectWithinTheCpuSpread(int solver, Scene* gpu_out = nullptr) {
   if (gpu_out) std::swap(gpu_out->d, gpu.d);
 }
 
+// compliant rows on the GPU (Drumwright's K and B: a box stack's contacts, a pendulum's joints),
+// within MatchesTheCpuPath's bound
+TEST(GpuComplianceTest, CompliantRowsMatchTheCpuPath) {
+  SKIP_WITHOUT_GPU();
+  for (const char* scene : {"box-stack", "pendulum"}) {
+    bool joints = std::string(scene) == "pendulum";
+    Scene cpu(scene, 1000), gpu(scene, 1000);
+    for (Scene* sc : {&cpu, &gpu}) {
+      jitterParams(*sc, 29);
+      sc->set(joints ? "joint_stiffness" : "stiffness", 1e6);
+      sc->set(joints ? "joint_damping" : "damping", 1e3);
+      sc->reset();
+    }
+    ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, cpu, kSteps), TB_OK) << tb_lastError();
+    ASSERT_EQ(rolloutOn(TB_DEVICE_GPU, gpu, kSteps), TB_OK) << tb_lastError();
+    expectClose(cpu, gpu, 1e-7, scene);
+  }
+}
+
 // every step solver runs on the GPU: box stacks (exact cone; the pyramid for the LCP solvers),
 // the LM solvers in the fused kernel with their in-kernel factorizations
 TEST(GpuSolverTest, EverySolverMatchesTheCpuPath) {

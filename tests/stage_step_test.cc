@@ -174,6 +174,35 @@ TEST_P(DeviceLayoutTest, EveryModelIsBitwiseTheCpuLayout) {
 INSTANTIATE_TEST_SUITE_P(Models, DeviceLayoutTest, ::testing::Range(0, studyCount()),
                          [](const ::testing::TestParamInfo<int>& i) { return studyName(i.param); });
 
+// compliant rows (Drumwright's K and B: cfm on the Delassus diagonal, the bias scaled) in every
+// layout: a compliant box stack's contacts and a compliant pendulum's joints
+TEST(ComplianceLayoutTest, CompliantRowsAreBitwiseTheCpuLayout) {
+  struct Case {
+    const char* scene;
+    const char *k, *b;
+  };
+  for (const Case& c : {Case{"box-stack", "stiffness", "damping"},
+                        Case{"pendulum", "joint_stiffness", "joint_damping"}}) {
+    auto compliant = [&](Scene& sc) {
+      jitterParams(sc, 23);
+      for (int s = 0; s < 6; s++) {
+        sc.set(c.k, 1e5 * (1 + s), s);
+        sc.set(c.b, 1e2 * (1 + s), s);
+      }
+      sc.reset();
+    };
+    Scene a(c.scene, 6);
+    compliant(a);
+    ASSERT_EQ(tb_rollout(a.m, a.d, 0, 6, 40, nullptr), TB_OK) << tb_lastError();
+    for (Layout layout : kLayouts) {
+      Scene b(c.scene, 6);
+      compliant(b);
+      deviceLayoutRollout(b.m, b.d, 40, nullptr, nullptr, layout);
+      EXPECT_EQ(firstDifference(a.d, b.d), "") << c.scene << " " << kLayoutName[layout];
+    }
+  }
+}
+
 // every step solver by a team (PGS, prox and auto shared among its members, the others on its
 // lead) and in one of the other layouts in turn (the solvers' scratch is slot-strided like the
 // rest)
