@@ -145,7 +145,6 @@ static int tb_box(tbModel* m, const char* name, double mass, const double half[3
   return b;
 }
 
-// parameters every scene with friction shares: mu (all shapes), dt, gravity
 // PREFIXstiffness and PREFIXdamping of every object of field (TB_F_GEOM_SOFT: count geoms,
 // components 0 and 1; TB_F_JOINT: count joints, TB_JNT_STIFF and TB_JNT_DAMP): Drumwright's
 // compliance, 0 (rigid) by default
@@ -163,6 +162,8 @@ static void tb_complianceParams(tbModel* m, const char* prefix, const char* what
   }
 }
 
+// parameters every scene with friction shares: mu, stiffness and damping (all shapes), dt,
+// gravity
 static void tb_commonParams(tbModel* m, const char* mu_doc) {
   int p = tb_addParam(m, "mu", "", mu_doc, 0.0, 1e3, 0);
   for (int g = 0; g < m->ngeom; g++) tb_paramTarget(m, p, TB_F_GEOM_MU, g, 0);
