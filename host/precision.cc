@@ -318,14 +318,17 @@ extern "C" int tb_rolloutF32(const tbModel* m, tbData* d, int s0, int s1, int ns
       frec.state = state.data();
       frec.time = time.data();
     }
+    f::tbRecord* r = rec ? &frec : NULL;
+    auto run = [&](const f::tbProbe* fp) {
+      return gpu ? f::tb_gpuRollout(&fm, &b.data, 0, n, nstep, r, fp)
+                 : rolloutCpu(&fm, &b.data, nstep, r, fp);
+    };
     if (probe) {
       Probe32 fp(probe, p0, n);
-      rc = gpu ? f::tb_gpuRollout(&fm, &b.data, 0, n, nstep, rec ? &frec : NULL, &fp.p)
-               : rolloutCpu(&fm, &b.data, nstep, rec ? &frec : NULL, &fp.p);
+      rc = run(&fp.p);
       fp.store(probe, p0);
     } else {
-      rc = gpu ? f::tb_gpuRollout(&fm, &b.data, 0, n, nstep, rec ? &frec : NULL, NULL)
-               : rolloutCpu(&fm, &b.data, nstep, rec ? &frec : NULL, NULL);
+      rc = run(NULL);
     }
     if (gpu) tb_countScenes(n);
     for (int j = 0; j < n; j++) sceneConvert(&b.data, j, d, p0 + j);
