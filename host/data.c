@@ -37,6 +37,7 @@ tbData* tb_newData(const tbModel* m, int nscene) {
   d->nbody = m->nbody;
   d->nparam = m->nparam;
   d->maxrow = m->maxrow;
+  d->nq = m->nq;
   int ok = 1;
   // one element more than the batch needs: arrays of zero-width fields are still allocated
 #define TB_X(type, name, count)                                                \
@@ -117,6 +118,28 @@ static void tb_clearLocked(int lock, double vel[6]) {
   }
 }
 
+// words of scratch tb_treeStart takes after the vary vector
+static size_t tb_treeScratch(const tbModel* m) {
+  return (size_t)m->ndof * 7 + (size_t)m->nbody * 6;
+}
+
+// the minimal joints' start (q0, qd0) and the tree bodies' pose and twist that follow from it;
+// scratch holds tb_treeScratch(m) words
+static void tb_treeStart(const tbModel* m, tbData* d, int s, const double* vary, double* scratch) {
+  for (int j = 0; j < m->njnt; j++) {
+    int a = m->jnt_qadr[j];
+    if (a < 0) continue;
+    const double* prm = tb_varyOf(m, vary, TB_F_JOINT, j);
+    d->jnt_q[(size_t)s * m->nq + a] = prm[TB_JNT_Q0];
+    d->jnt_qd[(size_t)s * m->nq + a] = prm[TB_JNT_QD0];
+  }
+  tb_treePose(m, d->jnt_q + (size_t)s * m->nq, d->body_pos + (size_t)s * m->nbody * 3,
+              d->body_quat + (size_t)s * m->nbody * 4);
+  double* S = scratch;
+  double* nu = S + (size_t)m->ndof * 6;
+  tb_treeTwists(m, d, s, S, nu, nu + m->ndof);
+}
+
 static void tb_resetScene(const tbModel* m, tbData* d, int s, double* vary, tbPlateMemo* memo) {
   tb_sceneVary(m, d, s, vary);
   for (int b = 0; b < m->nbody; b++) {
@@ -137,6 +160,7 @@ static void tb_resetScene(const tbModel* m, tbData* d, int s, double* vary, tbPl
       memset(vel, 0, sizeof(double) * 6);
     }
   }
+  if (m->nq > 0) tb_treeStart(m, d, s, vary, vary + m->nvary + 1);
   d->time[s] = 0.0;
   d->nstep[s] = 0;
   d->nwarm[s] = 0;
@@ -157,7 +181,7 @@ int tb_resetData(const tbModel* m, tbData* d) {
 #pragma omp parallel
   {
     tbPlateMemo memo = {0};
-    double* vary = (double*)malloc(sizeof(double) * (m->nvary + 1));
+    double* vary = (double*)malloc(sizeof(double) * (m->nvary + 1 + tb_treeScratch(m)));
     if (!vary) {
 #pragma omp atomic write
       rc = TB_ERR_MEMORY;

@@ -40,6 +40,10 @@ typedef struct tbRowJ {
 //   con, con_pair      contacts and their candidate pair
 //   row .. blk_angle   the rows, M^-1 J^T per row side, warm-start keys and the Delassus problem
 //   eq_factor          the Cholesky factor of a step whose rows are all equalities
+//   dof_S .. tree_F    minimal coordinates (stage_tree.h): the DoFs' motion axes, the
+//                      generalized velocity, its free value (then v+), the factor of M + h C,
+//                      the rows in joint space and (M + h C)^-1 Jq^T, the bodies' spatial
+//                      inertias, velocities, bias accelerations and forces
 //   solver_d, solver_i the model solver's scratch (tb_solverNeed)
 //   scene_buf          the arrays of the one-scene batch `scene` (tb_workScene) in which a
 //                      rollout keeps its scene: on chip on the GPU, between one load and one store
@@ -68,6 +72,16 @@ typedef struct tbRowJ {
   X(double, blk_mu, tb_cap(m->maxrow))                      \
   X(double, blk_angle, tb_cap(m->maxrow))                   \
   X(double, eq_factor, tb_cap(m->maxeq) * tb_cap(m->maxeq)) \
+  X(double, dof_S, tb_cap(m->ndof) * 6)                     \
+  X(double, tree_nu, tb_cap(m->ndof))                       \
+  X(double, qfree, tb_cap(m->ndof))                         \
+  X(double, Mq, tb_cap(m->ndof) * tb_cap(m->ndof))          \
+  X(double, Jq, tb_cap(m->ndof ? m->maxrow * m->ndof : 0))  \
+  X(double, MJq, tb_cap(m->ndof ? m->maxrow * m->ndof : 0)) \
+  X(double, tree_I, tb_cap(m->nq ? m->nbody : 0) * 13)      \
+  X(double, tree_V, tb_cap(m->nq ? m->nbody : 0) * 6)       \
+  X(double, tree_A, tb_cap(m->nq ? m->nbody : 0) * 6)       \
+  X(double, tree_F, tb_cap(m->nq ? m->nbody : 0) * 6)       \
   X(double, solver_d, sc->nsolver_d)                        \
   X(int, solver_i, sc->nsolver_i)                           \
   X(double, scene_buf, tb_sceneWords(m))
@@ -104,6 +118,7 @@ TB_HD tbData tb_oneScene(const tbModel* m) {
   one.nbody = m->nbody;
   one.nparam = m->nparam;
   one.maxrow = m->maxrow;
+  one.nq = m->nq;
   return one;
 }
 

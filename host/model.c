@@ -227,6 +227,48 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
   return m->ngeom++;
 }
 
+// a minimal-coordinate joint: one coordinate, a parent that comes first and does not move by a
+// driver, one parent per child, and a child whose world DoFs the tree owns (no locks)
+static int tb_checkMinimal(const tbModel* m, const tbJointDef* def, int j) {
+  if (def->type != TB_JOINT_REVOLUTE && def->type != TB_JOINT_PRISMATIC) {
+    return tb_setError("joint %d: minimal coordinates take revolute or prismatic joints", j);
+  }
+  if (def->body_b >= def->body_a) {
+    return tb_setError(
+        "joint %d: minimal joint's parent body_b %d must be added before its child "
+        "body_a %d (or be -1, the world)",
+        j, def->body_b, def->body_a);
+  }
+  if (def->body_b >= 0 && m->bdef[def->body_b].type == TB_BODY_KINEMATIC) {
+    return tb_setError(
+        "joint %d: minimal joint's parent body_b %d is kinematic; attach the tree "
+        "to a static or dynamic body",
+        j, def->body_b);
+  }
+  if (m->bdef[def->body_a].lock) {
+    return tb_setError(
+        "joint %d: body_a %d of a minimal joint has locks; its motion is the "
+        "joint's",
+        j, def->body_a);
+  }
+  if (def->stiffness != 0.0 || def->damping != 0.0) {
+    return tb_setError(
+        "joint %d: stiffness/damping soften a joint's constraint rows; a minimal "
+        "joint has none (use coord_damping, a servo or limits)",
+        j);
+  }
+  if (!isfinite(def->q0) || !isfinite(def->qd0)) {
+    return tb_setError("joint %d: q0 %g and qd0 %g must be finite", j, def->q0, def->qd0);
+  }
+  for (int i = 0; i < m->njnt; i++) {
+    if (m->jdef[i].minimal && m->jdef[i].body_a == def->body_a) {
+      return tb_setError("joint %d: body_a %d already has a minimal joint (%d) to its parent", j,
+                         def->body_a, i);
+    }
+  }
+  return 0;
+}
+
 int tb_addJoint(tbModel* m, const tbJointDef* def) {
   if (tb_checkEditable(m)) return -1;
   int j = m->njnt;
@@ -270,6 +312,18 @@ int tb_addJoint(tbModel* m, const tbJointDef* def) {
   }
   if (def->drive != 0.0 && def->type != TB_JOINT_PRISMATIC) {
     tb_setError("joint %d: a constant-force drive needs a prismatic joint", j);
+    return -1;
+  }
+  if (!(def->coord_damping >= 0.0) || !isfinite(def->coord_damping)) {
+    tb_setError("joint %d: coord_damping %g must be finite and >= 0", j, def->coord_damping);
+    return -1;
+  }
+  if (def->minimal && tb_checkMinimal(m, def, j)) return -1;
+  if (!def->minimal && (def->q0 != 0.0 || def->qd0 != 0.0)) {
+    tb_setError(
+        "joint %d: q0, qd0 set a minimal joint's start; a maximal joint starts at its "
+        "bodies' pose and velocity",
+        j);
     return -1;
   }
   if (tb_grow((void**)&m->jdef, &m->cap_jnt, m->njnt, sizeof(tbJointDef))) return -1;
@@ -485,6 +539,53 @@ static int tb_compileJoints(tbModel* m) {
   return TB_OK;
 }
 
+// the tree of minimal joints: each body's parent and joint, and the generalized velocities (a
+// root's unlocked world DoFs, a tree body's coordinate), bodies in order (parents first). A model
+// without minimal joints has none: its step is the maximal-coordinate one.
+static int tb_compileTree(tbModel* m) {
+  if (TB_ALLOC(m->body_parent, m->nbody) || TB_ALLOC(m->body_pjnt, m->nbody) ||
+      TB_ALLOC(m->body_dofadr, m->nbody) || TB_ALLOC(m->body_dofnum, m->nbody) ||
+      TB_ALLOC(m->jnt_qadr, m->njnt)) {
+    return TB_ERR_MEMORY;
+  }
+  m->nq = 0;
+  for (int b = 0; b < m->nbody; b++) m->body_parent[b] = m->body_pjnt[b] = -1;
+  for (int j = 0; j < m->njnt; j++) {
+    m->jnt_qadr[j] = -1;
+    if (!m->jdef[j].minimal) continue;
+    int a = m->jdef[j].body_a;
+    m->jnt_qadr[j] = m->nq++;
+    m->body_pjnt[a] = j;
+    int p = m->jdef[j].body_b;
+    m->body_parent[a] = p >= 0 && m->body_type[p] == TB_BODY_DYNAMIC ? p : -1;
+  }
+  int n = 0;
+  for (int b = 0; b < m->nbody && m->nq > 0; b++) {
+    m->body_dofadr[b] = n;
+    if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    int k = 0;
+    for (int ax = 0; ax < 6; ax++) k += m->body_pjnt[b] < 0 && !(m->body_lock[b] & (1 << ax));
+    m->body_dofnum[b] = m->body_pjnt[b] >= 0 ? 1 : k;
+    n += m->body_dofnum[b];
+  }
+  m->ndof = n;
+  if (TB_ALLOC(m->dof_body, n) || TB_ALLOC(m->dof_axis, n)) return TB_ERR_MEMORY;
+  for (int b = 0; b < m->nbody && n > 0; b++) {
+    int k = m->body_dofadr[b];
+    if (m->body_pjnt[b] >= 0) {
+      m->dof_body[k] = b;
+      m->dof_axis[k] = 6;
+      continue;
+    }
+    for (int ax = 0; ax < 6 && m->body_dofnum[b] > 0; ax++) {
+      if (m->body_lock[b] & (1 << ax)) continue;
+      m->dof_body[k] = b;
+      m->dof_axis[k++] = ax;
+    }
+  }
+  return TB_OK;
+}
+
 static int tb_compileDrivers(tbModel* m) {
   if (TB_ALLOC(m->drv_type, m->ndriver) || TB_ALLOC(m->drv_body, m->ndriver) ||
       TB_ALLOC(m->drv_nkey, m->ndriver) || TB_ALLOC(m->drv_key, m->ndriver * TB_MAXKEY * 8)) {
@@ -562,9 +663,16 @@ static int tb_compilePairs(tbModel* m) {
   return TB_OK;
 }
 
-// a joint's bilateral rows
+// a joint's bilateral rows (none for a minimal joint)
 static int tb_jointEqRows(const tbModel* m, int j) {
+  if (m->jnt_qadr[j] >= 0) return 0;
   return m->jnt_type[j] == TB_JOINT_SPHERICAL ? 3 : m->jnt_type[j] == TB_JOINT_FIXED ? 6 : 5;
+}
+
+// a maximal revolute or prismatic joint's row of coordinate damping
+static int tb_jointDampRows(const tbModel* m, int j) {
+  int coord = m->jnt_type[j] == TB_JOINT_REVOLUTE || m->jnt_type[j] == TB_JOINT_PRISMATIC;
+  return coord && m->jnt_qadr[j] < 0;
 }
 
 // rows of the joints that can be equalities: their bilateral rows
@@ -574,11 +682,11 @@ static int tb_eqRowCapacity(const tbModel* m) {
   return rows;
 }
 
-// rows per joint: bilateral rows, 2 limit rows, 1 servo row
+// rows per joint: bilateral rows, 2 limit rows, 1 servo row, 1 damping row
 static int tb_jointRowCapacity(const tbModel* m) {
   int rows = 0;
   for (int j = 0; j < m->njnt; j++)
-    rows += tb_jointEqRows(m, j) + 2 * m->jnt_limited[j] + m->jnt_servo[j];
+    rows += tb_jointEqRows(m, j) + 2 * m->jnt_limited[j] + m->jnt_servo[j] + tb_jointDampRows(m, j);
   return rows;
 }
 
@@ -622,8 +730,9 @@ static int tb_compileVary(tbModel* m) {
   }
   for (int j = 0; j < m->njnt; j++) {
     const tbJointDef* jd = &m->jdef[j];
-    double v[TB_JNT_NPRM] = {jd->lo,         jd->hi,   jd->kp,    jd->kd,        jd->target_pos,
-                             jd->target_vel, jd->fmax, jd->drive, jd->stiffness, jd->damping};
+    double v[TB_JNT_NPRM] = {
+        jd->lo,    jd->hi,        jd->kp,      jd->kd, jd->target_pos, jd->target_vel,   jd->fmax,
+        jd->drive, jd->stiffness, jd->damping, jd->q0, jd->qd0,        jd->coord_damping};
     tb_setVary(m, TB_F_JOINT, j, v);
   }
   double* o = m->vary0 + m->vary_adr[TB_F_OPT];
@@ -685,6 +794,7 @@ int tb_compileModel(tbModel* m) {
   if (rc == TB_OK) rc = tb_compileGeoms(m);
   if (rc == TB_OK) rc = tb_compilePlanar(m);
   if (rc == TB_OK) rc = tb_compileJoints(m);
+  if (rc == TB_OK) rc = tb_compileTree(m);
   if (rc == TB_OK) rc = tb_compileDrivers(m);
   if (rc == TB_OK) rc = tb_compilePairs(m);
   if (rc == TB_OK) rc = tb_compileVary(m);

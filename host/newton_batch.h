@@ -129,7 +129,7 @@ TB_HD void tb_phasedStepBegin(const tbModel* m, tbPhased* ph) {
   if (one->status[0] & TB_SCENE_FAILMASK) return;
   tb_stepPrepare(m, one, 0, w);
   if (one->status[0] & TB_SCENE_FAILMASK) return;
-  tb_assemble(tb_solo(), m, w);
+  tb_stepAssemble(tb_solo(), m, w);
   tb_warmStart(m, one, 0, w);
   ph->p = tb_problemOf(m, w);
   if (tb_solveCheck(m->opt.solver, &ph->p, &w->solver_work) != TB_OK) {

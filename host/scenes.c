@@ -30,10 +30,12 @@ static const tbSceneInfo tb_scenes[] = {
     {"pendulum",
      "chain of links on revolute joints hanging from a pivot, released at an angle",
      2000,
-     3,
+     4,
      {{"links", "", "number of links", 3.0, 1.0, 64.0, 1},
       {"length", "m", "length of each link", 1.0, 1e-3, 100.0, 0},
-      {"angle0", "rad", "initial angle of the straight chain from vertical", 0.3, -3.0, 3.0, 0}}},
+      {"angle0", "rad", "initial angle of the straight chain from vertical", 0.3, -3.0, 3.0, 0},
+      {"minimal", "", "1: the joints in minimal (joint) coordinates, 0: maximal with rows", 0.0,
+       0.0, 1.0, 1}}},
     {"box-stack", "three boxes stacked on the ground at rest", 1000, 0, {{0}}},
     {"plate-particle",
      "particle on the vibrating plate of thesis §5.3 (default: the centrifuge field)",
@@ -366,7 +368,7 @@ static void tb_sceneInclineBlock(tbModel* m, const tbBuild* bo) {
 }
 
 static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
-  int links = (int)bo->opt[0];
+  int links = (int)bo->opt[0], minimal = bo->opt[3] != 0.0;
   double L = bo->opt[1], th = bo->opt[2], r = 0.05 * L;
   double dir[3] = {sin(th), 0.0, -cos(th)}, pivot[3] = {0.0, 0.0, links * L + 1.0};
   tb_ground(m, 0.5);
@@ -397,6 +399,7 @@ static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
     jd.type = TB_JOINT_REVOLUTE;
     jd.body_a = b;
     jd.body_b = prev;
+    jd.minimal = minimal;
     tbu_addscl3(jd.anchor, pivot, dir, i * L);
     memcpy(jd.axis, ey, sizeof(jd.axis));
     tb_addJoint(m, &jd);
@@ -404,7 +407,9 @@ static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
   }
   m->opt.timestep = 1e-3;
   tb_commonParams(m, "friction coefficient");
-  tb_complianceParams(m, "joint_", "joint", TB_F_JOINT, m->njnt, TB_JNT_STIFF, TB_JNT_DAMP);
+  if (!minimal) {
+    tb_complianceParams(m, "joint_", "joint", TB_F_JOINT, m->njnt, TB_JNT_STIFF, TB_JNT_DAMP);
+  }
   int p = -1;
   for (int b = 1; b <= links; b++) p = tb_massParam(m, p, b);
 }

@@ -167,8 +167,42 @@ TB_HD void tb_rowAngular(tbRowJ* row, int a, int b, const double dir[3]) {
   tbu_scl3(row->J[1] + 3, dir, -1.0);
 }
 
-// whether a row can change any velocity: some unlocked DoF of a dynamic body in it
-TB_HD int tb_rowActive(const tbModel* m, const tbRowJ* row) {
+// body b's twist [v; w] at its center c from its spatial velocity: v = v_O + w x c
+TB_HD void tb_spatialToTwist(const double V[6], const double c[3], double twist[6]) {
+  double t[3];
+  tbu_cross3(t, V, c);
+  tbu_add3(twist, V + 3, t);
+  tbu_copy3(twist + 3, V);
+}
+
+// a row in joint space: Jq = J S over the DoFs of each of its bodies and their ancestors
+TB_HD void tb_treeRowJacobian(const tbModel* m, const tbWork* w, const tbRowJ* row, double* jq) {
+  memset(jq, 0, sizeof(double) * m->ndof);
+  for (int side = 0; side < 2; side++) {
+    int c = row->body[side];
+    if (c < 0 || m->body_type[c] != TB_BODY_DYNAMIC) continue;
+    const double* J = row->J[side];
+    for (int a = c; a >= 0; a = m->body_parent[a]) {
+      for (int k = m->body_dofadr[a]; k < m->body_dofadr[a] + m->body_dofnum[a]; k++) {
+        double t[6];
+        tb_spatialToTwist(w->dof_S + 6 * k, w->xpos + 3 * c, t);
+        for (int i = 0; i < 6; i++) jq[k] += J[i] * t[i];
+      }
+    }
+  }
+}
+
+// whether a row can change any velocity: some unlocked DoF of a dynamic body in it, or in a
+// model with minimal joints some generalized velocity (its joint-space row, w->dof_S at the work
+// pose, goes to the row's would-be slot of w->Jq)
+TB_HD int tb_rowActive(const tbModel* m, tbWork* w, const tbRowJ* row) {
+  if (m->nq > 0) {
+    double* jq = w->Jq + (size_t)w->nrow * m->ndof;
+    tb_treeRowJacobian(m, w, row, jq);
+    double s = 0.0;
+    for (int k = 0; k < m->ndof; k++) s += jq[k] * jq[k];
+    return s > 1e-20;
+  }
   double s = 0.0;
   for (int side = 0; side < 2; side++) {
     int b = row->body[side];
@@ -205,7 +239,7 @@ typedef struct tbRowSink {
 // append a scalar box row; returns 0, or -1 when the row has no effect and was skipped
 TB_HD int tb_pushBox(tbRowSink* k, const tbRowJ* row, double lo, double hi, int key) {
   tbWork* w = k->w;
-  if (!tb_rowActive(k->m, row)) return -1;
+  if (!tb_rowActive(k->m, w, row)) return -1;
   int i = w->nrow++;
   w->row[i] = *row;
   w->lo[i] = lo;
@@ -232,14 +266,15 @@ TB_HD void tb_softRow(tbRowJ* row, double h, double K, double B) {
   row->bias *= h * K / c;
 }
 
-TB_HD void tb_jointRows(tbRowSink* k, int j) {
+// the rows that hold a joint's locked directions (a minimal joint has none: its coordinates
+// hold them)
+TB_HD void tb_jointLockRows(tbRowSink* k, int j, const tbJointFrame* fp) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
   double h = w->h;
   const double* prm = tb_varyOf(m, w->vary, TB_F_JOINT, j);
   int type = m->jnt_type[j], nr = 0;
-  tbJointFrame f;
-  tb_jointFrame(m, w, j, &f);
+  tbJointFrame f = *fp;
   const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   double u[3], v[3], dp[3];
   tbu_tangents(f.aa, u, v);
@@ -280,10 +315,22 @@ TB_HD void tb_jointRows(tbRowSink* k, int j) {
       tb_pushBox(k, &row, -INFINITY, INFINITY, -(1 + 16 * j + nr++));
     }
   }
+}
+
+TB_HD void tb_jointRows(tbRowSink* k, int j) {
+  const tbModel* m = k->m;
+  tbWork* w = k->w;
+  double h = w->h;
+  const double* prm = tb_varyOf(m, w->vary, TB_F_JOINT, j);
+  int type = m->jnt_type[j];
+  tbJointFrame f;
+  tb_jointFrame(m, w, j, &f);
+  if (m->jnt_qadr[j] < 0) tb_jointLockRows(k, j, &f);
   if (type != TB_JOINT_REVOLUTE && type != TB_JOINT_PRISMATIC) return;
-  // the joint coordinate's row: limits and servo
+  // the joint coordinate's row: limits, servo and damping (a minimal joint's damping is in its
+  // mass matrix)
   double q = tb_jointCoord(m, j, &f);
-  tbRowJ crow;
+  tbRowJ crow, row;
   if (type == TB_JOINT_PRISMATIC) {
     tb_rowLinear(&crow, f.a, f.ra, f.b, f.rb, f.aa);
   } else {
@@ -306,6 +353,15 @@ TB_HD void tb_jointRows(tbRowSink* k, int j) {
     row.cfm = 1.0 / (h * den);
     row.bias = -(kp * (prm[TB_JNT_TPOS] - q) + kd * prm[TB_JNT_TVEL]) / den;
     tb_pushBox(k, &row, -fm, fm, -(1 + 16 * j + 10));
+  }
+  double c = prm[TB_JNT_CDAMP];
+  if (c > 0.0 && m->jnt_qadr[j] < 0) {
+    // the impulse -h c qdot+: the servo's row with kp = 0, kd = c, no target, no bound
+    row = crow;
+    row.kind = TB_ROW_VELOCITY;
+    row.cfm = 1.0 / (h * c);
+    row.bias = 0.0;
+    tb_pushBox(k, &row, -INFINITY, INFINITY, -(1 + 16 * j + 11));
   }
 }
 
@@ -386,7 +442,7 @@ TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
 
   tbRowJ nrow, trow[2];
   tb_rowLinear(&nrow, a, ra, b, rb, c->normal);
-  if (!tb_rowActive(m, &nrow)) return;
+  if (!tb_rowActive(m, w, &nrow)) return;
   nrow.bias = c->gap / h;
   tb_softContact(m, w, g0, g1, &nrow);
   const double* vel = d->body_vel + (size_t)s * m->nbody * 6;
@@ -404,9 +460,9 @@ TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   if (mu > 0.0) {
     // a tangent that only locked DoFs could use is dropped (planar scenes: 1 tangent)
     tb_rowLinear(&trow[ntan], a, ra, b, rb, t);
-    if (tb_rowActive(m, &trow[ntan])) ntan++;
+    if (tb_rowActive(m, w, &trow[ntan])) ntan++;
     tb_rowLinear(&trow[ntan], a, ra, b, rb, o);
-    if (tb_rowActive(m, &trow[ntan])) ntan++;
+    if (tb_rowActive(m, w, &trow[ntan])) ntan++;
   }
   tb_pushContact(k, vel, &nrow, trow, ntan, mu, key);
 }
@@ -476,27 +532,33 @@ TB_HD void tb_driveForces(const tbModel* m, const tbWork* w, double* f) {
   }
 }
 
+// the wrench [f; tau] at body b's center from gravity and its applied force (0: not dynamic)
+TB_HD void tb_appliedWrench(const tbModel* m, const tbWork* w, int b, double f[6]) {
+  memset(f, 0, sizeof(double) * 6);
+  if (m->body_type[b] != TB_BODY_DYNAMIC) return;
+  double mass = tb_varyOf(m, w->vary, TB_F_BODY_MASS, b)[0];
+  const double* fa = tb_varyOf(m, w->vary, TB_F_BODY_FORCE, b);
+  for (int k = 0; k < 3; k++) {
+    f[k] = fa[k] + mass * w->gravity[k];
+    f[3 + k] = fa[3 + k];
+  }
+}
+
 // v_free = v + h M^-1 (f_app + m g - w x I w + drives)
 TB_HD void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w) {
   double h = w->h;
-  const double* g = w->gravity;
   const double* vel = d->body_vel + (size_t)s * m->nbody * 6;
   double* f = w->vfree;  // forces first, then overwritten by velocities
   for (int b = 0; b < m->nbody; b++) {
     double* fb = f + 6 * b;
-    memset(fb, 0, sizeof(double) * 6);
+    tb_appliedWrench(m, w, b, fb);
     if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
-    double mass = tb_varyOf(m, w->vary, TB_F_BODY_MASS, b)[0];
-    const double* fa = tb_varyOf(m, w->vary, TB_F_BODY_FORCE, b);
     const double* om = vel + 6 * b + 3;
     double Iw[9], L[3], gyro[3];
     tbu_inertiaWorld(Iw, w->xquat + 4 * b, tb_varyOf(m, w->vary, TB_F_BODY_INERTIA, b));
     tbu_mulMatVec3(L, Iw, om);
     tbu_cross3(gyro, om, L);
-    for (int k = 0; k < 3; k++) {
-      fb[k] = fa[k] + mass * g[k];
-      fb[3 + k] = fa[3 + k] - gyro[k];
-    }
+    tbu_sub3(fb + 3, fb + 3, gyro);
   }
   tb_driveForces(m, w, f);
   for (int b = 0; b < m->nbody; b++) {
@@ -564,8 +626,10 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   p.blk_angle = w->blk_angle;
   p.cone = m->opt.cone;
   p.facets = m->opt.facets;
-  p.rank_max = 0;
-  for (int b = 0; b < m->nbody; b++) p.rank_max += m->body_type[b] == TB_BODY_DYNAMIC ? 6 : 0;
+  p.rank_max = m->ndof;
+  for (int b = 0; b < m->nbody && m->nq == 0; b++) {
+    p.rank_max += m->body_type[b] == TB_BODY_DYNAMIC ? 6 : 0;
+  }
   return p;
 }
 

@@ -22,6 +22,7 @@
 #include "stage_kinematic.h"
 #include "stage_probe.h"
 #include "stage_rows.h"
+#include "stage_tree.h"
 #include "solver.h"
 
 // out = the model's defaults overridden by the scene's parameter row
@@ -87,8 +88,9 @@ TB_HD void tb_failScene(tbData* d, int s, int bit) {
   d->fail_step[s] = (int)d->nstep[s];
 }
 
-// q+ = q + h G(q) v+ (v+ in w->vfree) for dynamic bodies; kinematic bodies take their pose at
-// t+h. Returns 0 when a dynamic body's state is no longer finite.
+// q+ = q + h G(q) v+ (v+ in w->vfree) for dynamic bodies (a tree's bodies follow their
+// coordinates: tb_treeIntegrate); kinematic bodies take their pose at t+h. Returns 0 when a
+// dynamic body's state is no longer finite.
 TB_HD int tb_integrate(const tbModel* m, tbData* d, int s, const tbWork* w) {
   size_t base = (size_t)s * m->nbody;
   int finite = 1;
@@ -100,7 +102,7 @@ TB_HD int tb_integrate(const tbModel* m, tbData* d, int s, const tbWork* w) {
       memcpy(pos, w->xpos + 3 * b, sizeof(double) * 3);
       memcpy(quat, w->xquat + 4 * b, sizeof(double) * 4);
       memcpy(vel, w->xvel + 6 * b, sizeof(double) * 6);
-    } else if (m->body_type[b] == TB_BODY_DYNAMIC) {
+    } else if (m->body_type[b] == TB_BODY_DYNAMIC && m->body_pjnt[b] < 0) {
       memcpy(vel, w->vfree + 6 * b, sizeof(double) * 6);
       for (int k = 0; k < 3; k++) pos[k] += w->h * vel[k];
       tbu_quatIntegrate(quat, vel + 3, w->h);
@@ -116,8 +118,15 @@ TB_HD int tb_integrate(const tbModel* m, tbData* d, int s, const tbWork* w) {
 TB_HD void tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_stepValues(m, d, s, w);
   tb_workPose(m, d, s, w);
-  tb_massInverse(m, w);
-  tb_freeVelocity(m, d, s, w);
+  if (m->nq > 0) {
+    if (tb_treeFreeVelocity(m, d, s, w)) {
+      tb_failScene(d, s, TB_SCENE_NAN_FAIL);
+      return;
+    }
+  } else {
+    tb_massInverse(m, w);
+    tb_freeVelocity(m, d, s, w);
+  }
   if (tb_collide(m, w) < 0) {
     tb_failScene(d, s, TB_SCENE_OVERFLOW_FAIL);
     return;
@@ -180,11 +189,25 @@ TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res
   return tb_solveQuiet(t, m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
 }
 
+// the Delassus problem of the step's rows, in maximal or minimal coordinates, by team t
+TB_HD void tb_stepAssemble(tbTeam t, const tbModel* m, tbWork* w) {
+  if (m->nq > 0) {
+    tb_treeAssemble(t, m, w);
+  } else {
+    tb_assemble(t, m, w);
+  }
+}
+
 // everything after the solve: warm start kept, v+ and q+, time and the solver's statistics
 TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tbSolveResult* res) {
   tb_saveWarm(d, s, w);
-  tb_applyImpulse(m, w);
-  int finite = tb_integrate(m, d, s, w) && res->reason != TB_STOP_NONFINITE;
+  if (m->nq > 0) {
+    tb_treeApply(m, w);
+  } else {
+    tb_applyImpulse(m, w);
+  }
+  int finite = tb_integrate(m, d, s, w) && (m->nq == 0 || tb_treeIntegrate(m, d, s, w)) &&
+               res->reason != TB_STOP_NONFINITE;
   if (!finite) tb_failScene(d, s, TB_SCENE_NAN_FAIL);
   d->time[s] += w->h;
   d->nstep[s]++;
@@ -205,7 +228,7 @@ TB_HDN void tb_step(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
   if (t.lane == 0) tb_stepPrepare(m, d, s, w);
   tb_teamSync(t);
   if (d->status[s] & TB_SCENE_FAILMASK) return;
-  tb_assemble(t, m, w);
+  tb_stepAssemble(t, m, w);
   if (t.lane == 0) tb_warmStart(m, d, s, w);
   tb_teamSync(t);
   tbSolveResult res;

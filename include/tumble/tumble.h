@@ -114,6 +114,13 @@ typedef struct tbJointDef {
   double stiffness;   // N/m and N s/m on the positional rows, N m/rad and N m s/rad on the
   double damping;     // rotational ones: the joint's constraint rows compliant (Drumwright:
                       // lambda = -K phi - B phidot); both 0: rigid
+  int minimal;        // 1: a revolute or prismatic joint in minimal (joint) coordinates: body_a is
+                      // a child of body_b (-1: the world, or a static or dynamic body added
+                      // before it) whose pose is its parent's moved by the joint coordinate; no
+                      // constraint rows, the coordinate an unknown of the step (Mylapilli & Jain)
+  double q0, qd0;     // minimal joints: initial coordinate and rate (0: the bodies' initial pose)
+  double coord_damping;  // N m s/rad or N s/m, >= 0: viscous torque -c qdot on the coordinate,
+                         // implicit in the step
 } tbJointDef;
 tbJointDef tb_defaultJointDef(void);
 
@@ -212,6 +219,9 @@ enum {
   TB_JNT_DRIVE,
   TB_JNT_STIFF,
   TB_JNT_DAMP,
+  TB_JNT_Q0,  // minimal joints' initial coordinate and rate
+  TB_JNT_QD0,
+  TB_JNT_CDAMP,  // the coordinate's viscous damping
   TB_JNT_NPRM
 };
 // layout of the option parameters
@@ -255,6 +265,11 @@ typedef char tbName[TB_NAMELEN];
 //   relative orientation conj(qb) qa
 //   drv_type, drv_body, drv_nkey (ndriver); drv_key (ndriver x TB_MAXKEY x 8): t, pos[3], quat[4]
 //   sup_body (nsupport); pair_geom (npair x 2), pair_maxcon (npair)
+//   minimal coordinates (model.c, stage_tree.h): body_parent, body_pjnt (nbody) the parent body
+//   and joint of a tree body (-1: a root, its 6 world DoFs less its locks its own), body_dofadr,
+//   body_dofnum (nbody) its generalized velocities; dof_body, dof_axis (ndof) each one's body and
+//   world axis (0-5: a root's v_x .. w_z, 6: the joint coordinate); jnt_qadr (njnt) a minimal
+//   joint's coordinate in the scene's jnt_q, -1 for the others
 //   vary0 (nvary) default values of the per-scene vector; param (nparam)
 #define TB_MODEL_ARRAYS(X)                      \
   X(int, body_type, m->nbody)                   \
@@ -283,6 +298,13 @@ typedef char tbName[TB_NAMELEN];
   X(int, sup_body, m->nsupport)                 \
   X(int, pair_geom, m->npair * 2)               \
   X(int, pair_maxcon, m->npair)                 \
+  X(int, body_parent, m->nbody)                 \
+  X(int, body_pjnt, m->nbody)                   \
+  X(int, body_dofadr, m->nbody)                 \
+  X(int, body_dofnum, m->nbody)                 \
+  X(int, dof_body, m->ndof)                     \
+  X(int, dof_axis, m->ndof)                     \
+  X(int, jnt_qadr, m->njnt)                     \
   X(double, vary0, m->nvary)                    \
   X(tbParam, param, m->nparam)
 
@@ -297,6 +319,9 @@ typedef struct tbModel {
   int maxrow;    // constraint-row capacity per scene
   int maxeq;     // rows that are equalities (the joints' bilateral rows): the direct solve's size
   int nv;        // velocity DoFs (6 per body, locked ones included)
+  int nq;        // minimal joints (each one coordinate in jnt_q)
+  int ndof;      // generalized velocities when nq > 0 (roots' unlocked DoFs and the
+                 // coordinates), else 0: the step is then the maximal-coordinate one
 
   tbOption opt;
 
@@ -362,6 +387,8 @@ enum {
 //   iterations in the last step, the most in any step and over all steps; resid_last,
 //   resid_max the solver's residual in the last step and the largest over all steps;
 //   fail_step the index (0-based) of the step that failed, -1 if none
+//   jnt_q, jnt_qd (nq) the minimal joints' coordinates and rates (their bodies' pose and twist
+//   follow from them)
 #define TB_DATA_ARRAYS(X)            \
   X(double, param, d->nparam)        \
   X(double, time, 1)                 \
@@ -379,11 +406,13 @@ enum {
   X(int64_t, iter_sum, 1)            \
   X(double, resid_last, 1)           \
   X(double, resid_max, 1)            \
-  X(int, fail_step, 1)
+  X(int, fail_step, 1)               \
+  X(double, jnt_q, d->nq)            \
+  X(double, jnt_qd, d->nq)
 
 typedef struct tbData {
   int nscene;
-  int nbody, nparam, maxrow;
+  int nbody, nparam, maxrow, nq;
   int scene_fast;  // element i of scene s of an array at [i nscene + s], else at [s count + i]
 #define TB_X(type, name, count) type* name;
   TB_DATA_ARRAYS(TB_X)
