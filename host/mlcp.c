@@ -124,6 +124,9 @@ static int tb_mlcpSizes(const tbProblem* pb, const tbWork* w, int nv, tbMLCP* p)
 
 int tb_buildMLCP(const tbModel* m, const tbWork* w, tbMLCP* p) {
   memset(p, 0, sizeof(*p));
+  if (m->nq > 0) {
+    return tb_setError("mlcp: the body-velocity MLCP has no form for minimal joints (%d)", m->nq);
+  }
   int* vidx = (int*)malloc(sizeof(int) * 6 * (m->nbody ? m->nbody : 1));
   if (!vidx) return TB_ERR_MEMORY;
   int nv = tb_velocityIndex(m, vidx);
