@@ -203,6 +203,24 @@ TEST(ComplianceLayoutTest, CompliantRowsAreBitwiseTheCpuLayout) {
   }
 }
 
+// the minimal-coordinate step (stage_tree.h) in every device layout: the scene's coordinates
+// (jnt_q, jnt_qd) travel with it, the tree's scratch is slot-strided like the rest
+TEST(TreeLayoutTest, MinimalChainIsBitwiseTheCpuLayout) {
+  auto chain = [](Scene& sc) {
+    jitterParams(sc, 29);
+    sc.reset();
+  };
+  Scene a("pendulum", 6, {{"minimal", 1}, {"links", 4}, {"angle0", 1.2}});
+  chain(a);
+  ASSERT_EQ(tb_rollout(a.m, a.d, 0, 6, 400, nullptr), TB_OK) << tb_lastError();
+  for (Layout layout : kLayouts) {
+    Scene b("pendulum", 6, {{"minimal", 1}, {"links", 4}, {"angle0", 1.2}});
+    chain(b);
+    deviceLayoutRollout(b.m, b.d, 400, nullptr, nullptr, layout);
+    EXPECT_EQ(firstDifference(a.d, b.d), "") << kLayoutName[layout];
+  }
+}
+
 // every step solver by a team (PGS, prox and auto shared among its members, the others on its
 // lead) and in one of the other layouts in turn (the solvers' scratch is slot-strided like the
 // rest)

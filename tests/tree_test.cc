@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <tumble/scenes.h>
+#include <tumble/tb_math.h>
 #include <tumble/tumble.h>
 
 #include "test_util.h"
@@ -51,14 +52,8 @@ double energy(const Scene& sc, int s = 0) {
     double I[3];
     for (int k = 0; k < 3; k++) I[k] = sc.m->vary0[tb_varyIndex(sc.m, TB_F_BODY_INERTIA, b, k)];
     double mass = sc.m->vary0[tb_varyIndex(sc.m, TB_F_BODY_MASS, b, 0)];
-    // w in the body frame: R^T w
-    double w[3] = {v[3], v[4], v[5]}, wb[3];
-    double qw = q[0], qx = -q[1], qy = -q[2], qz = -q[3];
-    double t[3] = {2 * (qy * w[2] - qz * w[1]), 2 * (qz * w[0] - qx * w[2]),
-                   2 * (qx * w[1] - qy * w[0])};
-    wb[0] = w[0] + qw * t[0] + qy * t[2] - qz * t[1];
-    wb[1] = w[1] + qw * t[1] + qz * t[0] - qx * t[2];
-    wb[2] = w[2] + qw * t[2] + qx * t[1] - qy * t[0];
+    double wb[3];
+    tbu_rotVecInv(wb, q, v + 3);  // w in the body frame
     e += 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     for (int k = 0; k < 3; k++) e += 0.5 * I[k] * wb[k] * wb[k];
     e += mass * g * sc.pos(b, s)[2];
