@@ -75,6 +75,31 @@ def pendulum(links=3, length=1.0, angle0=0.3):
 </mujoco>"""
 
 
+def chain_wall(links=12):
+    """tumble's `chain-wall` (Mylapilli & Jain's 12-link pendulum): 1 kg spheres of radius 0.25 m
+    at the ends of massless 1 m links on hinges about -y, the first hinged 10 m above the floor,
+    a wall 4 m right of the pivot, mu 0.5, the chain straight at -pi/4 turning at 1 rad/s; every
+    pair of spheres but neighbours may touch (MuJoCo skips parent-child pairs; tumble's
+    neighbours are 1 m apart and cannot). MuJoCo has no restitution coefficient: its contacts
+    keep their default soft, nearly plastic response, where tumble bounces at 0.7"""
+    chain = ""
+    for i in reversed(range(links)):
+        chain = (f"<body pos='0 0 {10.0 if i == 0 else -1.0}'><joint type='hinge' axis='0 -1 0'/>"
+                 f"<geom type='sphere' pos='0 0 -1' size='0.25' mass='1'/>{chain}</body>")
+    qpos = " ".join(["-0.7853981633974483"] + ["0"] * (links - 1))
+    qvel = " ".join(["1"] + ["0"] * (links - 1))
+    return f"""<mujoco>
+  <option timestep='1e-3' gravity='0 0 -9.81' cone='elliptic' solver='Newton'/>
+  <default><geom condim='3' friction='0.5 0 0'/></default>
+  <worldbody>
+    {GROUND.format(mu=0.5)}
+    <geom type='plane' size='0 0 1' pos='4 0 0' zaxis='-1 0 0'/>
+    {chain}
+  </worldbody>
+  <keyframe><key qpos='{qpos}' qvel='{qvel}'/></keyframe>
+</mujoco>"""
+
+
 # tumble's `plate-particle`: a point of 1 kg (inertia 1) at (0.04, 0, 0) on the vibrating plate
 # of thesis §5.3, mu 0.5, dt 1e-4. MuJoCo has no points: a sphere of radius 1 mm resting on the
 # plate; the plate is a mocap body (a 1 m x 1 m x 2 cm box whose top face is the plate plane)
@@ -128,13 +153,14 @@ def plate_poses(nstep, h, amp=(0, 0, 0, 100, 100, 0), phase=(0, 0, 0, math.pi / 
 
 # (tumble scene, MJCF, scenes, steps, the plate's poses or None, tumble's extra arguments): the
 # sizes of issue 13's table; the pendulum in tumble's maximal and minimal coordinates (MuJoCo's
-# are minimal)
+# are minimal); Mylapilli & Jain's 12-link chain for its 20 s with their MNCP solver
 SCENES = [
     ("sliding-sphere", SLIDING_SPHERE, 2000, 600, None, []),
     ("box-stack", BOX_STACK, 200, 1000, None, []),
     ("pendulum", pendulum(), 2000, 2000, None, []),
     ("pendulum", pendulum(), 2000, 2000, None, ["--param", "minimal=1"]),
     ("plate-particle", PLATE_PARTICLE, 2000, 2000, plate_poses, []),
+    ("chain-wall", chain_wall(), 200, 20000, None, ["--solver", "mncp-rlm"]),
 ]
 
 

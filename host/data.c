@@ -133,11 +133,11 @@ static void tb_treeStart(const tbModel* m, tbData* d, int s, const double* vary,
     d->jnt_q[(size_t)s * m->nq + a] = prm[TB_JNT_Q0];
     d->jnt_qd[(size_t)s * m->nq + a] = prm[TB_JNT_QD0];
   }
-  tb_treePose(m, d->jnt_q + (size_t)s * m->nq, d->body_pos + (size_t)s * m->nbody * 3,
+  tb_treePose(m, vary, d->jnt_q + (size_t)s * m->nq, d->body_pos + (size_t)s * m->nbody * 3,
               d->body_quat + (size_t)s * m->nbody * 4);
   double* S = scratch;
   double* nu = S + (size_t)m->ndof * 6;
-  tb_treeTwists(m, d, s, S, nu, nu + m->ndof);
+  tb_treeTwists(m, vary, d, s, S, nu, nu + m->ndof);
 }
 
 static void tb_resetScene(const tbModel* m, tbData* d, int s, double* vary, tbPlateMemo* memo) {

@@ -25,6 +25,7 @@ typedef struct tbRowJ {
   double J[2][6];  // [linear; angular] per body
   int kind;        // TB_ROW_*
   double bias;     // added to b: Phi/h stabilization, servo targets, restitution
+  double rest;     // the part of bias Newton restitution set (<= 0), for tb_plasticRetry
   double cfm;      // added to the diagonal of A (servo compliance)
 } tbRowJ;
 
@@ -235,6 +236,11 @@ TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork
 // (tb_varyIndex is the checked form)
 TB_HD const double* tb_varyOf(const tbModel* m, const double* vary, int field, int object) {
   return vary + m->vary_adr[field] + object * m->vary_width[field];
+}
+
+// joint j's anchors in a vary vector: in body_a's frame, then in body_b's (world for -1)
+TB_HD const double* tb_jointAnchor(const tbModel* m, const double* vary, int j) {
+  return tb_varyOf(m, vary, TB_F_JOINT, j) + TB_JNT_ANCHOR;
 }
 
 // scratch with nslot slots for model m (host memory); NULL when out of memory

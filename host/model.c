@@ -500,12 +500,12 @@ static int tb_compileGeoms(tbModel* m) {
   return TB_OK;
 }
 
-// joint frames: anchors and axes in each body's frame at the initial pose
+// joint frames: axes in each body's frame at the initial pose (the anchors are per-scene values,
+// tb_jointAnchors)
 static int tb_compileJoints(tbModel* m) {
   if (TB_ALLOC(m->jnt_type, m->njnt) || TB_ALLOC(m->jnt_body, 2 * m->njnt) ||
-      TB_ALLOC(m->jnt_anchor, 6 * m->njnt) || TB_ALLOC(m->jnt_axis, 6 * m->njnt) ||
-      TB_ALLOC(m->jnt_qrel, 4 * m->njnt) || TB_ALLOC(m->jnt_limited, m->njnt) ||
-      TB_ALLOC(m->jnt_servo, m->njnt)) {
+      TB_ALLOC(m->jnt_axis, 6 * m->njnt) || TB_ALLOC(m->jnt_qrel, 4 * m->njnt) ||
+      TB_ALLOC(m->jnt_limited, m->njnt) || TB_ALLOC(m->jnt_servo, m->njnt)) {
     return TB_ERR_MEMORY;
   }
   for (int j = 0; j < m->njnt; j++) {
@@ -519,15 +519,10 @@ static int tb_compileJoints(tbModel* m) {
     for (int side = 0; side < 2; side++) {
       int b = side ? jd->body_b : jd->body_a;
       m->jnt_body[2 * j + side] = b;
-      double* anc = m->jnt_anchor + 6 * j + 3 * side;
       double* ax = m->jnt_axis + 6 * j + 3 * side;
       if (b < 0) {
-        tbu_copy3(anc, jd->anchor);
         tbu_copy3(ax, axis);
       } else {
-        double d[3];
-        tbu_sub3(d, jd->anchor, m->bdef[b].pos);
-        tbu_rotVecInv(anc, m->bdef[b].quat, d);
         tbu_rotVecInv(ax, m->bdef[b].quat, axis);
       }
     }
@@ -694,6 +689,20 @@ static void tb_setVary(tbModel* m, int field, int object, const double* v) {
   memcpy(m->vary0 + tb_varyIndex(m, field, object, 0), v, sizeof(double) * tb_fieldWidth(field));
 }
 
+// a joint's world anchor in body_a's frame, then in body_b's (world for -1), at the initial pose
+static void tb_jointAnchors(const tbModel* m, const tbJointDef* jd, double anc[6]) {
+  for (int side = 0; side < 2; side++) {
+    int b = side ? jd->body_b : jd->body_a;
+    if (b < 0) {
+      tbu_copy3(anc + 3 * side, jd->anchor);
+    } else {
+      double d[3];
+      tbu_sub3(d, jd->anchor, m->bdef[b].pos);
+      tbu_rotVecInv(anc + 3 * side, m->bdef[b].quat, d);
+    }
+  }
+}
+
 static int tb_compileVary(tbModel* m) {
   int n = 0;
   for (int f = 0; f < TB_NFIELD; f++) {
@@ -733,6 +742,7 @@ static int tb_compileVary(tbModel* m) {
     double v[TB_JNT_NPRM] = {
         jd->lo,    jd->hi,        jd->kp,      jd->kd, jd->target_pos, jd->target_vel,   jd->fmax,
         jd->drive, jd->stiffness, jd->damping, jd->q0, jd->qd0,        jd->coord_damping};
+    tb_jointAnchors(m, jd, v + TB_JNT_ANCHOR);
     tb_setVary(m, TB_F_JOINT, j, v);
   }
   double* o = m->vary0 + m->vary_adr[TB_F_OPT];

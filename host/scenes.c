@@ -57,6 +57,12 @@ static const tbSceneInfo tb_scenes[] = {
      100,
      0,
      {{0}}},
+    {"chain-wall",
+     "Mylapilli & Jain §3.2: 12 spheres on minimal hinges swing into a floor and a wall and "
+     "onto each other (restitution 0.7)",
+     20000,
+     1,
+     {{"links", "", "number of links", 12.0, 1.0, 64.0, 1}}},
 };
 
 #define TB_NSCENE ((int)(sizeof(tb_scenes) / sizeof(tb_scenes[0])))
@@ -104,18 +110,23 @@ static void tb_optionParams(tbModel* m) {
   }
 }
 
-// a body carrying a half-space (its local z <= 0); returns the body
-static int tb_planeBody(tbModel* m, const char* name, int type, double mu) {
-  tbBodyDef bd = tb_defaultBodyDef();
-  bd.name = name;
-  bd.type = type;
-  int b = tb_addBody(m, &bd);
+// body bd carrying a half-space (its local z <= 0); returns the body
+static int tb_planeOf(tbModel* m, const tbBodyDef* bd, double mu) {
+  int b = tb_addBody(m, bd);
   tbGeomDef gd = tb_defaultGeomDef();
   gd.body = b;
   gd.type = TB_GEOM_PLANE;
   gd.mu = mu;
   tb_addGeom(m, &gd);
   return b;
+}
+
+// a body at the origin carrying a half-space (its local z <= 0); returns the body
+static int tb_planeBody(tbModel* m, const char* name, int type, double mu) {
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = name;
+  bd.type = type;
+  return tb_planeOf(m, &bd, mu);
 }
 
 static int tb_ground(tbModel* m, double mu) {
@@ -414,6 +425,79 @@ static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
   for (int b = 1; b <= links; b++) p = tb_massParam(m, p, b);
 }
 
+// Mylapilli & Jain §3.2, with what the paper leaves open fixed here: 1 kg spheres of radius
+// 0.25 m at the ends of massless 1 m links, the first hinged to a pivot 10 m above the floor,
+// hinges about -y (so a positive angle swings toward +x), the chain straight at -pi/4 (left of
+// the pivot) turning at 1 rad/s toward the wall, a plane 4 m right of the pivot. The model pose
+// hangs straight down: the start is the first joint's q0 and qd0, batch parameters like the link
+// length (each joint's anchor in its child) and the pivot height (the first joint's anchor).
+// Restitution 0.7 is Newton's law on each contact's normal velocity (stage_rows.h), which the
+// paper's scheme (no restitution term in its Eq. 20-32) has to add somehow; every pair of spheres
+// may touch.
+static void tb_sceneChainWall(tbModel* m, const tbBuild* bo) {
+  int links = (int)bo->opt[0];
+  const double L = 1.0, r = 0.25, mu = 0.5, e = 0.7, pivot[3] = {0.0, 0.0, 10.0};
+  const double ey[3] = {0.0, 1.0, 0.0}, down[3] = {0.0, -1.0, 0.0};
+  tb_ground(m, mu);
+  tbBodyDef wb = tb_defaultBodyDef();
+  wb.name = "wall";
+  wb.type = TB_BODY_STATIC;
+  wb.pos[0] = 4.0;
+  tbu_quatAxisAngle(wb.quat, ey, -0.5 * TB_PI);  // the half-space's normal local z onto -x
+  int wall = tb_planeOf(m, &wb, mu);
+  int prev = -1;
+  for (int i = 0; i < links; i++) {
+    char name[24];
+    snprintf(name, sizeof(name), "sphere%d", i);
+    tbBodyDef bd = tb_defaultBodyDef();
+    bd.name = name;
+    bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.4 * r * r;
+    bd.pos[2] = pivot[2] - (i + 1) * L;
+    int b = tb_addBody(m, &bd);
+    tbGeomDef gd = tb_defaultGeomDef();
+    gd.body = b;
+    gd.size[0] = r;
+    gd.mu = mu;
+    tb_addGeom(m, &gd);
+    tbJointDef jd = tb_defaultJointDef();
+    jd.type = TB_JOINT_REVOLUTE;
+    jd.minimal = 1;
+    jd.body_a = b;
+    jd.body_b = prev;
+    tbu_copy3(jd.anchor, pivot);
+    jd.anchor[2] -= i * L;
+    tbu_copy3(jd.axis, down);
+    if (i == 0) {
+      jd.q0 = -0.25 * TB_PI;
+      jd.qd0 = 1.0;
+    }
+    tb_addJoint(m, &jd);
+    prev = b;
+  }
+  for (int g = 0; g < m->ngeom; g++) m->gdef[g].restitution = e;
+  m->opt.timestep = 1e-3;
+  m->opt.restitution_vmin = 0.1;   // slower contacts plastic: links at rest do not chatter
+  m->opt.solver = TB_SOLVER_AUTO;  // M&J's solvers stall on sweeps (README: chain-wall)
+  tb_commonParams(m, "friction coefficient (floor, wall, spheres)");
+  int p = tb_addParam(m, "restitution", "", "Newton restitution coefficient (all contacts)", 0.0,
+                      1.0, 0);
+  for (int g = 0; g < m->ngeom; g++) tb_paramTarget(m, p, TB_F_GEOM_REST, g, 0);
+  p = -1;
+  for (int b = 2; b < m->nbody; b++) p = tb_massParam(m, p, b);
+  tb_param1(m, "angle0", "rad", "initial angle of the straight chain (positive toward the wall)",
+            -3.0, 3.0, 0, TB_F_JOINT, 0, TB_JNT_Q0);
+  tb_param1(m, "omega0", "rad/s", "initial rate of the first hinge", -1e3, 1e3, 0, TB_F_JOINT, 0,
+            TB_JNT_QD0);
+  tb_param1(m, "pivot_z", "m", "height of the pivot above the floor", 0.0, 1e3, 1, TB_F_JOINT, 0,
+            TB_JNT_ANCHOR + 5);
+  tb_param1(m, "wall_x", "m", "distance of the wall right of the pivot", 0.0, 1e3, 1, TB_F_BODY_POS,
+            wall, 0);
+  p = tb_addParam(m, "length", "m", "length of each link", 0.0, 1e3, 1);
+  for (int j = 0; j < m->njnt; j++) tb_paramTarget(m, p, TB_F_JOINT, j, TB_JNT_ANCHOR + 2);
+  p = tb_addParam(m, "joint_damping", "N m s/rad", "viscous damping of each hinge", 0.0, 1e9, 0);
+  for (int j = 0; j < m->njnt; j++) tb_paramTarget(m, p, TB_F_JOINT, j, TB_JNT_CDAMP);
+}
+
 static void tb_sceneBoxStack(tbModel* m) {
   tb_ground(m, 0.5);
   const double half[3] = {0.1, 0.1, 0.1};
@@ -551,6 +635,9 @@ tbModel* tb_buildScene(int i, const tbBuild* b) {
       break;
     case 8:
       tb_sceneTripodBlock(m);
+      break;
+    case 9:
+      tb_sceneChainWall(m, b);
       break;
     default:
       tb_scenePlateBlock(m, TB_DRIVER_PLATE);

@@ -99,7 +99,7 @@ TB_HD void tb_jointFrame(const tbModel* m, const tbWork* w, int j, tbJointFrame*
   f->b = m->jnt_body[2 * j + 1];
   for (int side = 0; side < 2; side++) {
     int b = side ? f->b : f->a;
-    const double* anc = m->jnt_anchor + 6 * j + 3 * side;
+    const double* anc = tb_jointAnchor(m, w->vary, j) + 3 * side;
     const double* ax = m->jnt_axis + 6 * j + 3 * side;
     double* p = side ? f->pb : f->pa;
     double* r = side ? f->rb : f->ra;
@@ -450,9 +450,10 @@ TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
     // Newton restitution for a contact that closes within the step
     double un = tb_rowVelocity(m, &nrow, vel, w->xvel);
     double kin = un - tb_rowVelocity(m, &nrow, vel, NULL);
-    if (un < -m->opt.restitution_vmin && c->gap + h * un < 0.0) {
-      double target = rest * un + kin;
-      nrow.bias = nrow.bias < target ? nrow.bias : target;
+    double target = rest * un + kin;
+    if (un < -m->opt.restitution_vmin && c->gap + h * un < 0.0 && target < nrow.bias) {
+      nrow.rest = target - nrow.bias;
+      nrow.bias = target;
     }
   }
   tb_contactFrame(c, w->frame_angle, t, o);

@@ -174,9 +174,15 @@ TB_HD tbSolverOpt tb_stepSolverOpt(const tbModel* m) {
 
 // the step's solve, shared by team t: a problem of equalities alone by one factorization when
 // the model's solver is PGS or auto, and otherwise (or when that falls short) the model's
-// solver; 0, or -1 when the solver does not apply
+// solver; 0, or -1 when the solver does not apply. A step without rows (a free flight, a chain in
+// minimal coordinates out of contact) has nothing to solve whatever the solver.
 TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
+  if (p.n == 0) {
+    memset(res, 0, sizeof(*res));
+    res->converged = 1;
+    return 0;
+  }
   tbSolverOpt so = tb_stepSolverOpt(m);
   int direct = m->opt.solver == TB_SOLVER_PGS || m->opt.solver == TB_SOLVER_AUTO;
   if (direct && tb_equalitiesOnly(&p, m->maxeq)) {
@@ -187,6 +193,50 @@ TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res
     if (done) return 0;
   }
   return tb_solveQuiet(t, m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
+}
+
+// the kinetic energy the step's impulses add, each row's seen from what it pushes against:
+// x . (u + u+) / 2 over the rows, u their free velocities, u+ = u + (A - cfm) x; into *scale the
+// sum of |x u|, for a tolerance
+TB_HD double tb_impulseWork(const tbModel* m, const tbWork* w, double* scale) {
+  int n = w->nrow;
+  double work = 0.0;
+  *scale = 0.0;
+  for (int i = 0; i < n; i++) {
+    double u = tb_rowVelocity(m, &w->row[i], w->vfree, w->xvel), du = -w->row[i].cfm * w->x[i];
+    for (int j = 0; j < n; j++) du += w->A[i * n + j] * w->x[j];
+    work += w->x[i] * (u + 0.5 * du);
+    *scale += fabs(w->x[i] * u);
+  }
+  return work;
+}
+
+// whether Newton restitution made the step's impulses add energy: with friction it can (Kane's
+// paradox; a 12-link chain's tip striking the floor at 45 degrees gains half the chain's energy)
+TB_HD int tb_bounceGainsEnergy(const tbModel* m, const tbWork* w) {
+  int bounce = 0;
+  for (int i = 0; i < w->nrow; i++) bounce |= w->row[i].rest < 0.0;
+  if (!bounce) return 0;
+  double scale, work = tb_impulseWork(m, w, &scale);
+  return work > 1e-9 * scale;
+}
+
+// after the step's solve, by team t: where its bounces add energy, the step solved again without
+// them, a plastic impact, which cannot (x . u+ <= 0 by complementarity and the cone), from the
+// first solve's impulses. 0, or -1 when the solver does not apply.
+TB_HD int tb_plasticRetry(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+  int gain = t.lane == 0 && tb_bounceGainsEnergy(m, w);
+  if (tb_teamAll(t, !gain)) return 0;
+  if (t.lane == 0) {
+    for (int i = 0; i < w->nrow; i++) {
+      tbRowJ* r = &w->row[i];
+      w->b[i] -= r->rest;
+      r->bias -= r->rest;
+      r->rest = 0.0;
+    }
+  }
+  tb_teamSync(t);
+  return tb_stepSolve(t, m, w, res);
 }
 
 // the Delassus problem of the step's rows, in maximal or minimal coordinates, by team t
@@ -233,6 +283,7 @@ TB_HDN void tb_step(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_teamSync(t);
   tbSolveResult res;
   int rc = tb_stepSolve(t, m, w, &res);
+  if (!rc) rc = tb_plasticRetry(t, m, w, &res);
   if (t.lane == 0) {
     if (rc) {
       tb_failScene(d, s, TB_SCENE_SOLVER_FAIL);

@@ -74,9 +74,11 @@ TB_HD void tb_crossForce(const double V[6], const double F[6], double out[6]) {
 
 //---- kinematics --------------------------------------------------------------------------------
 
-// the motion axis of DoF k with the bodies at (pos, quat): a root's world axis through its center
-// of mass, a revolute joint's axis through its anchor, a prismatic joint's direction
-TB_HD void tb_dofAxis(const tbModel* m, const double* pos, const double* quat, int k, double s[6]) {
+// the motion axis of DoF k with the bodies at (pos, quat) and the joints' anchors in vary: a root's
+// world axis through its center of mass, a revolute joint's axis through its anchor, a prismatic
+// joint's direction
+TB_HD void tb_dofAxis(const tbModel* m, const double* vary, const double* pos, const double* quat,
+                      int k, double s[6]) {
   int b = m->dof_body[k], ax = m->dof_axis[k];
   memset(s, 0, sizeof(double) * 6);
   if (ax < 3) {
@@ -97,21 +99,23 @@ TB_HD void tb_dofAxis(const tbModel* m, const double* pos, const double* quat, i
     tbu_copy3(s + 3, u);
     return;
   }
-  tbu_rotVec(r, quat + 4 * b, m->jnt_anchor + 6 * j);
+  tbu_rotVec(r, quat + 4 * b, tb_jointAnchor(m, vary, j));
   tbu_add3(p, pos + 3 * b, r);
   tbu_copy3(s, u);
   tbu_cross3(s + 3, p, u);
 }
 
 // every DoF's axis at (pos, quat) into S (ndof x 6)
-TB_HD void tb_treeAxes(const tbModel* m, const double* pos, const double* quat, double* S) {
-  for (int k = 0; k < m->ndof; k++) tb_dofAxis(m, pos, quat, k, S + 6 * k);
+TB_HD void tb_treeAxes(const tbModel* m, const double* vary, const double* pos, const double* quat,
+                       double* S) {
+  for (int k = 0; k < m->ndof; k++) tb_dofAxis(m, vary, pos, quat, k, S + 6 * k);
 }
 
 // the tree bodies' poses from their parents' and the coordinates q (parents first): a revolute
 // joint turns the child by q about its axis, a prismatic one slides it by q, from the relative
-// pose they had at the model's initial pose
-TB_HD void tb_treePose(const tbModel* m, const double* q, double* pos, double* quat) {
+// orientation they had at the model's initial pose, joined at the anchors of vary
+TB_HD void tb_treePose(const tbModel* m, const double* vary, const double* q, double* pos,
+                       double* quat) {
   for (int b = 0; b < m->nbody; b++) {
     int j = m->body_pjnt[b];
     if (j < 0) continue;
@@ -121,7 +125,7 @@ TB_HD void tb_treePose(const tbModel* m, const double* q, double* pos, double* q
       memcpy(qp, quat + 4 * p, sizeof(qp));
       tbu_copy3(pp, pos + 3 * p);
     }
-    const double *anca = m->jnt_anchor + 6 * j, *axa = m->jnt_axis + 6 * j;
+    const double *anca = tb_jointAnchor(m, vary, j), *axa = m->jnt_axis + 6 * j;
     double qa[4], turn[4], ra[3], rb[3];
     double qj = q[m->jnt_qadr[j]];
     tbu_quatMul(qa, qp, m->jnt_qrel + 4 * j);
@@ -134,9 +138,9 @@ TB_HD void tb_treePose(const tbModel* m, const double* q, double* pos, double* q
     tbu_quatNormalize(qa);
     memcpy(quat + 4 * b, qa, sizeof(qa));
     if (p >= 0) {
-      tbu_rotVec(rb, qp, m->jnt_anchor + 6 * j + 3);
+      tbu_rotVec(rb, qp, anca + 3);
     } else {
-      tbu_copy3(rb, m->jnt_anchor + 6 * j + 3);
+      tbu_copy3(rb, anca + 3);
     }
     tbu_rotVec(ra, qa, anca);
     for (int k = 0; k < 3; k++) pos[3 * b + k] = pp[k] + rb[k] - ra[k];
@@ -170,11 +174,12 @@ TB_HD void tb_treeGather(const tbModel* m, const tbData* d, int s, double* nu) {
   }
 }
 
-// the tree bodies' twists in scene s of d from its pose and its generalized velocity; scratch S
-// (ndof x 6), nu (ndof), V (nbody x 6)
-TB_HD void tb_treeTwists(const tbModel* m, tbData* d, int s, double* S, double* nu, double* V) {
+// the tree bodies' twists in scene s of d (vary its vector) from its pose and its generalized
+// velocity; scratch S (ndof x 6), nu (ndof), V (nbody x 6)
+TB_HD void tb_treeTwists(const tbModel* m, const double* vary, tbData* d, int s, double* S,
+                         double* nu, double* V) {
   const double* pos = d->body_pos + (size_t)s * m->nbody * 3;
-  tb_treeAxes(m, pos, d->body_quat + (size_t)s * m->nbody * 4, S);
+  tb_treeAxes(m, vary, pos, d->body_quat + (size_t)s * m->nbody * 4, S);
   tb_treeGather(m, d, s, nu);
   tb_treeVelocity(m, S, nu, V);
   for (int b = 0; b < m->nbody; b++) {
@@ -302,7 +307,7 @@ TB_HD int tb_treeFreeVelocity(const tbModel* m, const tbData* d, int s, tbWork* 
   int n = m->ndof;
   double* nu = w->tree_nu;
   double* Q = w->qfree;
-  tb_treeAxes(m, w->xpos, w->xquat, w->dof_S);
+  tb_treeAxes(m, w->vary, w->xpos, w->xquat, w->dof_S);
   tb_treeGather(m, d, s, nu);
   tb_treeInertia(m, w);
   for (int b = 0; b < m->nbody; b++) tb_appliedWrench(m, w, b, w->vfree + 6 * b);
@@ -376,9 +381,9 @@ TB_HD int tb_treeIntegrate(const tbModel* m, tbData* d, int s, tbWork* w) {
     q[a] += w->h * qd[a];
     finite &= isfinite(q[a]) && isfinite(qd[a]);
   }
-  tb_treePose(m, q, d->body_pos + (size_t)s * m->nbody * 3,
+  tb_treePose(m, w->vary, q, d->body_pos + (size_t)s * m->nbody * 3,
               d->body_quat + (size_t)s * m->nbody * 4);
-  tb_treeTwists(m, d, s, w->dof_S, w->tree_nu, w->tree_V);
+  tb_treeTwists(m, w->vary, d, s, w->dof_S, w->tree_nu, w->tree_V);
   return finite;
 }
 

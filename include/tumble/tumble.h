@@ -221,8 +221,10 @@ enum {
   TB_JNT_DAMP,
   TB_JNT_Q0,  // minimal joints' initial coordinate and rate
   TB_JNT_QD0,
-  TB_JNT_CDAMP,  // the coordinate's viscous damping
-  TB_JNT_NPRM
+  TB_JNT_CDAMP,        // the coordinate's viscous damping
+  TB_JNT_ANCHOR = 13,  // 6 entries: the anchor in body_a's frame, then in body_b's (world for -1);
+                       // a tree's link lengths (a minimal child's start pose follows from them)
+  TB_JNT_NPRM = 19
 };
 // layout of the option parameters
 enum {
@@ -260,9 +262,9 @@ typedef char tbName[TB_NAMELEN];
 //   geom_type, geom_body (ngeom); geom_pos (ngeom x 3), geom_quat (ngeom x 4) in the body frame;
 //   geom_nvert, geom_vertadr (ngeom): prism core vertices in geom_vert (nvert x 2, geom frame);
 //   geom_vreach (ngeom): distance of a prism's farthest core vertex from its origin
-//   jnt_type, jnt_limited, jnt_servo (njnt); jnt_body (njnt x 2: a, b, -1 world); jnt_anchor,
-//   jnt_axis (njnt x 2 x 3) in each body's frame (world for -1); jnt_qrel (njnt x 4) the initial
-//   relative orientation conj(qb) qa
+//   jnt_type, jnt_limited, jnt_servo (njnt); jnt_body (njnt x 2: a, b, -1 world); jnt_axis
+//   (njnt x 2 x 3) in each body's frame (world for -1), the anchors being per-scene
+//   (TB_JNT_ANCHOR); jnt_qrel (njnt x 4) the initial relative orientation conj(qb) qa
 //   drv_type, drv_body, drv_nkey (ndriver); drv_key (ndriver x TB_MAXKEY x 8): t, pos[3], quat[4]
 //   sup_body (nsupport); pair_geom (npair x 2), pair_maxcon (npair)
 //   minimal coordinates (model.c, stage_tree.h): body_parent, body_pjnt (nbody) the parent body
@@ -286,7 +288,6 @@ typedef char tbName[TB_NAMELEN];
   X(double, geom_vreach, m->ngeom)              \
   X(int, jnt_type, m->njnt)                     \
   X(int, jnt_body, m->njnt * 2)                 \
-  X(double, jnt_anchor, m->njnt * 6)            \
   X(double, jnt_axis, m->njnt * 6)              \
   X(double, jnt_qrel, m->njnt * 4)              \
   X(int, jnt_limited, m->njnt)                  \
