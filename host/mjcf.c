@@ -76,6 +76,7 @@ typedef struct tbMj {
   tbMjNamed* named;
   int nnamed;
   tbMjFrame* frame;  // each tumble body's MJCF frame (equality anchors are given in it)
+  int minimal;       // tumble_minimal_joints: hinges and slides as minimal joints
 } tbMj;
 
 //---- messages and attributes -------------------------------------------------------------------
@@ -974,6 +975,20 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
   return 0;
 }
 
+// the custom numeric tumble_minimal_joints ("1": every hinge and slide joint a coordinate, as
+// MuJoCo holds them; "0" or none: rows) into c->minimal; 0, or 2 after an error
+static int tb_mjMinimal(tbMj* c) {
+  xmlNodePtr n = tb_mjNumeric(c, "minimal", "joints");
+  if (!n) return 0;
+  double v;
+  if (tb_mjData(c, n, &v, 1)) return 2;
+  if (v != 0.0 && v != 1.0) {
+    return tb_mjFail(c, n, "tumble_minimal_joints data %g: 1 (minimal) or 0 (rows)", v);
+  }
+  c->minimal = v == 1.0;
+  return 0;
+}
+
 // joint j (NULL: a weld) between body b and its parent; at is the body's element
 static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int parent,
                          const tbMjFrame* f, double q) {
@@ -982,6 +997,7 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
   jd.type = j ? types[j->type] : TB_JOINT_FIXED;
   jd.body_a = b;
   jd.body_b = parent;
+  jd.minimal = c->minimal && (jd.type == TB_JOINT_REVOLUTE || jd.type == TB_JOINT_PRISMATIC);
   if (j) {
     tbu_rotVec(jd.anchor, f->quat, j->pos);
     tbu_rotVec(jd.axis, f->quat, j->axis);
@@ -1476,7 +1492,7 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
       if (i == 0) rc = tb_mjCompiler(c, k);
       if (i == 1) rc = seen ? tb_mjFail(c, k, "a second top <default>") : tb_mjDefault(c, k, -1);
       if (i == 2) rc = tb_mjOption(c, k);
-      if (i == 3) rc = tb_mjCustom(c, k);
+      if (i == 3 && !(rc = tb_mjCustom(c, k))) rc = tb_mjMinimal(c);
       if (i == 4) rc = seen ? tb_mjFail(c, k, "a second <keyframe>") : tb_mjKeyframe(c, k);
       if (i == 5) rc = seen ? tb_mjFail(c, k, "a second <worldbody>") : tb_mjWorld(c, k);
       if (i == 6) rc = tb_mjEquality(c, k);

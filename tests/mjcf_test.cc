@@ -4,6 +4,9 @@
 // outside the subset are refused with the file, line, element and attribute.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include <cmath>
 #include <string>
 
@@ -151,6 +154,40 @@ INSTANTIATE_TEST_SUITE_P(Models, MjcfBuiltin,
                            for (char& c : s) c = c == '-' ? '_' : c;
                            return s;
                          });
+
+// the file's text with `extra` inserted before its </mujoco>
+std::string WithExtra(const char* name, const std::string& extra) {
+  std::ifstream in(Model(name));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  text.insert(text.rfind("</mujoco>"), extra);
+  return text;
+}
+
+// tumble_minimal_joints makes the file's hinges minimal joints, as MuJoCo holds them: the
+// pendulum's file is then the built-in pendulum with minimal=1, step for step
+TEST(MjcfTest, MinimalJointsSwitchGivesTheMinimalPendulum) {
+  std::string xml = WithExtra(
+      "pendulum", "<custom><numeric name=\"tumble_minimal_joints\" data=\"1\"/></custom>");
+  Scene file(tb_loadMJCF(xml.c_str()), 1);
+  Scene builtin("pendulum", 1, {{"minimal", 1}});
+  ASSERT_NE(file.m, nullptr);
+  EXPECT_EQ(file.m->nq, 3);
+  ExpectSameModel(file.m, builtin.m);
+  file.reset();
+  builtin.reset();
+  file.run(200);
+  builtin.run(200);
+  ExpectSameState(file, builtin);
+  for (const char* bad : {"2", "1 1"}) {
+    std::string x = WithExtra(
+        "pendulum", std::string("<custom><numeric name=\"tumble_minimal_joints\" data=\"") + bad +
+                        "\"/></custom>");
+    EXPECT_EQ(tb_loadMJCF(x.c_str()), nullptr) << bad;
+    EXPECT_NE(std::string(tb_lastError()).find("<numeric> "), std::string::npos) << tb_lastError();
+  }
+}
 
 // the same chain hanging straight down, turned to its start by the keyframe's hinge angles,
 // is the built-in pendulum: MuJoCo's forward kinematics in the reader
