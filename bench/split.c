@@ -1,16 +1,16 @@
 // bench_split: where a step's time goes, set-up against solve (Mylapilli & Jain's claim that in
 // minimal coordinates setting up the complementarity problem dominates its solution).
 //
-// One scene at a time on one thread, its steps run through tb_step's stages with a clock
+// One scene at a time on one thread, its steps run through tb_step's three phases with a clock
 // between them:
-//   prepare   kinematics, collision, the rows; in minimal coordinates the joint-space mass
-//             matrix (CRBA), bias forces (RNEA) and the factor of M + h C
-//   assemble  the Delassus matrix A = Jq M^-1 Jq^T (J M^-1 J^T in maximal coordinates), b, and
-//             the warm start
-//   solve     the step's solver (tb_stepSolve, and tb_plasticRetry's re-solve when one is due)
-//   finish    impulses applied, integration, forward kinematics
-// set-up = prepare + assemble. Each configuration runs its whole rollout 3 times; the fastest
-// total is kept. Reported per step over all steps, and over the steps that had rows to solve.
+//   set-up    tb_stepSetUp: kinematics, collision, the rows; in minimal coordinates the
+//             joint-space mass matrix (CRBA), bias forces (RNEA) and the factor of M + h C; the
+//             Delassus matrix A = Jq M^-1 Jq^T (J M^-1 J^T in maximal coordinates), b, the warm
+//             start
+//   solve     tb_stepSolve: the step's solver, and tb_plasticRetry's re-solve when one is due
+//   finish    tb_stepEnd: impulses applied, integration, forward kinematics
+// Each configuration runs its whole rollout 3 times; the fastest total is kept. Reported per
+// step over all steps, and over the steps that had rows to solve.
 //
 //   ./build/bench/bench_split > bench/results/split-$(date -u +%F).md
 #include <stdio.h>
@@ -49,7 +49,7 @@ static const tbbCase kCases[] = {
     {"box-stack", "3 stacked boxes, maximal", NULL, "pgs", 0, 1000},
 };
 
-enum { PREPARE, ASSEMBLE, SOLVE, FINISH, NPHASE };
+enum { SETUP, SOLVE, FINISH, NPHASE };
 
 static double tbb_now(void) {
   struct timespec ts;
@@ -62,31 +62,20 @@ typedef struct tbbSplit {
   int nrows, unconverged;
 } tbbSplit;
 
-// one step of scene 0 as tb_step takes it (a team of one), the phases' times added to sp
+// tb_step of scene 0 by a team of one, its phases' times added to sp
 static void tbb_step(const tbModel* m, tbData* d, tbWork* w, tbbSplit* sp) {
   double t[NPHASE + 1];
   tbSolveResult res;
-  int rc = 0;
   t[0] = tbb_now();
-  tb_stepPrepare(m, d, 0, w);
+  int go = tb_stepSetUp(tb_solo(), m, d, 0, w);
   t[1] = tbb_now();
-  if (!(d->status[0] & TB_SCENE_FAILMASK)) {
-    tb_stepAssemble(tb_solo(), m, w);
-    tb_warmStart(m, d, 0, w);
-  }
+  int rc = go ? tb_stepSolve(tb_solo(), m, w, &res) : 0;
   t[2] = tbb_now();
-  if (!(d->status[0] & TB_SCENE_FAILMASK)) {
-    rc = tb_stepSolve(tb_solo(), m, w, &res);
-    if (!rc) rc = tb_plasticRetry(tb_solo(), m, w, &res);
+  if (go) {
+    tb_stepEnd(m, d, 0, w, rc, &res);
+    sp->unconverged += !rc && !res.converged;
   }
   t[3] = tbb_now();
-  if (rc) {
-    tb_failScene(d, 0, TB_SCENE_SOLVER_FAIL);
-  } else if (!(d->status[0] & TB_SCENE_FAILMASK)) {
-    tb_stepFinish(m, d, 0, w, &res);
-    sp->unconverged += !res.converged;
-  }
-  t[4] = tbb_now();
   for (int k = 0; k < NPHASE; k++) {
     sp->all[k] += t[k + 1] - t[k];
     if (w->nrow > 0) sp->rows[k] += t[k + 1] - t[k];
@@ -151,7 +140,7 @@ int main(void) {
   printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t i = 0; i < sizeof(kCases) / sizeof(kCases[0]); i++) {
     const tbbCase* c = &kCases[i];
-    tbbSplit sp;
+    tbbSplit sp = {{0}};
     if (tbb_run(c, &sp)) {
       printf("| %s | %s | failed |\n", c->label, c->solver);
       continue;
@@ -161,8 +150,7 @@ int main(void) {
       tot += sp.all[k];
       tot_rows += sp.rows[k];
     }
-    double setup = sp.all[PREPARE] + sp.all[ASSEMBLE];
-    double setup_rows = sp.rows[PREPARE] + sp.rows[ASSEMBLE];
+    double setup = sp.all[SETUP], setup_rows = sp.rows[SETUP];
     char ratio[32] = "-", per_rows[32] = "-";
     if (sp.nrows > 0) {
       snprintf(ratio, sizeof(ratio), "%.2f", setup_rows / sp.rows[SOLVE]);

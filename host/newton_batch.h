@@ -126,18 +126,10 @@ TB_HD void tb_phasedStepBegin(const tbModel* m, tbPhased* ph) {
   tbWork* w = &ph->w;
   tbData* one = &w->scene;
   ph->finish = ph->iterated = ph->solving = 0;
-  if (one->status[0] & TB_SCENE_FAILMASK) return;
-  tb_stepPrepare(m, one, 0, w);
-  if (one->status[0] & TB_SCENE_FAILMASK) return;
-  tb_stepAssemble(tb_solo(), m, w);
-  tb_warmStart(m, one, 0, w);
+  if (!tb_stepSetUp(tb_solo(), m, one, 0, w)) return;
   ph->p = tb_problemOf(m, w);
   ph->finish = 1;
-  if (ph->p.n == 0) {  // nothing to solve (tb_stepSolve)
-    memset(&ph->res, 0, sizeof(ph->res));
-    ph->res.converged = 1;
-    return;
-  }
+  if (tb_solvedEmpty(&ph->p, &ph->res)) return;
   if (tb_solveCheck(m->opt.solver, &ph->p, &w->solver_work) != TB_OK) {
     ph->finish = 0;
     tb_failScene(one, 0, TB_SCENE_SOLVER_FAIL);
@@ -177,17 +169,16 @@ TB_HD void tb_phasedSolvePost(const tbModel* m, tbPhased* ph) {
 TB_HD void tb_phasedStepEnd(const tbModel* m, int s, int k, int nstep, tbRecord* rec,
                             const tbProbe* probe, tbPhased* ph) {
   tbWork* w = &ph->w;
-  if (ph->finish && ph->p.n > 0) {
-    if (ph->iterated) tb_lmEnd(&ph->ls.s, &ph->ls.it);
-    tbSolverOpt so = tb_stepSolverOpt(m);
-    tb_lmFinish(&ph->p, &so, w->x, &w->solver_work, &ph->ls, &ph->res);
-    // the rare re-solve in place, as tb_step does it
-    if (tb_plasticRetry(tb_solo(), m, w, &ph->res)) {
-      tb_failScene(&w->scene, 0, TB_SCENE_SOLVER_FAIL);
-      ph->finish = 0;
+  if (ph->finish) {
+    int rc = 0;
+    if (ph->p.n > 0) {
+      if (ph->iterated) tb_lmEnd(&ph->ls.s, &ph->ls.it);
+      tbSolverOpt so = tb_stepSolverOpt(m);
+      tb_lmFinish(&ph->p, &so, w->x, &w->solver_work, &ph->ls, &ph->res);
+      rc = tb_plasticRetry(tb_solo(), m, w, &ph->res);  // the rare re-solve in place
     }
+    tb_stepEnd(m, &w->scene, 0, w, rc, &ph->res);
   }
-  if (ph->finish) tb_stepFinish(m, &w->scene, 0, w, &ph->res);
   tb_rolloutObserve(m, &w->scene, s, k, nstep, rec, probe, w, &ph->rs);
 }
 

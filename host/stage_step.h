@@ -172,17 +172,21 @@ TB_HD tbSolverOpt tb_stepSolverOpt(const tbModel* m) {
   return so;
 }
 
-// the step's solve, shared by team t: a problem of equalities alone by one factorization when
-// the model's solver is PGS or auto, and otherwise (or when that falls short) the model's
-// solver; 0, or -1 when the solver does not apply. A step without rows (a free flight, a chain in
-// minimal coordinates out of contact) has nothing to solve whatever the solver.
-TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+// 1 when problem p has no rows (a free flight, a chain in minimal coordinates out of contact):
+// nothing to solve whatever the solver, res says converged
+TB_HD int tb_solvedEmpty(const tbProblem* p, tbSolveResult* res) {
+  if (p->n > 0) return 0;
+  memset(res, 0, sizeof(*res));
+  res->converged = 1;
+  return 1;
+}
+
+// one solve of the step's problem, shared by team t: a problem of equalities alone by one
+// factorization when the model's solver is PGS or auto, and otherwise (or when that falls short)
+// the model's solver; 0, or -1 when the solver does not apply
+TB_HD int tb_solveRows(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
-  if (p.n == 0) {
-    memset(res, 0, sizeof(*res));
-    res->converged = 1;
-    return 0;
-  }
+  if (tb_solvedEmpty(&p, res)) return 0;
   tbSolverOpt so = tb_stepSolverOpt(m);
   int direct = m->opt.solver == TB_SOLVER_PGS || m->opt.solver == TB_SOLVER_AUTO;
   if (direct && tb_equalitiesOnly(&p, m->maxeq)) {
@@ -236,7 +240,14 @@ TB_HD int tb_plasticRetry(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* 
     }
   }
   tb_teamSync(t);
-  return tb_stepSolve(t, m, w, res);
+  return tb_solveRows(t, m, w, res);
+}
+
+// the step's solve by team t: its problem, then tb_plasticRetry; 0, or -1 when the solver does
+// not apply
+TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+  int rc = tb_solveRows(t, m, w, res);
+  return rc ? rc : tb_plasticRetry(t, m, w, res);
 }
 
 // the Delassus problem of the step's rows, in maximal or minimal coordinates, by team t
@@ -270,27 +281,39 @@ TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tb
   if (!res->converged) d->status[s] |= TB_SCENE_UNCONVERGED;
 }
 
+// the step up to its problem by team t: the lead prepares (kinematics, contacts, rows, in minimal
+// coordinates M and the bias), the team assembles, the lead warm-starts. 0 when scene s has
+// failed (before or in the preparation): no step then.
+TB_HD int tb_stepSetUp(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
+  if (d->status[s] & TB_SCENE_FAILMASK) return 0;
+  if (t.lane == 0) tb_stepPrepare(m, d, s, w);
+  tb_teamSync(t);
+  if (d->status[s] & TB_SCENE_FAILMASK) return 0;
+  tb_stepAssemble(t, m, w);
+  if (t.lane == 0) tb_warmStart(m, d, s, w);
+  tb_teamSync(t);
+  return 1;
+}
+
+// the step's end after its solve (rc, res): a solver that did not apply fails the scene, else
+// tb_stepFinish
+TB_HD void tb_stepEnd(const tbModel* m, tbData* d, int s, tbWork* w, int rc,
+                      const tbSolveResult* res) {
+  if (rc) {
+    tb_failScene(d, s, TB_SCENE_SOLVER_FAIL);
+  } else {
+    tb_stepFinish(m, d, s, w, res);
+  }
+}
+
 // advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w, by team t: its lead runs
 // the stages that are serial, the whole team the assembly and PGS. Every member sees the same
 // status between the stages, so all take the same way through.
 TB_HDN void tb_step(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
-  if (d->status[s] & TB_SCENE_FAILMASK) return;
-  if (t.lane == 0) tb_stepPrepare(m, d, s, w);
-  tb_teamSync(t);
-  if (d->status[s] & TB_SCENE_FAILMASK) return;
-  tb_stepAssemble(t, m, w);
-  if (t.lane == 0) tb_warmStart(m, d, s, w);
-  tb_teamSync(t);
+  if (!tb_stepSetUp(t, m, d, s, w)) return;
   tbSolveResult res;
   int rc = tb_stepSolve(t, m, w, &res);
-  if (!rc) rc = tb_plasticRetry(t, m, w, &res);
-  if (t.lane == 0) {
-    if (rc) {
-      tb_failScene(d, s, TB_SCENE_SOLVER_FAIL);
-    } else {
-      tb_stepFinish(m, d, s, w, &res);
-    }
-  }
+  if (t.lane == 0) tb_stepEnd(m, d, s, w, rc, &res);
   tb_teamSync(t);
 }
 
