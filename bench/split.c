@@ -140,7 +140,8 @@ int main(void) {
   printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t i = 0; i < sizeof(kCases) / sizeof(kCases[0]); i++) {
     const tbbCase* c = &kCases[i];
-    tbbSplit sp = {{0}};
+    tbbSplit sp;
+    memset(&sp, 0, sizeof(sp));
     if (tbb_run(c, &sp)) {
       printf("| %s | %s | failed |\n", c->label, c->solver);
       continue;
