@@ -18,20 +18,6 @@ namespace {
 
 const int kSteps = 20000;  // 20 s at 1 ms
 
-// kinetic plus potential energy of the spheres of scene s
-double energy(const Scene& sc, int s = 0) {
-  double e = 0.0;
-  for (int b = 0; b < sc.m->nbody; b++) {
-    if (sc.m->body_type[b] != TB_BODY_DYNAMIC) continue;
-    double mass = sc.m->vary0[tb_varyIndex(sc.m, TB_F_BODY_MASS, b, 0)];
-    double I = sc.m->vary0[tb_varyIndex(sc.m, TB_F_BODY_INERTIA, b, 0)];  // a sphere's
-    const double* v = sc.vel(b, s);
-    for (int k = 0; k < 3; k++) e += 0.5 * mass * v[k] * v[k] + 0.5 * I * v[3 + k] * v[3 + k];
-    e += mass * 9.81 * sc.pos(b, s)[2];
-  }
-  return e;
-}
-
 // what a run of chain-wall with one solver gives: the last sphere's height per step and the
 // steps' statistics
 struct ChainRun {
@@ -45,7 +31,7 @@ struct ChainRun {
     sc.reset();
     tbWork* w = tb_newWork(sc.m);
     int tip = sc.m->nbody - 1;
-    e0 = energy(sc);
+    e0 = sceneEnergy(sc);
     double prev = e0;
     for (int i = 0; i < nstep; i++) {
       tb_stepScene(sc.m, sc.d, 0, w);
@@ -56,7 +42,7 @@ struct ChainRun {
         self_contact += g[0] >= 2 && g[1] >= 2;  // geoms 0 and 1: floor and wall
         wall_contact += g[0] == 1 || g[1] == 1;
       }
-      double e = energy(sc);
+      double e = sceneEnergy(sc);
       max_gain = std::max(max_gain, e - prev);
       prev = e;
       tip_z.push_back(sc.pos(tip)[2]);

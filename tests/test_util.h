@@ -13,6 +13,7 @@
 #include <tumble/grasp.h>
 #include <tumble/grasp3d.h>
 #include <tumble/scenes.h>
+#include <tumble/tb_math.h>
 #include <tumble/tumble.h>
 
 // a compiled built-in scene with its data, freed on destruction
@@ -73,6 +74,26 @@ struct Scene {
   }
   const double* vel(int b, int s = 0) const { return d->body_vel + ((size_t)s * m->nbody + b) * 6; }
 };
+
+// total energy (kinetic, and potential in the model's gravity) of the dynamic bodies of scene s,
+// at the model's default masses and inertias
+inline double sceneEnergy(const Scene& sc, int s = 0) {
+  const tbModel* m = sc.m;
+  const double* g = m->vary0 + tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_GRAVITY);
+  double e = 0.0;
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    const double* v = sc.vel(b, s);
+    const double* x = sc.pos(b, s);
+    double mass = m->vary0[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)], wb[3];
+    tbu_rotVecInv(wb, sc.quat(b, s), v + 3);  // w in the body frame
+    for (int k = 0; k < 3; k++) {
+      double I = m->vary0[tb_varyIndex(m, TB_F_BODY_INERTIA, b, k)];
+      e += 0.5 * mass * v[k] * v[k] + 0.5 * I * wb[k] * wb[k] - mass * g[k] * x[k];
+    }
+  }
+  return e;
+}
 
 // the models every backend test runs: the built-in scenes, then the studies' (the planar grasp
 // of the gear, the 3D grasp)

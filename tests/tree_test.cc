@@ -43,32 +43,14 @@ TEST(TreeTest, MinimalPendulumIsTheMaximalOneToFirstOrder) {
   EXPECT_NEAR(d1 / d2, 2.0, 0.2);
 }
 
-// total energy (kinetic + potential) of every link of scene s
-double energy(const Scene& sc, int s = 0) {
-  double e = 0.0, g = 9.81;
-  for (int b = 1; b < sc.m->nbody; b++) {
-    const double* v = sc.vel(b, s);
-    const double* q = sc.quat(b, s);
-    double I[3];
-    for (int k = 0; k < 3; k++) I[k] = sc.m->vary0[tb_varyIndex(sc.m, TB_F_BODY_INERTIA, b, k)];
-    double mass = sc.m->vary0[tb_varyIndex(sc.m, TB_F_BODY_MASS, b, 0)];
-    double wb[3];
-    tbu_rotVecInv(wb, q, v + 3);  // w in the body frame
-    e += 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    for (int k = 0; k < 3; k++) e += 0.5 * I[k] * wb[k] * wb[k];
-    e += mass * g * sc.pos(b, s)[2];
-  }
-  return e;
-}
-
 // relative energy change of a frictionless 3-link chain over 2 s at step h
 double energyDrift(double h) {
   Scene sc("pendulum", 1, {{"minimal", 1}, {"angle0", 1.0}});
   sc.set("dt", h);
   sc.reset();
-  double e0 = energy(sc);
+  double e0 = sceneEnergy(sc);
   sc.run((int)lround(2.0 / h));
-  return fabs(energy(sc) - e0) / fabs(e0);
+  return fabs(sceneEnergy(sc) - e0) / fabs(e0);
 }
 
 TEST(TreeTest, JointSpaceDynamicsKeepEnergyToFirstOrder) {
