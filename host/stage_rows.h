@@ -192,12 +192,12 @@ TB_HD void tb_treeRowJacobian(const tbModel* m, const tbWork* w, const tbRowJ* r
   }
 }
 
-// whether a row can change any velocity: some unlocked DoF of a dynamic body in it, or in a
-// model with minimal joints some generalized velocity (its joint-space row, w->dof_S at the work
-// pose, goes to the row's would-be slot of w->Jq)
-TB_HD int tb_rowActive(const tbModel* m, tbWork* w, const tbRowJ* row) {
+// whether a row that would take slot `slot` can change any velocity: some unlocked DoF of a
+// dynamic body in it, or in a model with minimal joints some generalized velocity (its joint-space
+// row, w->dof_S at the work pose, goes to that slot of w->Jq, where tb_treeAssemble takes it)
+TB_HD int tb_rowActive(const tbModel* m, tbWork* w, const tbRowJ* row, int slot) {
   if (m->nq > 0) {
-    double* jq = w->Jq + (size_t)w->nrow * m->ndof;
+    double* jq = w->Jq + (size_t)slot * m->ndof;
     tb_treeRowJacobian(m, w, row, jq);
     double s = 0.0;
     for (int k = 0; k < m->ndof; k++) s += jq[k] * jq[k];
@@ -239,7 +239,7 @@ typedef struct tbRowSink {
 // append a scalar box row; returns 0, or -1 when the row has no effect and was skipped
 TB_HD int tb_pushBox(tbRowSink* k, const tbRowJ* row, double lo, double hi, int key) {
   tbWork* w = k->w;
-  if (!tb_rowActive(k->m, w, row)) return -1;
+  if (!tb_rowActive(k->m, w, row, w->nrow)) return -1;
   int i = w->nrow++;
   w->row[i] = *row;
   w->lo[i] = lo;
@@ -442,7 +442,7 @@ TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
 
   tbRowJ nrow, trow[2];
   tb_rowLinear(&nrow, a, ra, b, rb, c->normal);
-  if (!tb_rowActive(m, w, &nrow)) return;
+  if (!tb_rowActive(m, w, &nrow, w->nrow)) return;
   nrow.bias = c->gap / h;
   tb_softContact(m, w, g0, g1, &nrow);
   const double* vel = d->body_vel + (size_t)s * m->nbody * 6;
@@ -461,9 +461,9 @@ TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   if (mu > 0.0) {
     // a tangent that only locked DoFs could use is dropped (planar scenes: 1 tangent)
     tb_rowLinear(&trow[ntan], a, ra, b, rb, t);
-    if (tb_rowActive(m, w, &trow[ntan])) ntan++;
+    if (tb_rowActive(m, w, &trow[ntan], w->nrow + 1 + ntan)) ntan++;
     tb_rowLinear(&trow[ntan], a, ra, b, rb, o);
-    if (tb_rowActive(m, w, &trow[ntan])) ntan++;
+    if (tb_rowActive(m, w, &trow[ntan], w->nrow + 1 + ntan)) ntan++;
   }
   tb_pushContact(k, vel, &nrow, trow, ntan, mu, key);
 }
@@ -497,6 +497,12 @@ TB_HD void tb_supportRows(tbRowSink* k, const tbData* d, int s, int sup) {
     tb_rowLinear(&trow[0], b, r, -1, zero, t);
     tb_rowLinear(&trow[1], b, r, -1, zero, o);
     int key = -(3 + 16 * m->njnt + 4 * (3 * sup + i));  // clear of the joint keys
+    if (m->nq > 0) {  // always pushed: their joint-space rows as tb_rowActive gives the others'
+      tb_treeRowJacobian(m, w, &nrow, w->Jq + (size_t)w->nrow * m->ndof);
+      for (int r = 0; r < 2; r++) {
+        tb_treeRowJacobian(m, w, &trow[r], w->Jq + (size_t)(w->nrow + 1 + r) * m->ndof);
+      }
+    }
     tb_pushContact(k, vel, &nrow, trow, 2, prm[TB_SUP_MU], key);
   }
 }

@@ -328,14 +328,14 @@ TB_HD int tb_treeFreeVelocity(const tbModel* m, const tbData* d, int s, tbWork* 
 
 //---- rows in joint space -----------------------------------------------------------------------
 
-// A = Jq (M + h C)^-1 Jq^T + cfm, b = J v_free + bias (as tb_assemble), team t splitting rows
+// A = Jq (M + h C)^-1 Jq^T + cfm, b = J v_free + bias (as tb_assemble), team t splitting rows;
+// each row's Jq was made as it was pushed (tb_rowActive)
 TB_HD void tb_treeAssemble(tbTeam t, const tbModel* m, tbWork* w) {
   int n = w->nrow, nd = m->ndof;
   for (int i = t.lane; i < n; i += t.size) {
     const tbRowJ* ri = &w->row[i];
-    double* jq = w->Jq + (size_t)i * nd;
+    const double* jq = w->Jq + (size_t)i * nd;
     double* mj = w->MJq + (size_t)i * nd;
-    tb_treeRowJacobian(m, w, ri, jq);
     memcpy(mj, jq, sizeof(double) * nd);
     tbu_cholSolve(nd, w->Mq, mj);
     w->b[i] =
