@@ -1,7 +1,8 @@
 // bench_gpu: the GPU path against the CPU path on the same machine, scene-steps per second.
 //
 // Scenes (tumble's built-ins, default parameters each moved by up to 2% per scene so that the
-// scenes of a batch differ): plate-particle, sliding-sphere, plate-block, box-stack, pendulum, at
+// scenes of a batch differ): plate-particle, sliding-sphere, plate-block, box-stack, pendulum,
+// chain-wall (the 12-link chain in minimal coordinates), at
 // N = 10^3 .. 10^7 scenes as device memory and the time budget allow.
 //
 // Before timing a scene the GPU result of 1000 scenes x 100 steps is checked against the CPU
@@ -35,13 +36,14 @@
 
 #include "bench_machine.h"
 #include "gpu.h"
+#include "gpu_settings.h"
 
 #ifndef TUMBLE_SOURCE_DIR
 #define TUMBLE_SOURCE_DIR "."
 #endif
 
-static const char* kScenes[] = {"plate-particle", "sliding-sphere", "plate-block", "box-stack",
-                                "pendulum"};
+static const char* kScenes[] = {"plate-particle", "sliding-sphere", "plate-block",
+                                "box-stack",      "pendulum",       "chain-wall"};
 
 // a batch of n scenes of m, parameters jittered by a counter-based draw of (scene, parameter)
 static tbData* tbb_batch(const tbModel* m, int n) {
@@ -148,8 +150,7 @@ int main(int argc, char** argv) {
   printf("- date: %s\n- cpu: %s (%s threads)\n- gpu: %s\n- commit: %s\n- load: %s\n", mach.date,
          mach.cpu, mach.nproc, gpu, mach.commit, mach.load);
   printf("- precision: %s; solver: %s; LM systems to the batched library from %d rows\n\n",
-         fp32 ? "fp32" : "fp64", solver >= 0 ? argv[5] : "each scene's",
-         tb_gpuSetNewtonBatch(tb_gpuSetNewtonBatch(0)));
+         fp32 ? "fp32" : "fp64", solver >= 0 ? argv[5] : "each scene's", tb_gpuNewtonRows());
   if (tb_gpuDeviceCount() == 0) {
     printf("no CUDA device: nothing to compare\n");
     return 0;

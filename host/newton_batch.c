@@ -7,11 +7,11 @@ int tb_phasedRollout(const tbPhasedOps* ops, int nstep) {
   for (int k = 1; k <= nstep && rc == TB_OK; k++) {
     rc = ops->run(ops->ctx, TB_PHASE_STEP_BEGIN, k, 0, NULL);
     // every scene's driver stops within its iteration cap, so the loop ends
-    for (int npad = 0; rc == TB_OK;) {
-      rc = ops->run(ops->ctx, TB_PHASE_PRE, k, 0, &npad);
-      if (rc != TB_OK || npad == 0) break;
-      rc = ops->run(ops->ctx, TB_PHASE_SOLVE, k, npad, NULL);
-      if (rc == TB_OK) rc = ops->run(ops->ctx, TB_PHASE_POST, k, npad, NULL);
+    for (int largest = 0; rc == TB_OK;) {
+      rc = ops->run(ops->ctx, TB_PHASE_PRE, k, 0, &largest);
+      if (rc != TB_OK || largest == 0) break;
+      rc = ops->run(ops->ctx, TB_PHASE_SOLVE, k, largest, NULL);
+      if (rc == TB_OK) rc = ops->run(ops->ctx, TB_PHASE_POST, k, largest, NULL);
     }
     if (rc == TB_OK) rc = ops->run(ops->ctx, TB_PHASE_STEP_END, k, 0, NULL);
   }

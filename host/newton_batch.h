@@ -11,8 +11,8 @@
 //   begin       load the scene (tb_rolloutLoad)
 //   per step:   step begin  prepare, contacts, rows, Delassus, warm start, the LM start
 //               { pre       an iteration up to its system (tb_lmPre): its size, 0 when stopped
-//                 [the systems written padded to the chunk's largest (tb_lmSystemOut), solved
-//                  by the library, read back (tb_lmSystemIn)]
+//                 [each system written at its own size (tb_lmSystemOut), the systems of each
+//                  size solved together by the library, read back (tb_lmSystemIn)]
 //                 post      the iteration's rest (tb_lmPost) }   while any scene iterates
 //               step end    the LM finish, v+ and q+, records and probes
 //   end         store the scene (tb_rolloutStore)
@@ -62,21 +62,29 @@ TB_HD size_t tb_lmRhsWords(int cap) {
 
 //---- the systems in a library's layout ---------------------------------------------------------
 
-// the iteration's system (kind TB_LM_SYS_CHOL or _QR) column-major, padded to npad unknowns with
-// an identity block, its right-hand side padded with zeros:
-//   CHOL  (J^T J + lambda I) (npad x npad), -g
-//   QR    [J 0; 0 I; sqrt(lambda) I 0; 0 0] (2 npad x npad), [-phi; 0]
-// s NULL (a scene without a system this iteration): the identity and zeros, which the library
-// solves harmlessly
-TB_HD void tb_lmSystemOut(const tbLmState* s, const tbLmIter* it, int kind, int npad, double* A,
+// Which systems the library solves. cuBLAS's gelsBatched takes another algorithm for a small batch
+// above 64 unknowns (GpuLibraryTest on an H200, 2026-11-26: a system of 65 to 128 solved alone
+// differs in its last bits from the same system among 256), so there a system's bits would depend
+// on how many scenes of its chunk share its size: such least squares are solved in the kernel
+// (tb_lmSystemSolve, the fused path's QR). Cholesky is the same at every size tried (1 to 128).
+#define TB_LM_LIBRARY_QR_MAX 64
+TB_HD int tb_lmByLibrary(int kind, int n) {
+  return kind == TB_LM_SYS_CHOL || n <= TB_LM_LIBRARY_QR_MAX;
+}
+
+// the iteration's system (kind TB_LM_SYS_CHOL or _QR) column-major, at its own size n (never
+// padded to a batch's largest: how a library's routine rounds can depend on the matrix's size, so
+// a scene's solve would depend on the scenes beside it):
+//   CHOL  (J^T J + lambda I) (n x n), -g
+//   QR    [J; sqrt(lambda) I] (2n x n), [-phi; 0]
+TB_HD void tb_lmSystemOut(const tbLmState* s, const tbLmIter* it, int kind, double* A,
                           double* rhs) {
-  int n = s ? s->n : 0, rows = kind == TB_LM_SYS_QR ? 2 * npad : npad;
-  for (int c = 0; c < npad; c++) {
+  int n = s->n, rows = kind == TB_LM_SYS_QR ? 2 * n : n;
+  for (int c = 0; c < n; c++) {
     double* col = A + (size_t)c * rows;
-    for (int r = 0; r < rows; r++) col[r] = r == c ? 1.0 : 0.0;
+    for (int r = 0; r < rows; r++) col[r] = 0.0;
   }
   for (int r = 0; r < rows; r++) rhs[r] = 0.0;
-  if (!s) return;
   if (kind == TB_LM_SYS_CHOL) {
     const double* G = s->K;  // J^T J, where tb_lmLinearize left it
     for (int c = 0; c < n; c++) {
@@ -89,7 +97,7 @@ TB_HD void tb_lmSystemOut(const tbLmState* s, const tbLmIter* it, int kind, int 
   double sl = sqrt(it->lambda);
   for (int c = 0; c < n; c++) {
     for (int r = 0; r < n; r++) A[(size_t)c * rows + r] = s->J[(size_t)r * n + c];
-    A[(size_t)c * rows + npad + c] = sl;
+    A[(size_t)c * rows + n + c] = sl;
   }
   for (int r = 0; r < n; r++) rhs[r] = -s->phi[r];
 }
@@ -98,9 +106,9 @@ TB_HD void tb_lmSystemOut(const tbLmState* s, const tbLmIter* it, int kind, int 
 // (CHOL: L in the lower triangle; QR: R in the upper), info the factorization's status (CHOL: 0
 // when positive definite). 0, or -1 where tb_lmSystemSolve fails: not positive definite, a zero
 // or non-finite diagonal entry of R, a direction that is not finite
-TB_HD int tb_lmSystemIn(tbLmState* s, const tbLmIter* it, int npad, const double* A,
-                        const double* rhs, int info) {
-  int n = s->n, kind = it->system, rows = kind == TB_LM_SYS_QR ? 2 * npad : npad;
+TB_HD int tb_lmSystemIn(tbLmState* s, const tbLmIter* it, const double* A, const double* rhs,
+                        int info) {
+  int n = s->n, kind = it->system, rows = kind == TB_LM_SYS_QR ? 2 * n : n;
   if (kind == TB_LM_SYS_CHOL && info != 0) return -1;
   for (int i = 0; kind == TB_LM_SYS_QR && i < n; i++) {
     double r = fabs(A[(size_t)i * rows + i]);
@@ -192,7 +200,8 @@ enum {
   TB_PHASE_BEGIN = 0,
   TB_PHASE_STEP_BEGIN,
   TB_PHASE_PRE,    // and the largest system's unknowns (0: no scene iterates)
-  TB_PHASE_SOLVE,  // the systems, by the library (or in place, within TB_PHASE_POST)
+  TB_PHASE_SOLVE,  // the systems, by the library (or in place, within TB_PHASE_POST), up to the
+                   // largest
   TB_PHASE_POST,
   TB_PHASE_STEP_END,
   TB_PHASE_END,
@@ -202,9 +211,9 @@ enum {
 // (kernels/rollout.cu), or the CPU's loop in the tests.
 typedef struct tbPhasedOps {
   void* ctx;
-  // phase over every scene, at step k (TB_PHASE_STEP_*) with systems of npad unknowns
-  // (TB_PHASE_SOLVE, _POST); TB_PHASE_PRE sets *npad. TB_OK or an error (set)
-  int (*run)(void* ctx, int phase, int k, int npad, int* out);
+  // phase over every scene, at step k (TB_PHASE_STEP_*) with systems of up to largest unknowns
+  // (TB_PHASE_SOLVE, _POST); TB_PHASE_PRE sets *largest. TB_OK or an error (set)
+  int (*run)(void* ctx, int phase, int k, int largest, int* out);
 } tbPhasedOps;
 
 #ifdef __cplusplus

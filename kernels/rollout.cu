@@ -10,8 +10,8 @@
 //
 // Models whose LM solver's dense systems are large step through the phases of
 // host/newton_batch.h instead: a launch per phase over the chunk, and each Newton iteration's
-// systems factored together by cuSOLVER's potrfBatched/potrsBatched (RLM, dogleg) or cuBLAS's
-// gelsBatched (PLM), the library calls and the phases' loop here.
+// systems of each size factored together by cuSOLVER's potrfBatched/potrsBatched (RLM, dogleg) or
+// cuBLAS's gelsBatched (PLM), the library calls and the phases' loop here.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -182,16 +182,19 @@ done:
 // that one chunk's transfers and the host's staging overlap the other's kernel.
 
 // a phased chunk's arrays on the device (newton_batch.h): each scene's state between launches,
-// its system (column-major, tb_lmSystemWords(cap) doubles) and right-hand side, the library's
-// pointer arrays and statuses
+// its system (column-major, room for tb_lmSystemWords(cap) doubles) and right-hand side, the
+// library's pointer arrays (an iteration's systems grouped by size) and statuses
 typedef struct tbPhasedArrays {
   tbPhased* ph;
   double *A, *B;
-  double **Aptr, **Bptr;
-  int* info;  // per scene: the factorization's status
-  int* npad;  // the largest system of an iteration, then the library's own status
-  int cap;    // unknowns of the largest system a step can give (0: the chunk is not phased)
-  int kind;   // TB_LM_SYS_CHOL or TB_LM_SYS_QR
+  double **Aptr, **Bptr;  // per place: the systems of 1 unknown, then of 2, ...
+  int* info;              // per place: the factorization's status
+  int* place;             // per scene: its system's place this iteration
+  int* sizes;             // an iteration's: [0] its largest system, [1] the library's own
+                          // status, [2 + n] how many systems of n unknowns go to the library
+  int* next;              // per size: the next free place
+  int cap;                // unknowns of the largest system a step can give (0: not phased)
+  int kind;               // TB_LM_SYS_CHOL or TB_LM_SYS_QR
 } tbPhasedArrays;
 
 typedef struct tbGpuChunk {
@@ -262,9 +265,12 @@ static size_t tb_chunkLayout(const tbModel* m, const tbData* d, const tbRecord* 
   TB_PHASED_ARRAY(Aptr, double*, 1)
   TB_PHASED_ARRAY(Bptr, double*, 1)
   TB_PHASED_ARRAY(info, int, 1)
+  TB_PHASED_ARRAY(place, int, 1)
 #undef TB_PHASED_ARRAY
-  a->npad = (int*)tb_at(base, off);
-  off += tb_align(sizeof(int) * 2);
+  a->sizes = (int*)tb_at(base, off);
+  off += tb_align(sizeof(int) * (size_t)(cap + 3));
+  a->next = (int*)tb_at(base, off);
+  off += tb_align(sizeof(int) * (size_t)(cap + 1));
   return off;
 }
 
@@ -410,7 +416,7 @@ __global__ void __launch_bounds__(TB_GPU_BLOCK)
     tb_phasedKernel(const __grid_constant__ tbModel m, tbData d,
                     const __grid_constant__ tbScratch sc, int nstep, tbRecord rec, int record,
                     const __grid_constant__ tbProbe probe, int reduce,
-                    const __grid_constant__ tbPhasedArrays a, int phase, int k, int npad) {
+                    const __grid_constant__ tbPhasedArrays a, int phase, int k) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= d.nscene) return;
   tbPhased* ph = a.ph + s;
@@ -420,8 +426,6 @@ __global__ void __launch_bounds__(TB_GPU_BLOCK)
   double* B = a.B + tb_lmRhsWords(a.cap) * s;
   switch (phase) {
     case TB_PHASE_BEGIN:
-      a.Aptr[s] = A;
-      a.Bptr[s] = B;
       tb_phasedBegin(&m, &d, s, nstep, r, pr, &sc, s, ph);
       break;
     case TB_PHASE_STEP_BEGIN:
@@ -429,15 +433,26 @@ __global__ void __launch_bounds__(TB_GPU_BLOCK)
       break;
     case TB_PHASE_PRE: {
       int n = tb_phasedPre(&m, ph);
-      if (n > 0) atomicMax(a.npad, n);
+      if (n > 0) atomicMax(a.sizes, n);
+      if (n > 0 && tb_lmByLibrary(a.kind, n)) atomicAdd(a.sizes + 2 + n, 1);
       break;
     }
     case TB_PHASE_SOLVE:
-      tb_lmSystemOut(ph->solving ? &ph->ls.s : NULL, &ph->ls.it, a.kind, npad, A, B);
+      if (ph->solving && tb_lmByLibrary(a.kind, ph->ls.s.n)) {
+        // a place among its size's: which one does not matter, each system is solved alone
+        int at = atomicAdd(a.next + ph->ls.s.n, 1);
+        a.place[s] = at;
+        a.Aptr[at] = A;
+        a.Bptr[at] = B;
+        tb_lmSystemOut(&ph->ls.s, &ph->ls.it, a.kind, A, B);
+      }
       break;
     case TB_PHASE_POST:
-      if (ph->solving) {
-        tb_phasedPost(&m, ph, tb_lmSystemIn(&ph->ls.s, &ph->ls.it, npad, A, B, a.info[s]) == 0);
+      if (!ph->solving) break;
+      if (!tb_lmByLibrary(a.kind, ph->ls.s.n)) {
+        tb_phasedSolvePost(&m, ph);
+      } else {
+        tb_phasedPost(&m, ph, tb_lmSystemIn(&ph->ls.s, &ph->ls.it, A, B, a.info[a.place[s]]) == 0);
       }
       break;
     case TB_PHASE_STEP_END:
@@ -477,49 +492,75 @@ typedef struct tbGpuPhased {
   const tbGpuChunk* c;
   const tbProbe* dp;
   int nstep, record, reduce;
+  int* sizes;  // host: the device's a.sizes after an iteration's pre phase
+  int* first;  // host: per size, the first place of its systems
 } tbGpuPhased;
 
-// an iteration's systems of npad unknowns, every scene's, factored and solved by the library
-static int tb_librarySolve(const tbGpuChunk* c, int npad) {
+// an iteration's systems, the systems of each size factored and solved together by the library
+static int tb_librarySolve(const tbGpuPhased* g, int largest) {
+  const tbGpuChunk* c = g->c;
   const tbPhasedArrays* a = &c->a;
-  int rc = TB_OK, n = c->d.nscene, status = 0;
+  int rc = TB_OK, status = 0;
   TB_LIB_CHECK(cublasSetStream(tb_blas, c->stream), rc, done);
   TB_LIB_CHECK(cusolverDnSetStream(tb_lapack, c->stream), rc, done);
-  if (a->kind == TB_LM_SYS_CHOL) {
-    TB_LIB_CHECK(
-        cusolverDnDpotrfBatched(tb_lapack, CUBLAS_FILL_MODE_LOWER, npad, a->Aptr, npad, a->info, n),
-        rc, done);
-    // a matrix that is not positive definite solves to garbage, which its info rejects
-    TB_LIB_CHECK(cusolverDnDpotrsBatched(tb_lapack, CUBLAS_FILL_MODE_LOWER, npad, 1, a->Aptr, npad,
-                                         a->Bptr, npad, a->npad + 1, n),
-                 rc, done);
-  } else {
-    TB_LIB_CHECK(cublasDgelsBatched(tb_blas, CUBLAS_OP_N, 2 * npad, npad, 1, a->Aptr, 2 * npad,
-                                    a->Bptr, 2 * npad, &status, a->info, n),
-                 rc, done);
-    if (status != 0) rc = tb_setError("cublasDgelsBatched: argument %d is invalid", -status);
+  for (int n = 1; n <= largest; n++) {
+    int count = g->sizes[2 + n], at = g->first[n];
+    if (count == 0) continue;
+    if (a->kind == TB_LM_SYS_CHOL) {
+      TB_LIB_CHECK(cusolverDnDpotrfBatched(tb_lapack, CUBLAS_FILL_MODE_LOWER, n, a->Aptr + at, n,
+                                           a->info + at, count),
+                   rc, done);
+      // a matrix that is not positive definite solves to garbage, which its info rejects
+      TB_LIB_CHECK(cusolverDnDpotrsBatched(tb_lapack, CUBLAS_FILL_MODE_LOWER, n, 1, a->Aptr + at, n,
+                                           a->Bptr + at, n, a->sizes + 1, count),
+                   rc, done);
+    } else {
+      TB_LIB_CHECK(cublasDgelsBatched(tb_blas, CUBLAS_OP_N, 2 * n, n, 1, a->Aptr + at, 2 * n,
+                                      a->Bptr + at, 2 * n, &status, a->info + at, count),
+                   rc, done);
+      if (status != 0) {
+        rc = tb_setError("cublasDgelsBatched: argument %d is invalid", -status);
+        goto done;
+      }
+    }
   }
 done:
   return rc;
 }
 
+// the places of an iteration's systems: those of each size together, in order of size
+static int tb_placeSystems(const tbGpuPhased* g, int largest) {
+  int rc = TB_OK;
+  g->first[0] = 0;
+  for (int n = 1; n <= largest; n++) g->first[n] = g->first[n - 1] + g->sizes[2 + n - 1];
+  TB_CUDA_CHECK(cudaMemcpyAsync(g->c->a.next, g->first, sizeof(int) * (size_t)(largest + 1),
+                                cudaMemcpyHostToDevice, g->c->stream),
+                rc, done);
+done:
+  return rc;
+}
+
 // one phase over the chunk's scenes (tbPhasedOps.run)
-static int tb_gpuPhase(void* ctx, int phase, int k, int npad, int* out) {
+static int tb_gpuPhase(void* ctx, int phase, int k, int largest, int* out) {
   const tbGpuPhased* g = (const tbGpuPhased*)ctx;
   const tbGpuChunk* c = g->c;
   int rc = TB_OK, grid = (c->d.nscene + TB_GPU_BLOCK - 1) / TB_GPU_BLOCK;
+  size_t size_bytes = sizeof(int) * (size_t)(c->a.cap + 3);
   if (phase == TB_PHASE_PRE) {
-    TB_CUDA_CHECK(cudaMemsetAsync(c->a.npad, 0, sizeof(int), c->stream), rc, done);
+    TB_CUDA_CHECK(cudaMemsetAsync(c->a.sizes, 0, size_bytes, c->stream), rc, done);
   }
+  if (phase == TB_PHASE_SOLVE && (rc = tb_placeSystems(g, largest)) != TB_OK) goto done;
   tb_phasedKernel<<<grid, TB_GPU_BLOCK, 0, c->stream>>>(
-      *g->dm, c->d, c->sc, g->nstep, c->rec, g->record, *g->dp, g->reduce, c->a, phase, k, npad);
+      *g->dm, c->d, c->sc, g->nstep, c->rec, g->record, *g->dp, g->reduce, c->a, phase, k);
   TB_CUDA_CHECK(cudaGetLastError(), rc, done);
-  if (phase == TB_PHASE_PRE) {  // the loop's decision needs the largest system here
-    TB_CUDA_CHECK(cudaMemcpyAsync(out, c->a.npad, sizeof(int), cudaMemcpyDeviceToHost, c->stream),
-                  rc, done);
+  if (phase == TB_PHASE_PRE) {  // the loop's decision and the library's calls need the sizes
+    TB_CUDA_CHECK(
+        cudaMemcpyAsync(g->sizes, c->a.sizes, size_bytes, cudaMemcpyDeviceToHost, c->stream), rc,
+        done);
     TB_CUDA_CHECK(cudaStreamSynchronize(c->stream), rc, done);
+    *out = g->sizes[0];
   }
-  if (phase == TB_PHASE_SOLVE) rc = tb_librarySolve(c, npad);
+  if (phase == TB_PHASE_SOLVE) rc = tb_librarySolve(g, largest);
 done:
   return rc;
 }
@@ -528,9 +569,13 @@ static int tb_launchPhased(int dev, const tbModel* dm, const tbGpuChunk* c, int 
                            const tbProbe* dp, int reduce) {
   int rc = tb_libraries(dev);
   if (rc != TB_OK) return rc;
-  tbGpuPhased g = {dm, c, dp, nstep, record, reduce};
+  int* host = (int*)malloc(sizeof(int) * (size_t)(2 * c->a.cap + 4));
+  if (!host) return tb_setError("out of host memory for the phased path's system sizes");
+  tbGpuPhased g = {dm, c, dp, nstep, record, reduce, host, host + c->a.cap + 3};
   tbPhasedOps ops = {&g, tb_gpuPhase};
-  return tb_phasedRollout(&ops, nstep);
+  rc = tb_phasedRollout(&ops, nstep);
+  free(host);
+  return rc;
 }
 
 // device memory the driver sets aside for a kernel: its local memory (stack frame and local
