@@ -247,10 +247,17 @@ TB_HD const double* tb_jointAnchor(const tbModel* m, const double* vary, int j) 
 tbScratch* tb_newScratch(const tbModel* m, int nslot);
 void tb_freeScratch(tbScratch* sc);
 
-// solver scratch per slot for the model's solver and capacities
+// solver scratch per slot for the model's solver, cone and capacities. With the exact cone a
+// step's LCP form (auto's MLCP and Lemke stages) has at most one unknown per row, since a
+// frictional contact refuses it (tb_lcpSize): sizing it for the pyramid's facets and slacks made
+// a 12-sphere chain's slot 31 MB instead of 3.
 TB_HD void tb_solverScratchSize(const tbModel* m, size_t* nd, size_t* ni) {
-  *nd = tb_solverWorkWords(m->opt.solver, (int)tb_cap(m->maxrow), (int)tb_cap(m->maxcon),
-                           m->opt.facets, ni);
+  int n = (int)tb_cap(m->maxrow), ncontact = (int)tb_cap(m->maxcon);
+  if (m->opt.cone == TB_CONE_PYRAMID) {
+    *nd = tb_solverWorkWords(m->opt.solver, n, ncontact, m->opt.facets, ni);
+  } else {
+    *nd = tb_solverNeed(m->opt.solver, n, n, ni);
+  }
 }
 
 // The stages of the step are TB_HD functions over (model, batch data, scene, slot view) in

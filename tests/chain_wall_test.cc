@@ -175,4 +175,22 @@ TEST(ChainWallTest, BadChainParametersAreNamed) {
   EXPECT_NE(tb_checkParams(sc.m, sc.d), TB_OK);
 }
 
+// The slot's solver scratch follows the cone: with the exact cone a frictional contact refuses
+// the LCP form, so auto's MLCP and Lemke stages see at most one unknown per row, and the 12-sphere
+// chain's slot (79 possible contacts, 237 rows) needs 3.4 MB, not the 31 MB that sizing them for
+// the pyramid's facets gave; on the pyramid the facets count again
+TEST(ChainWallTest, TheSlotIsSizedForItsCone) {
+  Scene sc("chain-wall", 1);
+  ASSERT_EQ(sc.m->opt.solver, TB_SOLVER_AUTO);
+  auto slotBytes = [&]() {
+    tbScratch sizes = {};
+    tb_solverScratchSize(sc.m, &sizes.nsolver_d, &sizes.nsolver_i);
+    return tb_workBytes(sc.m, &sizes);
+  };
+  size_t exact = slotBytes();
+  EXPECT_LT(exact, 4u << 20);
+  sc.m->opt.cone = TB_CONE_PYRAMID;
+  EXPECT_GT(slotBytes(), 8 * exact);
+}
+
 }  // namespace
