@@ -51,6 +51,7 @@ enum {
   TB_MJ_P_TRIPOD,      // ... into a support tripod
   TB_MJ_P_GEOM_SOFT,   // ... into a shape's contact stiffness and damping
   TB_MJ_P_JOINT_SOFT,  // ... into a joint's (or equality's) stiffness and damping
+  TB_MJ_P_GEOM_REST,   // ... into a shape's Newton restitution
 };
 
 // the frame a body is placed in and how it moves: world position, orientation and twist of the
@@ -81,13 +82,24 @@ typedef struct tbMj {
 
 //---- messages and attributes -------------------------------------------------------------------
 
+static const char* tb_mjValue(xmlAttrPtr a) {
+  return a && a->children && a->children->content ? (const char*)a->children->content : "";
+}
+
+// an error at element n; a custom numeric is named, its name being what it sets
 static int tb_mjFail(const tbMj* c, xmlNodePtr n, const char* fmt, ...) {
   char msg[400];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  return tb_setError("%s:%ld: <%s> %s", c->file, xmlGetLineNo(n), (const char*)n->name, msg);
+  const char* tag = (const char*)n->name;
+  xmlAttrPtr name = strcmp(tag, "numeric") ? NULL : xmlHasProp(n, (const xmlChar*)"name");
+  if (name) {
+    return tb_setError("%s:%ld: <numeric name=\"%s\"> %s", c->file, xmlGetLineNo(n),
+                       tb_mjValue(name), msg);
+  }
+  return tb_setError("%s:%ld: <%s> %s", c->file, xmlGetLineNo(n), tag, msg);
 }
 
 // the engine's last error, after a prefix
@@ -99,10 +111,6 @@ static int tb_mjPrefix(const char* file, const char* what) {
 
 static int tb_mjIs(xmlNodePtr n, const char* name) {
   return n->type == XML_ELEMENT_NODE && !strcmp((const char*)n->name, name);
-}
-
-static const char* tb_mjValue(xmlAttrPtr a) {
-  return a && a->children && a->children->content ? (const char*)a->children->content : "";
 }
 
 static int tb_mjKind(xmlNodePtr n) {
@@ -586,15 +594,15 @@ static void tb_mjShiftTwist(tbMjFrame* f, const double old[3]) {
   tbu_add3(f->vel, f->vel, r);
 }
 
-// move the frame by joint j's key coordinates (MuJoCo's forward kinematics); *q is the joint's
-// coordinate (hinge, slide), used to shift its limits
-static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double* q) {
+// move the frame by joint j's key coordinates (MuJoCo's forward kinematics); q[0] is the joint's
+// coordinate (hinge, slide), which shifts its limits, and q[1] its rate, a minimal joint's start
+static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double q[2]) {
   static const double zero[6] = {0}, q0ball[4] = {1, 0, 0, 0};
   double anchor[3], axis[3], d[3], r[3];
   tbu_rotVec(anchor, f->quat, j->pos);
   tbu_add3(anchor, anchor, f->pos);
   tbu_rotVec(axis, f->quat, j->axis);
-  *q = 0.0;
+  q[0] = q[1] = 0.0;
   if (j->type == 0) {  // free: the key's pose replaces the frame's; qvel = [v world; w local]
     double q0[7];
     memcpy(q0, f->pos, sizeof(double) * 3);
@@ -629,16 +637,16 @@ static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double* q
     tbu_add3(f->vel, f->vel, r);
     return;
   }
-  *q = *tb_mjKeyTake(c, zero, 1, 0);
-  double qd = *tb_mjKeyTake(c, zero, 1, 1);
+  q[0] = *tb_mjKeyTake(c, zero, 1, 0);
+  double qd = q[1] = *tb_mjKeyTake(c, zero, 1, 1);
   if (j->type == 2) {  // slide
-    tbu_addscl3(f->pos, f->pos, axis, *q);
+    tbu_addscl3(f->pos, f->pos, axis, q[0]);
     tb_mjShiftTwist(f, old);
     tbu_addscl3(f->vel, f->vel, axis, qd);
     return;
   }
   double qr[4], t[4];  // hinge: the key's angle is in radians, as MuJoCo's qpos
-  tbu_quatAxisAngle(qr, axis, *q);
+  tbu_quatAxisAngle(qr, axis, q[0]);
   tbu_sub3(d, f->pos, anchor);
   tbu_rotVec(r, qr, d);
   tbu_add3(f->pos, anchor, r);
@@ -681,6 +689,14 @@ static xmlNodePtr tb_mjNumeric(tbMj* c, const char* kind, const char* body) {
 // the data of numeric n: exactly count numbers
 static int tb_mjData(tbMj* c, xmlNodePtr n, double* v, int count) {
   return tb_mjNums(c, n, -1, "data", v, count, count) < 0 ? 2 : 0;
+}
+
+// the custom numeric tumble_restitution_NAME of a named shape (Newton's coefficient e; a contact
+// takes the larger of its two shapes') into *e when there is one (*at: it, else NULL); 0, or 2
+// after an error
+static int tb_mjRestitution(tbMj* c, const char* name, double* e, xmlNodePtr* at) {
+  *at = name ? tb_mjNumeric(c, "restitution", name) : NULL;
+  return *at && tb_mjData(c, *at, e, 1) ? 2 : 0;
 }
 
 // the custom numeric tumble_compliance_NAME of a named shape, joint or equality (Drumwright's
@@ -895,13 +911,16 @@ static int tb_mjAddShapes(tbMj* c, const tbMjBodyPlan* pl, int b, const tbBodyDe
       gd.vert = box;
     }
     const char* name = tb_mjName(s->node);
-    xmlNodePtr soft;
-    if (tb_mjCompliance(c, name, &gd.stiffness, &gd.damping, &soft)) return 2;
+    xmlNodePtr soft, rest;
+    if (tb_mjCompliance(c, name, &gd.stiffness, &gd.damping, &soft) ||
+        tb_mjRestitution(c, name, &gd.restitution, &rest))
+      return 2;
     int g = tb_addGeom(c->m, &gd);
-    if (g < 0) return tb_mjFail(c, soft ? soft : s->node, "%s", tb_lastError());
+    if (g < 0) return tb_mjFail(c, rest ? rest : soft ? soft : s->node, "%s", tb_lastError());
     if (!name) continue;
     if (tb_mjNote(c, name, TB_MJ_P_FRICTION, g, 1, 1.0, 0)) return 2;
     if (soft && tb_mjNote(c, tb_mjName(soft), TB_MJ_P_GEOM_SOFT, g, 2, 1.0, 0)) return 2;
+    if (rest && tb_mjNote(c, tb_mjName(rest), TB_MJ_P_GEOM_REST, g, 1, 1.0, 0)) return 2;
     int sized = s->type == TB_GEOM_SPHERE ? 1 : s->type == TB_GEOM_CAPSULE ? 2 : 3;
     if (s->type != TB_GEOM_PLANE && s->type != TB_GEOM_PRISM &&
         (pl->inertial || bd->type != TB_BODY_DYNAMIC) &&
@@ -989,15 +1008,31 @@ static int tb_mjMinimal(tbMj* c) {
   return 0;
 }
 
-// joint j (NULL: a weld) between body b and its parent; at is the body's element
+// the custom numeric tumble_option_restitution_vmin (m/s: contacts approaching slower stay
+// plastic) into the model's option; 0, or 2 after an error
+static int tb_mjRestitutionVmin(tbMj* c) {
+  xmlNodePtr n = tb_mjNumeric(c, "option", "restitution_vmin");
+  if (!n) return 0;
+  double v;
+  if (tb_mjData(c, n, &v, 1)) return 2;
+  if (!(v >= 0.0 && v < INFINITY)) {
+    return tb_mjFail(c, n, "tumble_option_restitution_vmin data %g: a speed >= 0 (m/s)", v);
+  }
+  c->m->opt.restitution_vmin = v;
+  return 0;
+}
+
+// joint j (NULL: a weld) between body b and its parent, at the key's coordinate and rate q (the
+// frame already moved by them: a minimal joint starts there at q[1]); at is the body's element
 static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int parent,
-                         const tbMjFrame* f, double q) {
+                         const tbMjFrame* f, const double q[2]) {
   static const int types[4] = {-1, TB_JOINT_SPHERICAL, TB_JOINT_PRISMATIC, TB_JOINT_REVOLUTE};
   tbJointDef jd = tb_defaultJointDef();
   jd.type = j ? types[j->type] : TB_JOINT_FIXED;
   jd.body_a = b;
   jd.body_b = parent;
   jd.minimal = c->minimal && (jd.type == TB_JOINT_REVOLUTE || jd.type == TB_JOINT_PRISMATIC);
+  if (jd.minimal) jd.qd0 = q[1];
   if (j) {
     tbu_rotVec(jd.anchor, f->quat, j->pos);
     tbu_rotVec(jd.axis, f->quat, j->axis);
@@ -1006,8 +1041,8 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
   double scale = j && j->type == 3 ? c->angle : 1.0;
   if (j && j->limited) {
     jd.limited = 1;
-    jd.lo = j->range[0] * scale - q;
-    jd.hi = j->range[1] * scale - q;
+    jd.lo = j->range[0] * scale - q[0];
+    jd.hi = j->range[1] * scale - q[0];
   }
   const char* name = j ? tb_mjName(j->node) : NULL;
   xmlNodePtr soft;
@@ -1015,7 +1050,7 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
   int k = tb_addJoint(c->m, &jd);
   if (k < 0) return tb_mjFail(c, soft ? soft : j ? j->node : at, "%s", tb_lastError());
   if (soft && tb_mjNote(c, tb_mjName(soft), TB_MJ_P_JOINT_SOFT, k, 2, 1.0, 0)) return 2;
-  if (name && j->limited && q == 0.0)
+  if (name && j->limited && q[0] == 0.0)
     return tb_mjNote(c, name, TB_MJ_P_RANGE, k, 2, scale, jd.type);
   return 0;
 }
@@ -1061,9 +1096,9 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   xmlNodePtr tripod = name ? tb_mjNumeric(c, "tripod", name) : NULL;
   if (tb_mjCollect(c, n, me.childclass, tripod != NULL, pl) || tb_mjBodyType(c, n, p, pl, &me.type))
     return 2;
-  double jq[6] = {0};
+  double jq[6][2] = {{0}};
   tbMjFrame f0 = *f;  // before the keyframe moves it: the joints' axes are given there
-  for (int k = 0; k < pl->nj; k++) tb_mjApplyJoint(c, &pl->joint[k], f, &jq[k]);
+  for (int k = 0; k < pl->nj; k++) tb_mjApplyJoint(c, &pl->joint[k], f, jq[k]);
 
   tbBodyDef bd = tb_defaultBodyDef();
   bd.name = name ? name : autoname;
@@ -1113,7 +1148,7 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   if (pl->nj == 1 && pl->joint[0].type != 0 && !locked) {
     if (tb_mjAddJoint(c, n, &pl->joint[0], b, pb, f, jq[0])) return 2;
   } else if (pl->nj == 0 && me.type == TB_BODY_DYNAMIC &&
-             tb_mjAddJoint(c, n, NULL, b, pb, f, 0.0)) {
+             tb_mjAddJoint(c, n, NULL, b, pb, f, jq[0])) {
     return 2;
   }
   if (name && me.type == TB_BODY_DYNAMIC) {
@@ -1425,6 +1460,11 @@ static int tb_mjNamedParams(tbMj* c, const tbMjNamed* v) {
             joint ? TB_JNT_STIFF + k : k, 1.0);
         break;
       }
+      case TB_MJ_P_GEOM_REST:
+        snprintf(pn, sizeof(pn), "%s.data_0", v->name);
+        rc = tb_mjParam(c, pn, "", "Newton restitution (a contact takes the larger)", 0.0, 1.0, 0,
+                        TB_F_GEOM_REST, v->object, 0, 1.0);
+        break;
       case TB_MJ_P_TRIPOD:
         snprintf(pn, sizeof(pn), "%s.data_%d", v->name, k);
         rc = tb_mjParam(c, pn, k ? "m" : "", k ? "support point, body frame" : "support friction",
@@ -1492,7 +1532,9 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
       if (i == 0) rc = tb_mjCompiler(c, k);
       if (i == 1) rc = seen ? tb_mjFail(c, k, "a second top <default>") : tb_mjDefault(c, k, -1);
       if (i == 2) rc = tb_mjOption(c, k);
-      if (i == 3 && !(rc = tb_mjCustom(c, k))) rc = tb_mjMinimal(c);
+      if (i == 3 && !(rc = tb_mjCustom(c, k)) && !(rc = tb_mjMinimal(c))) {
+        rc = tb_mjRestitutionVmin(c);
+      }
       if (i == 4) rc = seen ? tb_mjFail(c, k, "a second <keyframe>") : tb_mjKeyframe(c, k);
       if (i == 5) rc = seen ? tb_mjFail(c, k, "a second <worldbody>") : tb_mjWorld(c, k);
       if (i == 6) rc = tb_mjEquality(c, k);
@@ -1511,10 +1553,9 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
   for (int i = 0; i < c->nnumeric; i++) {
     if (!c->numeric_used[i]) {
       return tb_mjFail(c, c->numeric[i],
-                       "'%s' names nothing that takes it (a mocap body for a driver, a "
+                       "names nothing that takes it (a mocap body for a driver, a "
                        "moving body for force, a body with a tripod, a shape, joint or "
-                       "equality for compliance)",
-                       tb_mjName(c->numeric[i]));
+                       "equality for compliance, a shape for restitution)");
     }
   }
   if (c->key && (c->iq != c->nqpos && c->nqpos)) {
