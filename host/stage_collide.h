@@ -52,6 +52,19 @@ TB_HD double tb_maxPointSpeed(const tbModel* m, const tbWork* w) {
   return vmax;
 }
 
+// 1 when a contact of the collided pose (tb_collide) sinks one shape into the other by more than
+// half the smaller one's reach: a start no step resolves (parameters that put a chain's link into
+// the floor), which the first step refuses. Point particles (reach 0) are not judged.
+TB_HD int tb_buriedContact(const tbModel* m, const tbWork* w) {
+  for (int i = 0; i < w->ncon; i++) {
+    int p = w->con_pair[i];
+    double ra = w->greach[m->pair_geom[2 * p]], rb = w->greach[m->pair_geom[2 * p + 1]];
+    double r = ra < rb ? ra : rb;
+    if (r > 0.0 && w->con[i].gap < -0.5 * r) return 1;
+  }
+  return 0;
+}
+
 // every contact of the scene at the work pose; 0, or -1 when they overflow the capacity (none
 // is dropped: the caller stops the scene)
 TB_HD int tb_collide(const tbModel* m, tbWork* w) {

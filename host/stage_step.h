@@ -131,6 +131,10 @@ TB_HD void tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
     tb_failScene(d, s, TB_SCENE_OVERFLOW_FAIL);
     return;
   }
+  if (d->nstep[s] == 0 && tb_buriedContact(m, w)) {
+    tb_failScene(d, s, TB_SCENE_START_FAIL);
+    return;
+  }
   tb_makeRows(m, d, s, w);
 }
 

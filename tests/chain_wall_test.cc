@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <tumble/scenes.h>
+#include <tumble/sweep.h>
 #include <tumble/tumble.h>
 
 #include "engine.h"
@@ -160,6 +161,27 @@ TEST(ChainWallTest, LinkLengthPivotAndStartAreBatchParameters) {
     const double* b = sc.pos(tip, s);
     EXPECT_NEAR(hypot(b[0] - a[0], b[2] - a[2]), L[s], 1e-12) << s;
   }
+}
+
+// links longer than 1.164 m put the tip's sphere (r 0.25) more than half its radius into the
+// floor at the start: the first step stops that scene (starts-buried, at step 0) instead of
+// letting it fly apart, and the batch goes on; a shallower overlap (from 1.149 m) is a start
+// like any other
+TEST(ChainWallTest, AStartWithALinkInTheFloorIsRefusedForItsScene) {
+  Scene sc("chain-wall", 3);
+  sc.set("length", 1.2, 1);   // tip 0.43 m into the floor
+  sc.set("length", 1.16, 2);  // tip 0.09 m into it, less than half the radius
+  sc.reset();
+  sc.run(200);
+  EXPECT_EQ(sc.d->status[0] & TB_SCENE_FAILMASK, 0);
+  EXPECT_EQ(sc.d->status[1], TB_SCENE_START_FAIL);
+  EXPECT_EQ(sc.d->fail_step[1], 0);
+  EXPECT_EQ(sc.d->nstep[1], 0);
+  EXPECT_EQ(sc.d->status[2] & TB_SCENE_FAILMASK, 0);
+  EXPECT_EQ(sc.d->nstep[2], 200);
+  char text[96];
+  tb_statusText(sc.d->status[1], text, sizeof(text));
+  EXPECT_STREQ(text, "starts-buried");
 }
 
 TEST(ChainWallTest, BadChainParametersAreNamed) {
