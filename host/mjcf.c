@@ -1002,7 +1002,7 @@ static int tb_mjMinimal(tbMj* c) {
   double v;
   if (tb_mjData(c, n, &v, 1)) return 2;
   if (v != 0.0 && v != 1.0) {
-    return tb_mjFail(c, n, "tumble_minimal_joints data %g: 1 (minimal) or 0 (rows)", v);
+    return tb_mjFail(c, n, "data %g: 1 (minimal) or 0 (rows)", v);
   }
   c->minimal = v == 1.0;
   return 0;
@@ -1016,7 +1016,7 @@ static int tb_mjRestitutionVmin(tbMj* c) {
   double v;
   if (tb_mjData(c, n, &v, 1)) return 2;
   if (!(v >= 0.0 && v < INFINITY)) {
-    return tb_mjFail(c, n, "tumble_option_restitution_vmin data %g: a speed >= 0 (m/s)", v);
+    return tb_mjFail(c, n, "data %g: a speed >= 0 (m/s)", v);
   }
   c->m->opt.restitution_vmin = v;
   return 0;
