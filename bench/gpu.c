@@ -68,10 +68,16 @@ static tbData* tbb_batch(const tbModel* m, int n) {
   return d;
 }
 
-// scene `name` with `solver` (-1: its own)
+// scene `name` with `solver` (-1: its own); the LCP solvers take the 4-facet pyramid, which
+// they need, the others the scene's cone
 static tbModel* tbb_model(const char* name, int solver) {
   int i = tb_findScene(name);
   tbBuild b = tb_defaultBuild(i);
+  if (solver == TB_SOLVER_MLCP_FB_RLM || solver == TB_SOLVER_MLCP_FB_PLM ||
+      solver == TB_SOLVER_LEMKE) {
+    b.cone = TB_CONE_PYRAMID;
+    b.facets = 4;
+  }
   tbModel* m = tb_buildScene(i, &b);
   if (m && solver >= 0) m->opt.solver = solver;
   return m;
