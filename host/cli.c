@@ -523,13 +523,21 @@ static void tb_writeSceneSummary(FILE* f, const tbModel* m, const tbData* d, int
 }
 
 static void tb_printSummary(const tbData* d, const tbSimArgs* a, int ndone, double seconds) {
-  int failed = 0, unconverged = 0;
+  int failed = 0, unconverged = 0, buried = 0, first = -1;
   double rmax = 0.0, iters = 0.0;
   for (int s = 0; s < ndone; s++) {
     iters += (double)d->iter_sum[s];
     failed += (d->status[s] & TB_SCENE_FAILMASK) != 0;
     unconverged += (d->status[s] & TB_SCENE_UNCONVERGED) != 0;
     rmax = d->resid_max[s] > rmax ? d->resid_max[s] : rmax;
+    if ((d->status[s] & TB_SCENE_START_FAIL) && !buried++) first = s;
+  }
+  // bad starting values, not a failing step: said apart from the failures
+  if (buried) {
+    fprintf(stderr,
+            "tumble: simulate: %d scene(s) start with a shape sunk into another (starts-buried; "
+            "scene %d first): their parameters place bodies inside each other\n",
+            buried, first);
   }
   double ss = (double)ndone * a->nstep;
   printf(

@@ -456,6 +456,23 @@ TEST_F(CliTest, SceneSummaryCarriesParametersAndStatus) {
   EXPECT_EQ(FinalX(ReadFile(one), 30)[0], FinalX(ReadFile(out), 30)[2]);
 }
 
+// a scene whose parameters bury a link in the floor stops at step 0 as starts-buried, said on
+// stderr apart from the failures; the others run
+TEST_F(CliTest, BuriedStartIsSaidAndFlagged) {
+  std::string out = Path("b.csv");
+  CliResult r = Run({"simulate", "chain-wall", "--scenes", "3", "--steps", "50", "--param",
+                     "length=1:1.3", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"failed\": 1,"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("1 scene(s) start with a shape sunk into another (starts-buried; scene 2"),
+            std::string::npos)
+      << r.err;
+  auto sum = Lines(ReadFile(Path("b-scenes.csv")));
+  ASSERT_EQ(sum.size(), 4u);
+  EXPECT_NE(sum[3].find(",starts-buried,0,0,"), std::string::npos) << sum[3];
+  EXPECT_NE(sum[2].find(",ok,"), std::string::npos) << sum[2];
+}
+
 // a scene that diverges is flagged in its summary row, its trajectory ends at its failing step,
 // and the other scenes of the batch run to the end
 TEST_F(CliTest, FailedSceneStopsItsRowsAtTheFailingStep) {
