@@ -691,12 +691,11 @@ static int tb_mjData(tbMj* c, xmlNodePtr n, double* v, int count) {
   return tb_mjNums(c, n, -1, "data", v, count, count) < 0 ? 2 : 0;
 }
 
-// the custom numeric tumble_restitution_NAME of a named shape (Newton's coefficient e; a contact
-// takes the larger of its two shapes') into *e when there is one (*at: it, else NULL); 0, or 2
-// after an error
-static int tb_mjRestitution(tbMj* c, const char* name, double* e, xmlNodePtr* at) {
-  *at = name ? tb_mjNumeric(c, "restitution", name) : NULL;
-  return *at && tb_mjData(c, *at, e, 1) ? 2 : 0;
+// the one number of custom numeric tumble_KIND_NAME into *v when there is one (*at: it, else
+// NULL; name NULL: none); 0, or 2 after an error
+static int tb_mjScalar(tbMj* c, const char* kind, const char* name, double* v, xmlNodePtr* at) {
+  *at = name ? tb_mjNumeric(c, kind, name) : NULL;
+  return *at && tb_mjData(c, *at, v, 1) ? 2 : 0;
 }
 
 // the custom numeric tumble_compliance_NAME of a named shape, joint or equality (Drumwright's
@@ -913,7 +912,7 @@ static int tb_mjAddShapes(tbMj* c, const tbMjBodyPlan* pl, int b, const tbBodyDe
     const char* name = tb_mjName(s->node);
     xmlNodePtr soft, rest;
     if (tb_mjCompliance(c, name, &gd.stiffness, &gd.damping, &soft) ||
-        tb_mjRestitution(c, name, &gd.restitution, &rest))
+        tb_mjScalar(c, "restitution", name, &gd.restitution, &rest))
       return 2;
     int g = tb_addGeom(c->m, &gd);
     if (g < 0) return tb_mjFail(c, rest ? rest : soft ? soft : s->node, "%s", tb_lastError());
@@ -994,31 +993,19 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
   return 0;
 }
 
-// the custom numeric tumble_minimal_joints ("1": every hinge and slide joint a coordinate, as
-// MuJoCo holds them; "0" or none: rows) into c->minimal; 0, or 2 after an error
-static int tb_mjMinimal(tbMj* c) {
-  xmlNodePtr n = tb_mjNumeric(c, "minimal", "joints");
-  if (!n) return 0;
-  double v;
-  if (tb_mjData(c, n, &v, 1)) return 2;
-  if (v != 0.0 && v != 1.0) {
-    return tb_mjFail(c, n, "data %g: 1 (minimal) or 0 (rows)", v);
-  }
-  c->minimal = v == 1.0;
-  return 0;
-}
-
-// the custom numeric tumble_option_restitution_vmin (m/s: contacts approaching slower stay
-// plastic) into the model's option; 0, or 2 after an error
-static int tb_mjRestitutionVmin(tbMj* c) {
-  xmlNodePtr n = tb_mjNumeric(c, "option", "restitution_vmin");
-  if (!n) return 0;
-  double v;
-  if (tb_mjData(c, n, &v, 1)) return 2;
-  if (!(v >= 0.0 && v < INFINITY)) {
-    return tb_mjFail(c, n, "data %g: a speed >= 0 (m/s)", v);
-  }
-  c->m->opt.restitution_vmin = v;
+// the model-wide custom numerics: tumble_minimal_joints ("1": every hinge and slide joint a
+// coordinate, as MuJoCo holds them; "0" or none: rows) into c->minimal, and
+// tumble_option_restitution_vmin (m/s: contacts approaching slower stay plastic) into the model's
+// option; 0, or 2 after an error
+static int tb_mjModelNumerics(tbMj* c) {
+  xmlNodePtr n;
+  double v = 0.0;
+  if (tb_mjScalar(c, "minimal", "joints", &v, &n)) return 2;
+  if (n && v != 0.0 && v != 1.0) return tb_mjFail(c, n, "data %g: 1 (minimal) or 0 (rows)", v);
+  c->minimal = n && v == 1.0;
+  if (tb_mjScalar(c, "option", "restitution_vmin", &v, &n)) return 2;
+  if (n && !(v >= 0.0 && v < INFINITY)) return tb_mjFail(c, n, "data %g: a speed >= 0 (m/s)", v);
+  if (n) c->m->opt.restitution_vmin = v;
   return 0;
 }
 
@@ -1532,9 +1519,7 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
       if (i == 0) rc = tb_mjCompiler(c, k);
       if (i == 1) rc = seen ? tb_mjFail(c, k, "a second top <default>") : tb_mjDefault(c, k, -1);
       if (i == 2) rc = tb_mjOption(c, k);
-      if (i == 3 && !(rc = tb_mjCustom(c, k)) && !(rc = tb_mjMinimal(c))) {
-        rc = tb_mjRestitutionVmin(c);
-      }
+      if (i == 3 && !(rc = tb_mjCustom(c, k))) rc = tb_mjModelNumerics(c);
       if (i == 4) rc = seen ? tb_mjFail(c, k, "a second <keyframe>") : tb_mjKeyframe(c, k);
       if (i == 5) rc = seen ? tb_mjFail(c, k, "a second <worldbody>") : tb_mjWorld(c, k);
       if (i == 6) rc = tb_mjEquality(c, k);

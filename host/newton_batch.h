@@ -79,27 +79,26 @@ TB_HD int tb_lmByLibrary(int kind, int n) {
 //   QR    [J; sqrt(lambda) I] (2n x n), [-phi; 0]
 TB_HD void tb_lmSystemOut(const tbLmState* s, const tbLmIter* it, int kind, double* A,
                           double* rhs) {
-  int n = s->n, rows = kind == TB_LM_SYS_QR ? 2 * n : n;
-  for (int c = 0; c < n; c++) {
-    double* col = A + (size_t)c * rows;
-    for (int r = 0; r < rows; r++) col[r] = 0.0;
-  }
-  for (int r = 0; r < rows; r++) rhs[r] = 0.0;
+  int n = s->n;
   if (kind == TB_LM_SYS_CHOL) {
     const double* G = s->K;  // J^T J, where tb_lmLinearize left it
     for (int c = 0; c < n; c++) {
-      for (int r = 0; r < n; r++) A[(size_t)c * rows + r] = G[(size_t)r * n + c];
-      A[(size_t)c * rows + c] += it->lambda;
+      for (int r = 0; r < n; r++) A[(size_t)c * n + r] = G[(size_t)r * n + c];
+      A[(size_t)c * n + c] += it->lambda;
     }
     for (int r = 0; r < n; r++) rhs[r] = -s->g[r];
     return;
   }
   double sl = sqrt(it->lambda);
   for (int c = 0; c < n; c++) {
-    for (int r = 0; r < n; r++) A[(size_t)c * rows + r] = s->J[(size_t)r * n + c];
-    A[(size_t)c * rows + n + c] = sl;
+    double* col = A + (size_t)c * 2 * n;
+    for (int r = 0; r < n; r++) col[r] = s->J[(size_t)r * n + c];
+    for (int r = n; r < 2 * n; r++) col[r] = r == n + c ? sl : 0.0;
   }
-  for (int r = 0; r < n; r++) rhs[r] = -s->phi[r];
+  for (int r = 0; r < n; r++) {
+    rhs[r] = -s->phi[r];
+    rhs[n + r] = 0.0;
+  }
 }
 
 // d from the library's solve of tb_lmSystemOut's system: rhs holds the solution, A the factors
