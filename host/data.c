@@ -38,6 +38,7 @@ tbData* tb_newData(const tbModel* m, int nscene) {
   d->nparam = m->nparam;
   d->maxrow = m->maxrow;
   d->nq = m->nq;
+  d->nqd = m->nqd;
   int ok = 1;
   // one element more than the batch needs: arrays of zero-width fields are still allocated
 #define TB_X(type, name, count)                                                \
@@ -118,22 +119,49 @@ static void tb_clearLocked(int lock, double vel[6]) {
   }
 }
 
+// a minimal spherical joint's start: body_a's orientation and angular velocity parameters
+// relative to body_b's (the world's for -1 and static bodies' rate), as the quaternion from the
+// model's initial relative orientation and the rate in body_a's frame
+static void tb_ballStart(const tbModel* m, const double* vary, int j, double q[4], double qd[3]) {
+  int a = m->jnt_body[2 * j], p = m->jnt_body[2 * j + 1];
+  const double* wa = vary + tb_varyIndex(m, TB_F_BODY_VEL, a, 3);
+  double qa[4], qp[4], w[3] = {0.0, 0.0, 0.0};
+  memcpy(qa, vary + tb_varyIndex(m, TB_F_BODY_QUAT, a, 0), sizeof(qa));
+  tbu_quatNormalize(qa);
+  if (p >= 0) {
+    memcpy(qp, vary + tb_varyIndex(m, TB_F_BODY_QUAT, p, 0), sizeof(qp));
+    tbu_quatNormalize(qp);
+  }
+  if (p >= 0 && m->body_type[p] == TB_BODY_DYNAMIC) {
+    tbu_copy3(w, vary + tb_varyIndex(m, TB_F_BODY_VEL, p, 3));
+  }
+  tb_ballCoordinate(m, j, p >= 0 ? qp : NULL, qa, q);
+  tbu_sub3(w, wa, w);
+  tbu_rotVecInv(qd, qa, w);
+}
+
 // words of scratch tb_treeStart takes after the vary vector
 static size_t tb_treeScratch(const tbModel* m) {
   return (size_t)m->ndof * 7 + (size_t)m->nbody * 6;
 }
 
-// the minimal joints' start (q0, qd0) and the tree bodies' pose and twist that follow from it;
-// scratch holds tb_treeScratch(m) words
+// the minimal joints' start (q0, qd0; a spherical one's from its bodies) and the tree bodies'
+// pose and twist that follow from it; scratch holds tb_treeScratch(m) words
 static void tb_treeStart(const tbModel* m, tbData* d, int s, const double* vary, double* scratch) {
+  double* q = d->jnt_q + (size_t)s * m->nq;
+  double* qd = d->jnt_qd + (size_t)s * m->nqd;
   for (int j = 0; j < m->njnt; j++) {
-    int a = m->jnt_qadr[j];
+    int a = m->jnt_qadr[j], ad = m->jnt_qdadr[j];
     if (a < 0) continue;
+    if (m->jnt_type[j] == TB_JOINT_SPHERICAL) {
+      tb_ballStart(m, vary, j, q + a, qd + ad);
+      continue;
+    }
     const double* prm = tb_varyOf(m, vary, TB_F_JOINT, j);
-    d->jnt_q[(size_t)s * m->nq + a] = prm[TB_JNT_Q0];
-    d->jnt_qd[(size_t)s * m->nq + a] = prm[TB_JNT_QD0];
+    q[a] = prm[TB_JNT_Q0];
+    qd[ad] = prm[TB_JNT_QD0];
   }
-  tb_treePose(m, vary, d->jnt_q + (size_t)s * m->nq, d->body_pos + (size_t)s * m->nbody * 3,
+  tb_treePose(m, vary, q, d->body_pos + (size_t)s * m->nbody * 3,
               d->body_quat + (size_t)s * m->nbody * 4);
   double* S = scratch;
   double* nu = S + (size_t)m->ndof * 6;

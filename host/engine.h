@@ -120,6 +120,7 @@ TB_HD tbData tb_oneScene(const tbModel* m) {
   one.nparam = m->nparam;
   one.maxrow = m->maxrow;
   one.nq = m->nq;
+  one.nqd = m->nqd;
   return one;
 }
 

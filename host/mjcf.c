@@ -77,7 +77,7 @@ typedef struct tbMj {
   tbMjNamed* named;
   int nnamed;
   tbMjFrame* frame;  // each tumble body's MJCF frame (equality anchors are given in it)
-  int minimal;       // tumble_minimal_joints: hinges and slides as minimal joints
+  int minimal;       // tumble_minimal_joints: hinges, slides and balls as minimal joints
 } tbMj;
 
 //---- messages and attributes -------------------------------------------------------------------
@@ -993,8 +993,8 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
   return 0;
 }
 
-// the model-wide custom numerics: tumble_minimal_joints ("1": every hinge and slide joint a
-// coordinate, as MuJoCo holds them; "0" or none: rows) into c->minimal, and
+// the model-wide custom numerics: tumble_minimal_joints ("1": every hinge, slide and ball joint
+// in coordinates, as MuJoCo holds them; "0" or none: rows) into c->minimal, and
 // tumble_option_restitution_vmin (m/s: contacts approaching slower stay plastic) into the model's
 // option; 0, or 2 after an error
 static int tb_mjModelNumerics(tbMj* c) {
@@ -1018,8 +1018,8 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
   jd.type = j ? types[j->type] : TB_JOINT_FIXED;
   jd.body_a = b;
   jd.body_b = parent;
-  jd.minimal = c->minimal && (jd.type == TB_JOINT_REVOLUTE || jd.type == TB_JOINT_PRISMATIC);
-  if (jd.minimal) jd.qd0 = q[1];
+  jd.minimal = c->minimal && jd.type != TB_JOINT_FIXED;
+  if (jd.minimal && jd.type != TB_JOINT_SPHERICAL) jd.qd0 = q[1];  // a ball's rate: its body's
   if (j) {
     tbu_rotVec(jd.anchor, f->quat, j->pos);
     tbu_rotVec(jd.axis, f->quat, j->axis);

@@ -227,11 +227,18 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
   return m->ngeom++;
 }
 
-// a minimal-coordinate joint: one coordinate, a parent that comes first and does not move by a
+// a minimal-coordinate joint: its coordinates, a parent that comes first and does not move by a
 // driver, one parent per child, and a child whose world DoFs the tree owns (no locks)
 static int tb_checkMinimal(const tbModel* m, const tbJointDef* def, int j) {
-  if (def->type != TB_JOINT_REVOLUTE && def->type != TB_JOINT_PRISMATIC) {
-    return tb_setError("joint %d: minimal coordinates take revolute or prismatic joints", j);
+  if (def->type == TB_JOINT_FIXED) {
+    return tb_setError("joint %d: minimal coordinates take revolute, prismatic or spherical joints",
+                       j);
+  }
+  if (def->type == TB_JOINT_SPHERICAL && (def->q0 != 0.0 || def->qd0 != 0.0)) {
+    return tb_setError(
+        "joint %d: q0 %g, qd0 %g: a minimal spherical joint starts at its bodies' orientation "
+        "and angular velocity (body quat, vel), not at a scalar coordinate",
+        j, def->q0, def->qd0);
   }
   if (def->body_b >= def->body_a) {
     return tb_setError(
@@ -312,6 +319,19 @@ int tb_addJoint(tbModel* m, const tbJointDef* def) {
   }
   if (def->drive != 0.0 && def->type != TB_JOINT_PRISMATIC) {
     tb_setError("joint %d: a constant-force drive needs a prismatic joint", j);
+    return -1;
+  }
+  int coord = def->type == TB_JOINT_REVOLUTE || def->type == TB_JOINT_PRISMATIC;
+  if ((def->limited || def->servo) && !coord) {
+    tb_setError("joint %d: limited %d, servo %d act on a revolute or prismatic joint's coordinate",
+                j, def->limited, def->servo);
+    return -1;
+  }
+  if (def->coord_damping != 0.0 && !coord && !(def->minimal && def->type == TB_JOINT_SPHERICAL)) {
+    tb_setError(
+        "joint %d: coord_damping %g damps a revolute or prismatic joint's coordinate or a minimal "
+        "spherical joint's rates",
+        j, def->coord_damping);
     return -1;
   }
   if (!(def->coord_damping >= 0.0) || !isfinite(def->coord_damping)) {
@@ -535,21 +555,24 @@ static int tb_compileJoints(tbModel* m) {
 }
 
 // the tree of minimal joints: each body's parent and joint, and the generalized velocities (a
-// root's unlocked world DoFs, a tree body's coordinate), bodies in order (parents first). A model
+// root's unlocked world DoFs, a tree body's joint rates), bodies in order (parents first). A model
 // without minimal joints has none: its step is the maximal-coordinate one.
 static int tb_compileTree(tbModel* m) {
   if (TB_ALLOC(m->body_parent, m->nbody) || TB_ALLOC(m->body_pjnt, m->nbody) ||
       TB_ALLOC(m->body_dofadr, m->nbody) || TB_ALLOC(m->body_dofnum, m->nbody) ||
-      TB_ALLOC(m->jnt_qadr, m->njnt)) {
+      TB_ALLOC(m->jnt_qadr, m->njnt) || TB_ALLOC(m->jnt_qdadr, m->njnt)) {
     return TB_ERR_MEMORY;
   }
-  m->nq = 0;
+  m->nq = m->nqd = 0;
   for (int b = 0; b < m->nbody; b++) m->body_parent[b] = m->body_pjnt[b] = -1;
   for (int j = 0; j < m->njnt; j++) {
-    m->jnt_qadr[j] = -1;
+    m->jnt_qadr[j] = m->jnt_qdadr[j] = -1;
     if (!m->jdef[j].minimal) continue;
-    int a = m->jdef[j].body_a;
-    m->jnt_qadr[j] = m->nq++;
+    int a = m->jdef[j].body_a, ball = m->jdef[j].type == TB_JOINT_SPHERICAL;
+    m->jnt_qadr[j] = m->nq;
+    m->jnt_qdadr[j] = m->nqd;
+    m->nq += ball ? 4 : 1;
+    m->nqd += ball ? 3 : 1;
     m->body_pjnt[a] = j;
     int p = m->jdef[j].body_b;
     m->body_parent[a] = p >= 0 && m->body_type[p] == TB_BODY_DYNAMIC ? p : -1;
@@ -558,9 +581,9 @@ static int tb_compileTree(tbModel* m) {
   for (int b = 0; b < m->nbody && m->nq > 0; b++) {
     m->body_dofadr[b] = n;
     if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
-    int k = 0;
-    for (int ax = 0; ax < 6; ax++) k += m->body_pjnt[b] < 0 && !(m->body_lock[b] & (1 << ax));
-    m->body_dofnum[b] = m->body_pjnt[b] >= 0 ? 1 : k;
+    int j = m->body_pjnt[b], k = 0;
+    for (int ax = 0; ax < 6; ax++) k += j < 0 && !(m->body_lock[b] & (1 << ax));
+    m->body_dofnum[b] = j < 0 ? k : m->jdef[j].type == TB_JOINT_SPHERICAL ? 3 : 1;
     n += m->body_dofnum[b];
   }
   m->ndof = n;
@@ -568,8 +591,11 @@ static int tb_compileTree(tbModel* m) {
   for (int b = 0; b < m->nbody && n > 0; b++) {
     int k = m->body_dofadr[b];
     if (m->body_pjnt[b] >= 0) {
-      m->dof_body[k] = b;
-      m->dof_axis[k] = 6;
+      int ball = m->body_dofnum[b] == 3;
+      for (int i = 0; i < m->body_dofnum[b]; i++) {
+        m->dof_body[k + i] = b;
+        m->dof_axis[k + i] = ball ? 7 + i : 6;
+      }
       continue;
     }
     for (int ax = 0; ax < 6 && m->body_dofnum[b] > 0; ax++) {

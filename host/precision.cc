@@ -108,7 +108,7 @@ f::tbOption convOption(const tbOption& o) {
 
 // the fp32 model of m, its arrays in buf
 f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
-  static_assert(sizeof(tbModel) == 632, "tbModel changed: convert its new fields here");
+  static_assert(sizeof(tbModel) == 640, "tbModel changed: convert its new fields here");
   f::tbModel fm;
   memset(&fm, 0, sizeof(fm));
   fm.nbody = m->nbody;
@@ -125,6 +125,7 @@ f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
   fm.maxeq = m->maxeq;
   fm.nv = m->nv;
   fm.nq = m->nq;
+  fm.nqd = m->nqd;
   fm.ndof = m->ndof;
   fm.opt = convOption(m->opt);
   memcpy(fm.vary_adr, m->vary_adr, sizeof(m->vary_adr));
@@ -156,6 +157,7 @@ struct Batch32 {
     d->nparam = fm->nparam;
     d->maxrow = fm->maxrow;
     d->nq = fm->nq;
+    d->nqd = fm->nqd;
 #define TB_X(type, name, count) \
   d->name = (decltype(d->name))calloc((size_t)n * (size_t)(count) + 1, sizeof(*d->name));
     TB_DATA_ARRAYS_F32(TB_X)

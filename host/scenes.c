@@ -28,14 +28,16 @@ static const tbSceneInfo tb_scenes[] = {
      {{"angle", "deg", "incline angle from horizontal", 20.0, 0.0, 80.0, 0},
       {"yaw", "deg", "rotation of the incline (and box) about its normal", 0.0, -360.0, 360.0, 0}}},
     {"pendulum",
-     "chain of links on revolute joints hanging from a pivot, released at an angle",
+     "chain of links on revolute (or ball) joints hanging from a pivot, released at an angle "
+     "(ball: spinning about the vertical at spin rad/s)",
      2000,
-     4,
+     5,
      {{"links", "", "number of links", 3.0, 1.0, 64.0, 1},
       {"length", "m", "length of each link", 1.0, 1e-3, 100.0, 0},
       {"angle0", "rad", "initial angle of the straight chain from vertical", 0.3, -3.0, 3.0, 0},
       {"minimal", "", "1: the joints in minimal (joint) coordinates, 0: maximal with rows", 0.0,
-       0.0, 1.0, 1}}},
+       0.0, 1.0, 1},
+      {"ball", "", "1: ball (spherical) joints, 0: revolute joints about y", 0.0, 0.0, 1.0, 1}}},
     {"box-stack", "three boxes stacked on the ground at rest", 1000, 0, {{0}}},
     {"plate-particle",
      "particle on the vibrating plate of thesis §5.3 (default: the centrifuge field)",
@@ -59,10 +61,12 @@ static const tbSceneInfo tb_scenes[] = {
      {{0}}},
     {"chain-wall",
      "Mylapilli & Jain §3.2: 12 spheres on minimal hinges swing into a floor and a wall and "
-     "onto each other (restitution 0.7)",
+     "onto each other (restitution 0.7); ball: on ball joints, also spinning about the vertical",
      20000,
-     1,
-     {{"links", "", "number of links", 12.0, 1.0, 64.0, 1}}},
+     2,
+     {{"links", "", "number of links", 12.0, 1.0, 64.0, 1},
+      {"ball", "", "1: ball joints, the chain also turning at spin rad/s about the vertical", 0.0,
+       0.0, 1.0, 1}}},
 };
 
 #define TB_NSCENE ((int)(sizeof(tb_scenes) / sizeof(tb_scenes[0])))
@@ -378,8 +382,20 @@ static void tb_sceneInclineBlock(tbModel* m, const tbBuild* bo) {
   tb_massParam(m, -1, 1);
 }
 
+// the straight chain's rigid spin about the vertical through the pivot: each link's twist
+// (0, spin r_x, 0; 0, 0, spin) with r_x its center's offset from the pivot (a ball chain's start)
+static void tb_spinParam(tbModel* m, const double pivot[3]) {
+  int p =
+      tb_addParam(m, "spin", "rad/s", "initial rate of the chain about the vertical", -1e3, 1e3, 0);
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->bdef[b].type != TB_BODY_DYNAMIC) continue;
+    tb_paramTargetScaled(m, p, TB_F_BODY_VEL, b, 5, 1.0);
+    tb_paramTargetScaled(m, p, TB_F_BODY_VEL, b, 1, m->bdef[b].pos[0] - pivot[0]);
+  }
+}
+
 static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
-  int links = (int)bo->opt[0], minimal = bo->opt[3] != 0.0;
+  int links = (int)bo->opt[0], minimal = bo->opt[3] != 0.0, ball = bo->opt[4] != 0.0;
   double L = bo->opt[1], th = bo->opt[2], r = 0.05 * L;
   double dir[3] = {sin(th), 0.0, -cos(th)}, pivot[3] = {0.0, 0.0, links * L + 1.0};
   tb_ground(m, 0.5);
@@ -407,7 +423,7 @@ static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
     gd.mu = 0.5;
     tb_addGeom(m, &gd);
     tbJointDef jd = tb_defaultJointDef();
-    jd.type = TB_JOINT_REVOLUTE;
+    jd.type = ball ? TB_JOINT_SPHERICAL : TB_JOINT_REVOLUTE;
     jd.body_a = b;
     jd.body_b = prev;
     jd.minimal = minimal;
@@ -423,6 +439,7 @@ static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
   }
   int p = -1;
   for (int b = 1; b <= links; b++) p = tb_massParam(m, p, b);
+  if (ball) tb_spinParam(m, pivot);
 }
 
 // Mylapilli & Jain §3.2, with what the paper leaves open fixed here: 1 kg spheres of radius
@@ -433,11 +450,19 @@ static void tb_scenePendulum(tbModel* m, const tbBuild* bo) {
 // length (each joint's anchor in its child) and the pivot height (the first joint's anchor).
 // Restitution 0.7 is Newton's law on each contact's normal velocity (stage_rows.h), which the
 // paper's scheme (no restitution term in its Eq. 20-32) has to add somehow; every pair of spheres
-// may touch.
+// may touch. On ball joints (not in the paper) the model pose is the start, the straight chain
+// at -pi/4 turning rigidly at omega0 about -y and spin about the vertical: each sphere's angular
+// velocity, so the joints' relative rates start at 0 (the first one's is the chain's).
 static void tb_sceneChainWall(tbModel* m, const tbBuild* bo) {
-  int links = (int)bo->opt[0];
+  int links = (int)bo->opt[0], ball = bo->opt[1] != 0.0;
   const double L = 1.0, r = 0.25, mu = 0.5, e = 0.7, pivot[3] = {0.0, 0.0, 10.0};
   const double ey[3] = {0.0, 1.0, 0.0}, down[3] = {0.0, -1.0, 0.0};
+  const double a0 = -0.25 * TB_PI, w0 = 1.0, spin0 = 0.5;
+  double dir[3] = {0.0, 0.0, -1.0};  // along the chain from the pivot
+  if (ball) {
+    dir[0] = sin(a0);
+    dir[2] = -cos(a0);
+  }
   tb_ground(m, mu);
   tbBodyDef wb = tb_defaultBodyDef();
   wb.name = "wall";
@@ -452,7 +477,11 @@ static void tb_sceneChainWall(tbModel* m, const tbBuild* bo) {
     tbBodyDef bd = tb_defaultBodyDef();
     bd.name = name;
     bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.4 * r * r;
-    bd.pos[2] = pivot[2] - (i + 1) * L;
+    tbu_addscl3(bd.pos, pivot, dir, (i + 1) * L);
+    if (ball) {
+      bd.vel[4] = -w0;
+      bd.vel[5] = spin0;
+    }
     int b = tb_addBody(m, &bd);
     tbGeomDef gd = tb_defaultGeomDef();
     gd.body = b;
@@ -460,14 +489,13 @@ static void tb_sceneChainWall(tbModel* m, const tbBuild* bo) {
     gd.mu = mu;
     tb_addGeom(m, &gd);
     tbJointDef jd = tb_defaultJointDef();
-    jd.type = TB_JOINT_REVOLUTE;
+    jd.type = ball ? TB_JOINT_SPHERICAL : TB_JOINT_REVOLUTE;
     jd.minimal = 1;
     jd.body_a = b;
     jd.body_b = prev;
-    tbu_copy3(jd.anchor, pivot);
-    jd.anchor[2] -= i * L;
+    tbu_addscl3(jd.anchor, pivot, dir, i * L);
     tbu_copy3(jd.axis, down);
-    if (i == 0) {
+    if (i == 0 && !ball) {
       jd.q0 = -0.25 * TB_PI;
       jd.qd0 = 1.0;
     }
@@ -475,7 +503,9 @@ static void tb_sceneChainWall(tbModel* m, const tbBuild* bo) {
     prev = b;
   }
   for (int g = 0; g < m->ngeom; g++) m->gdef[g].restitution = e;
-  m->opt.timestep = 1e-3;
+  // the ball chain whips: at 1 ms the first-order step gains energy in flight (2 of 16 spins in
+  // [0.2, 1] rad/s diverged within 20 s), at 0.5 ms every one converges (README: chain-wall)
+  m->opt.timestep = ball ? 5e-4 : 1e-3;
   m->opt.restitution_vmin = 0.1;   // slower contacts plastic: links at rest do not chatter
   m->opt.solver = TB_SOLVER_AUTO;  // M&J's solvers stall on sweeps (README: chain-wall)
   tb_commonParams(m, "friction coefficient (floor, wall, spheres)");
@@ -484,17 +514,30 @@ static void tb_sceneChainWall(tbModel* m, const tbBuild* bo) {
   for (int g = 0; g < m->ngeom; g++) tb_paramTarget(m, p, TB_F_GEOM_REST, g, 0);
   p = -1;
   for (int b = 2; b < m->nbody; b++) p = tb_massParam(m, p, b);
-  tb_param1(m, "angle0", "rad", "initial angle of the straight chain (positive toward the wall)",
-            -3.0, 3.0, 0, TB_F_JOINT, 0, TB_JNT_Q0);
-  tb_param1(m, "omega0", "rad/s", "initial rate of the first hinge", -1e3, 1e3, 0, TB_F_JOINT, 0,
-            TB_JNT_QD0);
+  if (ball) {
+    int pw = tb_addParam(m, "omega0", "rad/s", "initial rate of the chain about -y", -1e3, 1e3, 0);
+    int ps = tb_addParam(m, "spin", "rad/s", "initial rate of the chain about the vertical", -1e3,
+                         1e3, 0);
+    for (int b = 2; b < m->nbody; b++) {
+      tb_paramTargetScaled(m, pw, TB_F_BODY_VEL, b, 4, -1.0);
+      tb_paramTarget(m, ps, TB_F_BODY_VEL, b, 5);
+    }
+  } else {
+    tb_param1(m, "angle0", "rad", "initial angle of the straight chain (positive toward the wall)",
+              -3.0, 3.0, 0, TB_F_JOINT, 0, TB_JNT_Q0);
+    tb_param1(m, "omega0", "rad/s", "initial rate of the first hinge", -1e3, 1e3, 0, TB_F_JOINT, 0,
+              TB_JNT_QD0);
+  }
   tb_param1(m, "pivot_z", "m", "height of the pivot above the floor", 0.0, 1e3, 1, TB_F_JOINT, 0,
             TB_JNT_ANCHOR + 5);
   tb_param1(m, "wall_x", "m", "distance of the wall right of the pivot", 0.0, 1e3, 1, TB_F_BODY_POS,
             wall, 0);
   p = tb_addParam(m, "length", "m", "length of each link", 0.0, 1e3, 1);
-  for (int j = 0; j < m->njnt; j++) tb_paramTarget(m, p, TB_F_JOINT, j, TB_JNT_ANCHOR + 2);
-  p = tb_addParam(m, "joint_damping", "N m s/rad", "viscous damping of each hinge", 0.0, 1e9, 0);
+  for (int j = 0; j < m->njnt; j++) {  // the anchor in the child's frame: -L dir
+    tb_paramTargetScaled(m, p, TB_F_JOINT, j, TB_JNT_ANCHOR + 2, -dir[2]);
+    if (ball) tb_paramTargetScaled(m, p, TB_F_JOINT, j, TB_JNT_ANCHOR, -dir[0]);
+  }
+  p = tb_addParam(m, "joint_damping", "N m s/rad", "viscous damping of each joint", 0.0, 1e9, 0);
   for (int j = 0; j < m->njnt; j++) tb_paramTarget(m, p, TB_F_JOINT, j, TB_JNT_CDAMP);
 }
 

@@ -2,7 +2,8 @@
 // Jain §2; Featherstone's algorithms in world coordinates).
 //
 // The generalized velocity nu holds each root body's unlocked world DoFs ([v; w] at its center,
-// as body_vel) and each minimal joint's rate. Every DoF k has a spatial motion axis
+// as body_vel) and each minimal joint's rates (a spherical joint's three about its child's axes,
+// its coordinates a unit quaternion, so nq != ndof). Every DoF k has a spatial motion axis
 // s_k = (w_k, v_k), the velocity it gives the bodies beyond it as seen at the world origin, so a
 // body's twist is the sum of its own and its ancestors' s_k nu_k: at its center c,
 // v = v_O + w x c. Expressed about the origin, spatial inertias of a subtree simply add, which
@@ -10,8 +11,9 @@
 // frame changes. The step is then the Stewart-Trinkle one of stage_rows.h with
 //   (M + h C) (nu_free - nu) = h (Q - c(q, nu) - C nu)      (C: the coordinates' damping, implicit)
 //   nu+ = nu_free + (M + h C)^-1 Jq^T x,  Jq = J S         (every row mapped to joint space)
-//   q+ = q + h qdot+ (coordinates), roots as stage_step.h integrates them; the tree's bodies by
-// forward kinematics, so its joints never drift apart.
+//   q+ = q + h qdot+ (coordinates; a spherical joint's quaternion turned by h times its rates),
+// roots as stage_step.h integrates them; the tree's bodies by forward kinematics, so its joints
+// never drift apart.
 #ifndef TUMBLE_HOST_STAGE_TREE_H_
 #define TUMBLE_HOST_STAGE_TREE_H_
 
@@ -76,7 +78,7 @@ TB_HD void tb_crossForce(const double V[6], const double F[6], double out[6]) {
 
 // the motion axis of DoF k with the bodies at (pos, quat) and the joints' anchors in vary: a root's
 // world axis through its center of mass, a revolute joint's axis through its anchor, a prismatic
-// joint's direction
+// joint's direction, a spherical joint's child axis through its anchor
 TB_HD void tb_dofAxis(const tbModel* m, const double* vary, const double* pos, const double* quat,
                       int k, double s[6]) {
   int b = m->dof_body[k], ax = m->dof_axis[k];
@@ -94,7 +96,13 @@ TB_HD void tb_dofAxis(const tbModel* m, const double* vary, const double* pos, c
   }
   int j = m->body_pjnt[b];
   double u[3], r[3], p[3];
-  tbu_rotVec(u, quat + 4 * b, m->jnt_axis + 6 * j);
+  if (ax > 6) {
+    double e[3] = {0.0, 0.0, 0.0};
+    e[ax - 7] = 1.0;
+    tbu_rotVec(u, quat + 4 * b, e);
+  } else {
+    tbu_rotVec(u, quat + 4 * b, m->jnt_axis + 6 * j);
+  }
   if (m->jnt_type[j] == TB_JOINT_PRISMATIC) {
     tbu_copy3(s + 3, u);
     return;
@@ -112,8 +120,9 @@ TB_HD void tb_treeAxes(const tbModel* m, const double* vary, const double* pos, 
 }
 
 // the tree bodies' poses from their parents' and the coordinates q (parents first): a revolute
-// joint turns the child by q about its axis, a prismatic one slides it by q, from the relative
-// orientation they had at the model's initial pose, joined at the anchors of vary
+// joint turns the child by q about its axis, a prismatic one slides it by q, a spherical one
+// turns it by its quaternion, from the relative orientation they had at the model's initial
+// pose, joined at the anchors of vary
 TB_HD void tb_treePose(const tbModel* m, const double* vary, const double* q, double* pos,
                        double* quat) {
   for (int b = 0; b < m->nbody; b++) {
@@ -126,14 +135,13 @@ TB_HD void tb_treePose(const tbModel* m, const double* vary, const double* q, do
       tbu_copy3(pp, pos + 3 * p);
     }
     const double *anca = tb_jointAnchor(m, vary, j), *axa = m->jnt_axis + 6 * j;
-    double qa[4], turn[4], ra[3], rb[3];
-    double qj = q[m->jnt_qadr[j]];
-    tbu_quatMul(qa, qp, m->jnt_qrel + 4 * j);
-    if (m->jnt_type[j] == TB_JOINT_REVOLUTE) {
-      double qr[4];
-      tbu_quatAxisAngle(turn, axa, qj);
-      memcpy(qr, qa, sizeof(qr));
-      tbu_quatMul(qa, qr, turn);
+    double qa[4], qr[4], turn[4], ra[3], rb[3];
+    const double* qj = q + m->jnt_qadr[j];
+    tbu_quatMul(qr, qp, m->jnt_qrel + 4 * j);
+    memcpy(qa, qr, sizeof(qa));
+    if (m->jnt_type[j] == TB_JOINT_REVOLUTE) tbu_quatAxisAngle(turn, axa, qj[0]);
+    if (m->jnt_type[j] == TB_JOINT_REVOLUTE || m->jnt_type[j] == TB_JOINT_SPHERICAL) {
+      tbu_quatMul(qa, qr, m->jnt_type[j] == TB_JOINT_REVOLUTE ? turn : qj);
     }
     tbu_quatNormalize(qa);
     memcpy(quat + 4 * b, qa, sizeof(qa));
@@ -147,7 +155,7 @@ TB_HD void tb_treePose(const tbModel* m, const double* vary, const double* q, do
     if (m->jnt_type[j] == TB_JOINT_PRISMATIC) {
       double u[3];
       tbu_rotVec(u, qa, axa);
-      tbu_addscl3(pos + 3 * b, pos + 3 * b, u, qj);
+      tbu_addscl3(pos + 3 * b, pos + 3 * b, u, qj[0]);
     }
   }
 }
@@ -165,12 +173,18 @@ TB_HD void tb_treeVelocity(const tbModel* m, const double* S, const double* nu, 
   }
 }
 
+// DoF k's rate in a scene's jnt_qd (k a joint's DoF, dof_axis >= 6)
+TB_HD int tb_dofRate(const tbModel* m, int k) {
+  int ax = m->dof_axis[k];
+  return m->jnt_qdadr[m->body_pjnt[m->dof_body[k]]] + (ax > 6 ? ax - 7 : 0);
+}
+
 // the scene's generalized velocity: roots' body_vel, joints' jnt_qd
 TB_HD void tb_treeGather(const tbModel* m, const tbData* d, int s, double* nu) {
   for (int k = 0; k < m->ndof; k++) {
     int b = m->dof_body[k], ax = m->dof_axis[k];
     nu[k] = ax < 6 ? d->body_vel[((size_t)s * m->nbody + b) * 6 + ax]
-                   : d->jnt_qd[(size_t)s * m->nq + m->jnt_qadr[m->body_pjnt[b]]];
+                   : d->jnt_qd[(size_t)s * m->nqd + tb_dofRate(m, k)];
   }
 }
 
@@ -188,6 +202,21 @@ TB_HD void tb_treeTwists(const tbModel* m, const double* vary, tbData* d, int s,
   }
 }
 
+// spherical joint j's quaternion that turns its child to orientation qb under its parent at qp
+// (NULL: the world's): conj(qp qrel) qb
+TB_HD void tb_ballCoordinate(const tbModel* m, int j, const double* qp, const double qb[4],
+                             double q[4]) {
+  double f[4] = {1.0, 0.0, 0.0, 0.0}, fc[4];
+  if (qp) {
+    tbu_quatMul(f, qp, m->jnt_qrel + 4 * j);
+  } else {
+    memcpy(f, m->jnt_qrel + 4 * j, sizeof(f));
+  }
+  tbu_quatConj(fc, f);
+  tbu_quatMul(q, fc, qb);
+  tbu_quatNormalize(q);
+}
+
 //---- dynamics ----------------------------------------------------------------------------------
 
 // each dynamic body's spatial inertia about the origin at the work pose into w->tree_I
@@ -202,13 +231,14 @@ TB_HD void tb_treeInertia(const tbModel* m, tbWork* w) {
   }
 }
 
-// the rate of DoF k's axis: a joint's axis moves with its body (V x s), a root's angular axis
-// with its center (0, v_c x e), a root's linear axis not at all
+// the rate of DoF k's axis: a joint's axis moves with its body (V x s; a spherical joint's axes
+// are its child's), a root's angular axis with its center (0, v_c x e), a root's linear axis not
+// at all
 TB_HD void tb_dofAxisRate(const tbModel* m, const double* s, const double* Vb, const double* twist,
                           int k, double sdot[6]) {
   int ax = m->dof_axis[k];
   memset(sdot, 0, sizeof(double) * 6);
-  if (ax == 6) {
+  if (ax >= 6) {
     tb_crossMotion(Vb, s, sdot);
   } else if (ax >= 3) {
     double e[3] = {0.0, 0.0, 0.0};
@@ -286,7 +316,7 @@ TB_HD void tb_treeMass(const tbModel* m, tbWork* w) {
     }
   }
   for (int k = 0; k < n; k++) {
-    if (m->dof_axis[k] != 6) continue;
+    if (m->dof_axis[k] < 6) continue;
     int j = m->body_pjnt[m->dof_body[k]];
     M[k * n + k] += w->h * tb_varyOf(m, w->vary, TB_F_JOINT, j)[TB_JNT_CDAMP];
   }
@@ -315,7 +345,7 @@ TB_HD int tb_treeFreeVelocity(const tbModel* m, const tbData* d, int s, tbWork* 
   tb_treeBias(m, w, nu, Q);
   tb_treeMass(m, w);
   for (int k = 0; k < n; k++) {
-    if (m->dof_axis[k] != 6) continue;
+    if (m->dof_axis[k] < 6) continue;
     int j = m->body_pjnt[m->dof_body[k]];
     Q[k] -= tb_varyOf(m, w->vary, TB_F_JOINT, j)[TB_JNT_CDAMP] * nu[k];
   }
@@ -368,18 +398,31 @@ TB_HD void tb_treeApply(const tbModel* m, tbWork* w) {
   tb_treeBodyTwists(m, w, w->qfree);
 }
 
-// after the roots' integration: the coordinates to t + h, then the tree bodies' poses and
-// twists. Returns 0 when a coordinate is no longer finite.
+// after the roots' integration: the coordinates to t + h (a spherical joint's quaternion by its
+// child-frame rates, q <- q exp(h w / 2)), then the tree bodies' poses and twists. Returns 0 when
+// a coordinate is no longer finite.
 TB_HD int tb_treeIntegrate(const tbModel* m, tbData* d, int s, tbWork* w) {
   double* q = d->jnt_q + (size_t)s * m->nq;
-  double* qd = d->jnt_qd + (size_t)s * m->nq;
+  double* qd = d->jnt_qd + (size_t)s * m->nqd;
   int finite = 1;
   for (int k = 0; k < m->ndof; k++) {
-    if (m->dof_axis[k] != 6) continue;
-    int a = m->jnt_qadr[m->body_pjnt[m->dof_body[k]]];
-    qd[a] = w->qfree[k];
-    q[a] += w->h * qd[a];
-    finite &= isfinite(q[a]) && isfinite(qd[a]);
+    int ax = m->dof_axis[k];
+    if (ax < 6) continue;
+    qd[tb_dofRate(m, k)] = w->qfree[k];
+    finite &= isfinite(w->qfree[k]);
+    if (ax > 7) continue;
+    double* qj = q + m->jnt_qadr[m->body_pjnt[m->dof_body[k]]];
+    if (ax == 6) {
+      qj[0] += w->h * w->qfree[k];
+      finite &= isfinite(qj[0]);
+      continue;
+    }
+    double th[3], dq[4], r[4];
+    for (int i = 0; i < 3; i++) th[i] = w->h * w->qfree[k + i];
+    tbu_quatFromRotVec(dq, th);
+    tbu_quatMul(r, qj, dq);
+    tbu_quatNormalize(r);
+    memcpy(qj, r, sizeof(r));
   }
   tb_treePose(m, w->vary, q, d->body_pos + (size_t)s * m->nbody * 3,
               d->body_quat + (size_t)s * m->nbody * 4);

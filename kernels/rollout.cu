@@ -225,6 +225,7 @@ static size_t tb_chunkLayout(const tbModel* m, const tbData* d, const tbRecord* 
   c->d.nparam = d->nparam;
   c->d.maxrow = d->maxrow;
   c->d.nq = d->nq;
+  c->d.nqd = d->nqd;
   c->d.scene_fast = 1;  // thread s reads word s of each row: the warp's reads coalesce
   c->sc.nslot = local ? 0 : n;
   tb_solverScratchSize(m, &c->sc.nsolver_d, &c->sc.nsolver_i);

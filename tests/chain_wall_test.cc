@@ -26,8 +26,9 @@ struct ChainRun {
   int unconverged = 0, self_contact = 0, wall_contact = 0, max_contacts = 0;
   double max_gain = 0.0, e0 = 0.0, e_end = 0.0;
   int status = 0;
-  ChainRun(const char* solver, int mlcp, int nstep) {
-    Scene sc("chain-wall", 1, {}, mlcp ? TB_CONE_PYRAMID : TB_CONE_EXACT, 4, mlcp);
+  double max_side = 0.0;  // the tip's largest distance from the plane of the swing
+  ChainRun(const char* solver, int mlcp, int nstep, int ball = 0) {
+    Scene sc("chain-wall", 1, {{"ball", ball}}, mlcp ? TB_CONE_PYRAMID : TB_CONE_EXACT, 4, mlcp);
     sc.m->opt.solver = tb_findSolver(solver);
     sc.reset();
     tbWork* w = tb_newWork(sc.m);
@@ -47,6 +48,7 @@ struct ChainRun {
       max_gain = std::max(max_gain, e - prev);
       prev = e;
       tip_z.push_back(sc.pos(tip)[2]);
+      max_side = std::max(max_side, fabs(sc.pos(tip)[1]));
     }
     e_end = prev;
     status = sc.d->status[0];
@@ -90,6 +92,42 @@ TEST(ChainWallTest, TwentySecondsConvergeAtEveryStepAndImpactsAddNoEnergy) {
   EXPECT_GE(r.max_contacts, 2);
   EXPECT_LT(r.max_gain, 0.5);
   EXPECT_LT(r.e_end, r.e0);
+}
+
+TEST(ChainWallTest, BallChainStrikesInThreeDimensionsConvergedWithoutGainingEnergy) {
+  // the chain on ball joints (quaternion coordinates), spinning about the vertical as it swings:
+  // it leaves the plane, strikes floor, wall and itself obliquely, 3D friction in every contact;
+  // the exact-cone MNCP converges at every step and no strike adds energy (10 s at its 0.5 ms)
+  ChainRun r("mncp-rlm", 0, 20000, 1);
+  EXPECT_EQ(r.unconverged, 0);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_GT(r.max_side, 1.0);
+  EXPECT_GT(r.self_contact, 0);
+  EXPECT_GT(r.wall_contact, 0);
+  EXPECT_LT(r.max_gain, 0.5);
+  EXPECT_LT(r.e_end, r.e0);
+}
+
+TEST(ChainWallTest, BallChainWithoutSpinIsTheHingeChain) {
+  // spin 0 keeps the ball chain in the hinges' plane: the same motion (the same start, every
+  // joint free to turn about y), computed through three rates per joint instead of one. They
+  // differ by the solver tolerance amplified by the chain's chaos, as MNCP and MLCP do above.
+  Scene hinge("chain-wall", 1), ball("chain-wall", 1, {{"ball", 1}});
+  ball.set("spin", 0.0);
+  ball.set("dt", 1e-3);
+  hinge.reset();
+  ball.reset();
+  double d = 0.0, side = 0.0;
+  for (int i = 0; i < 1000; i++) {
+    hinge.run(1);
+    ball.run(1);
+    for (int b = 2; b < hinge.m->nbody; b++) {
+      for (int k = 0; k < 3; k++) d = std::max(d, fabs(hinge.pos(b)[k] - ball.pos(b)[k]));
+      side = std::max(side, fabs(ball.pos(b)[1]));
+    }
+  }
+  EXPECT_LT(d, 1e-6);
+  EXPECT_LT(side, 1e-9);
 }
 
 // the largest upward speed of the last sphere while it is within 5 cm of the floor, over the

@@ -191,6 +191,27 @@ TEST(MjcfTest, MinimalJointsSwitchGivesTheMinimalPendulum) {
   }
 }
 
+// and its balls: the pendulum's file with ball joints is the built-in ball pendulum, each ball
+// four coordinates (a quaternion) and three rates (the child-frame angular velocity, MuJoCo's)
+TEST(MjcfTest, MinimalJointsSwitchGivesTheMinimalBallPendulum) {
+  std::string xml = WithExtra(
+      "pendulum", "<custom><numeric name=\"tumble_minimal_joints\" data=\"1\"/></custom>");
+  for (size_t at; (at = xml.find("type=\"hinge\"")) != std::string::npos;) {
+    xml.replace(at, 12, "type=\"ball\"");
+  }
+  Scene file(tb_loadMJCF(xml.c_str()), 1);
+  Scene builtin("pendulum", 1, {{"minimal", 1}, {"ball", 1}});
+  ASSERT_NE(file.m, nullptr);
+  EXPECT_EQ(file.m->nq, 12);
+  EXPECT_EQ(file.m->nqd, 9);
+  ExpectSameModel(file.m, builtin.m);
+  file.reset();
+  builtin.reset();
+  file.run(200);
+  builtin.run(200);
+  ExpectSameState(file, builtin);
+}
+
 // models/chain-wall.xml (minimal hinges, the keyframe's start angle and rate, restitution per
 // shape and its speed threshold as custom numerics) is the built-in chain-wall. The two hold the
 // start differently (the file's hinge angles count from the keyframe's pose, the built-in's from

@@ -206,18 +206,21 @@ TEST(ComplianceLayoutTest, CompliantRowsAreBitwiseTheCpuLayout) {
 // the minimal-coordinate step (stage_tree.h) in every device layout: the scene's coordinates
 // (jnt_q, jnt_qd) travel with it, the tree's scratch is slot-strided like the rest
 TEST(TreeLayoutTest, MinimalChainIsBitwiseTheCpuLayout) {
-  auto chain = [](Scene& sc) {
+  auto chain = [](Scene& sc, int ball) {
     jitterParams(sc, 29);
+    if (ball) sc.set("spin", 1.5);
     sc.reset();
   };
-  Scene a("pendulum", 6, {{"minimal", 1}, {"links", 4}, {"angle0", 1.2}});
-  chain(a);
-  ASSERT_EQ(tb_rollout(a.m, a.d, 0, 6, 400, nullptr), TB_OK) << tb_lastError();
-  for (Layout layout : kLayouts) {
-    Scene b("pendulum", 6, {{"minimal", 1}, {"links", 4}, {"angle0", 1.2}});
-    chain(b);
-    deviceLayoutRollout(b.m, b.d, 400, nullptr, nullptr, layout);
-    EXPECT_EQ(firstDifference(a.d, b.d), "") << kLayoutName[layout];
+  for (int ball = 0; ball < 2; ball++) {  // ball: quaternion coordinates, nq != nqd
+    Scene a("pendulum", 6, {{"minimal", 1}, {"links", 4}, {"angle0", 1.2}, {"ball", ball}});
+    chain(a, ball);
+    ASSERT_EQ(tb_rollout(a.m, a.d, 0, 6, 400, nullptr), TB_OK) << tb_lastError();
+    for (Layout layout : kLayouts) {
+      Scene b("pendulum", 6, {{"minimal", 1}, {"links", 4}, {"angle0", 1.2}, {"ball", ball}});
+      chain(b, ball);
+      deviceLayoutRollout(b.m, b.d, 400, nullptr, nullptr, layout);
+      EXPECT_EQ(firstDifference(a.d, b.d), "") << kLayoutName[layout] << " ball " << ball;
+    }
   }
 }
 

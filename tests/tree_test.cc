@@ -15,14 +15,20 @@
 
 namespace {
 
-// the largest difference in position or velocity over every link after 1 s of a 3-link
-// pendulum released at 0.3 rad, maximal against minimal coordinates, at step h
-double maximalMinusMinimal(double h) {
+// the largest difference in position, orientation or velocity over every link after 1 s of a
+// 3-link pendulum released at 0.3 rad, maximal against minimal coordinates, at step h; on ball
+// joints spinning about the vertical at `spin`
+double maximalMinusMinimal(double h, int ball = 0, double spin = 0.0) {
   int nstep = (int)lround(1.0 / h);
   double diff = 0.0;
-  Scene a("pendulum", 1, {{"minimal", 0}}), b("pendulum", 1, {{"minimal", 1}});
+  Scene a("pendulum", 1, {{"minimal", 0}, {"ball", ball}});
+  Scene b("pendulum", 1, {{"minimal", 1}, {"ball", ball}});
   a.set("dt", h);
   b.set("dt", h);
+  if (ball) {
+    a.set("spin", spin);
+    b.set("spin", spin);
+  }
   a.reset();
   b.reset();
   a.run(nstep);
@@ -30,6 +36,12 @@ double maximalMinusMinimal(double h) {
   for (int k = 1; k < a.m->nbody; k++) {
     for (int i = 0; i < 3; i++) diff = fmax(diff, fabs(a.pos(k)[i] - b.pos(k)[i]));
     for (int i = 0; i < 6; i++) diff = fmax(diff, fabs(a.vel(k)[i] - b.vel(k)[i]));
+    double dq = 0.0, sq = 0.0;  // q and -q are one orientation
+    for (int i = 0; i < 4; i++) {
+      dq += (a.quat(k)[i] - b.quat(k)[i]) * (a.quat(k)[i] - b.quat(k)[i]);
+      sq += (a.quat(k)[i] + b.quat(k)[i]) * (a.quat(k)[i] + b.quat(k)[i]);
+    }
+    diff = fmax(diff, sqrt(fmin(dq, sq)));
   }
   return diff;
 }
@@ -43,22 +55,97 @@ TEST(TreeTest, MinimalPendulumIsTheMaximalOneToFirstOrder) {
   EXPECT_NEAR(d1 / d2, 2.0, 0.2);
 }
 
-// relative energy change of a frictionless 3-link chain over 2 s at step h
-double energyDrift(double h) {
-  Scene sc("pendulum", 1, {{"minimal", 1}, {"angle0", 1.0}});
+TEST(TreeTest, BallChainIsTheMaximalOneToFirstOrder) {
+  // ball joints as quaternion coordinates and child-frame rates against the maximal chain's three
+  // point rows per joint, the chain swinging and spinning about the vertical (3D motion)
+  double d1 = maximalMinusMinimal(1e-3, 1, 1.5), d2 = maximalMinusMinimal(5e-4, 1, 1.5);
+  EXPECT_LT(d1, 5e-3);
+  EXPECT_GT(d1, 1e-6);
+  EXPECT_NEAR(d1 / d2, 2.0, 0.25);
+}
+
+// a rod on a ball joint at its end, precessing steadily about the vertical at angle th when
+// Omega^2 = m g l / ((A - C) cos th) (A its inertia across about the pivot, C along, l the
+// pivot's distance to the center): the largest change of the angle over 3 s at step h
+double conicalDrift(double h, int minimal) {
+  const double th = 0.6;
+  Scene sc("pendulum", 1, {{"links", 1}, {"ball", 1}, {"minimal", minimal}, {"angle0", th}});
+  const tbModel* m = sc.m;
+  double mass = m->vary0[tb_varyIndex(m, TB_F_BODY_MASS, 1, 0)];
+  double I1 = m->vary0[tb_varyIndex(m, TB_F_BODY_INERTIA, 1, 0)];
+  double I3 = m->vary0[tb_varyIndex(m, TB_F_BODY_INERTIA, 1, 2)];
+  double l = 0.5, A = I1 + mass * l * l;
+  double g = -m->vary0[tb_varyIndex(m, TB_F_OPT, 0, TB_OPT_GRAVITY) + 2];
   sc.set("dt", h);
+  sc.set("spin", sqrt(mass * g * l / ((A - I3) * cos(th))));
   sc.reset();
-  double e0 = sceneEnergy(sc);
+  const double top = 2.0;  // the pivot: links L + 1
+  double drift = 0.0;
+  for (int i = 0; i < (int)lround(3.0 / h); i++) {
+    sc.run(1);
+    double down = top - sc.pos(1)[2];
+    drift = fmax(drift, fabs(acos(down / l) - th));
+  }
+  return drift;
+}
+
+TEST(TreeTest, BallJointRodPrecessesAtTheConicalRate) {
+  // a closed-form motion of the ball joint alone. In minimal coordinates it is an equilibrium of
+  // the discrete step too (the child-frame rates stay constant, the quaternion update is exact
+  // for them): any error in the child-frame axes, their rates (bias forces) or the mass matrix
+  // tilts the cone. The maximal chain holds it to first order, halving with h.
+  EXPECT_LT(conicalDrift(1e-3, 1), 1e-10);
+  double d1 = conicalDrift(1e-3, 0), d2 = conicalDrift(5e-4, 0);
+  EXPECT_LT(d1, 1e-2);
+  EXPECT_GT(d1, 1e-6);
+  EXPECT_LT(d2, 0.6 * d1);
+}
+
+// the angular momentum about the vertical through the point c of scene s, at the model's default
+// masses and inertias
+double verticalMomentum(const Scene& sc, const double c[3]) {
+  const tbModel* m = sc.m;
+  double L = 0.0;
+  for (int b = 0; b < m->nbody; b++) {
+    if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    const double *v = sc.vel(b), *x = sc.pos(b);
+    double mass = m->vary0[tb_varyIndex(m, TB_F_BODY_MASS, b, 0)], wb[3], Iw[3];
+    tbu_rotVecInv(wb, sc.quat(b), v + 3);
+    for (int k = 0; k < 3; k++) wb[k] *= m->vary0[tb_varyIndex(m, TB_F_BODY_INERTIA, b, k)];
+    tbu_rotVec(Iw, sc.quat(b), wb);
+    L += mass * ((x[0] - c[0]) * v[1] - (x[1] - c[1]) * v[0]) + Iw[2];
+  }
+  return L;
+}
+
+// relative changes of the energy and (ball joints) of the angular momentum about the vertical
+// through the pivot of a frictionless 3-link chain over 2 s at step h
+void conservedDrift(double h, int ball, double* energy, double* momentum) {
+  Scene sc("pendulum", 1, {{"minimal", 1}, {"angle0", 1.0}, {"ball", ball}});
+  sc.set("dt", h);
+  if (ball) sc.set("spin", 1.0);
+  sc.reset();
+  const double pivot[3] = {0.0, 0.0, 4.0};  // links L + 1
+  double e0 = sceneEnergy(sc), l0 = verticalMomentum(sc, pivot);
   sc.run((int)lround(2.0 / h));
-  return fabs(sceneEnergy(sc) - e0) / fabs(e0);
+  *energy = fabs(sceneEnergy(sc) - e0) / fabs(e0);
+  *momentum = fabs(verticalMomentum(sc, pivot) - l0) / fmax(fabs(l0), 1e-300);
 }
 
 TEST(TreeTest, JointSpaceDynamicsKeepEnergyToFirstOrder) {
   // semi-implicit Euler on M(q) qddot + c(q, qdot) = Q: a wrong mass matrix or bias force gains
-  // or loses energy at a rate that does not shrink with h
-  double e1 = energyDrift(1e-3), e2 = energyDrift(2.5e-4);
-  EXPECT_LT(e1, 5e-2);
-  EXPECT_LT(e2, e1 / 2.0);
+  // or loses energy at a rate that does not shrink with h; on ball joints gravity has no moment
+  // about the vertical through the pivot, so that angular momentum is kept too
+  for (int ball = 0; ball < 2; ball++) {
+    double e1, e2, l1, l2;
+    conservedDrift(1e-3, ball, &e1, &l1);
+    conservedDrift(2.5e-4, ball, &e2, &l2);
+    EXPECT_LT(e1, 5e-2) << "ball " << ball;
+    EXPECT_LT(e2, e1 / 2.0) << "ball " << ball;
+    if (!ball) continue;
+    EXPECT_LT(l1, 5e-2);
+    EXPECT_LT(l2, l1 / 2.0);
+  }
 }
 
 TEST(TreeTest, CoordinateDampingIsTheSameInBothRepresentations) {
@@ -86,18 +173,22 @@ TEST(TreeTest, CoordinateDampingIsTheSameInBothRepresentations) {
 }
 
 TEST(TreeTest, ThreadCountsGiveBitwiseTheSameChain) {
-  std::vector<double> out[2];
-  for (int t = 0; t < 2; t++) {
-    omp_set_num_threads(t + 1);
-    Scene sc("pendulum", 8, {{"minimal", 1}, {"links", 4}});
-    for (int s = 0; s < 8; s++) sc.set("dt", 1e-3 * (1 + s % 3), s);
-    sc.reset();
-    sc.run(1500);
-    out[t].assign(sc.d->body_pos, sc.d->body_pos + 8 * sc.m->nbody * 3);
-    out[t].insert(out[t].end(), sc.d->jnt_qd, sc.d->jnt_qd + 8 * sc.m->nq);
+  for (int ball = 0; ball < 2; ball++) {
+    std::vector<double> out[2];
+    for (int t = 0; t < 2; t++) {
+      omp_set_num_threads(t + 1);
+      Scene sc("pendulum", 8, {{"minimal", 1}, {"links", 4}, {"ball", ball}});
+      for (int s = 0; s < 8; s++) sc.set("dt", 1e-3 * (1 + s % 3), s);
+      if (ball) sc.set("spin", 2.0);
+      sc.reset();
+      sc.run(1500);
+      out[t].assign(sc.d->body_pos, sc.d->body_pos + 8 * sc.m->nbody * 3);
+      out[t].insert(out[t].end(), sc.d->jnt_q, sc.d->jnt_q + 8 * sc.m->nq);
+      out[t].insert(out[t].end(), sc.d->jnt_qd, sc.d->jnt_qd + 8 * sc.m->nqd);
+    }
+    omp_set_num_threads(2);
+    EXPECT_EQ(out[0], out[1]) << "ball " << ball;
   }
-  omp_set_num_threads(2);
-  EXPECT_EQ(out[0], out[1]);
 }
 
 // a model of the world, two dynamic bodies, and the joint def j; the error of adding it
@@ -123,7 +214,27 @@ TEST(TreeTest, BadTreesAreNamed) {
   EXPECT_EQ(jointError(jd), "");
   tbJointDef bad = jd;
   bad.type = TB_JOINT_SPHERICAL;
-  EXPECT_NE(jointError(bad).find("revolute or prismatic"), std::string::npos);
+  EXPECT_EQ(jointError(bad), "");
+  bad.q0 = 0.5;
+  EXPECT_NE(jointError(bad).find("starts at its bodies' orientation"), std::string::npos);
+  bad = jd;
+  bad.type = TB_JOINT_SPHERICAL;
+  bad.limited = 1;
+  EXPECT_NE(jointError(bad).find("limited 1"), std::string::npos);
+  bad.limited = 0;
+  bad.servo = 1;
+  bad.kp = 1.0;
+  EXPECT_NE(jointError(bad).find("servo 1"), std::string::npos);
+  bad = jd;
+  bad.type = TB_JOINT_SPHERICAL;
+  bad.minimal = 0;
+  bad.coord_damping = 1.0;
+  EXPECT_NE(jointError(bad).find("minimal spherical joint's rates"), std::string::npos);
+  bad.minimal = 1;
+  EXPECT_EQ(jointError(bad), "");
+  bad = jd;
+  bad.type = TB_JOINT_FIXED;
+  EXPECT_NE(jointError(bad).find("revolute, prismatic or spherical"), std::string::npos);
   bad = jd;
   bad.body_a = 0;
   bad.body_b = 1;

@@ -19,7 +19,7 @@ typedef struct tbSceneOption {
   int integer;  // 1: must be a whole number
 } tbSceneOption;
 
-#define TB_MAXSCENEOPT 4
+#define TB_MAXSCENEOPT 5
 
 typedef struct tbSceneInfo {
   const char* name;

@@ -97,28 +97,33 @@ typedef enum tbtJoint {
 } tbtJoint;
 
 typedef struct tbJointDef {
-  int type;           // tbtJoint
-  int body_a;         // body index (dynamic)
-  int body_b;         // body index, or -1 for the world
-  double anchor[3];   // m, world position of the joint at the initial pose
-  double axis[3];     // world direction of the joint axis at the initial pose
-  int limited;        // 1: lo <= coordinate <= hi as unilateral rows
-  double lo, hi;      // rad (revolute) or m (prismatic); coordinate 0 at the initial pose
-  int servo;          // 1: a servo row on the joint coordinate
-  double kp;          // N/m or N m/rad, servo position gain (>= 0)
-  double kd;          // N s/m or N m s/rad, servo velocity gain (>= 0, kp + kd > 0)
-  double target_pos;  // servo target coordinate
-  double target_vel;  // servo target rate
-  double fmax;        // N or N m, servo force bound (> 0; use INFINITY for none)
-  double drive;       // N, constant force pushing body_a along +axis relative to body_b
-  double stiffness;   // N/m and N s/m on the positional rows, N m/rad and N m s/rad on the
-  double damping;     // rotational ones: the joint's constraint rows compliant (Drumwright:
-                      // lambda = -K phi - B phidot); both 0: rigid
-  int minimal;        // 1: a revolute or prismatic joint in minimal (joint) coordinates: body_a is
-                      // a child of body_b (-1: the world, or a static or dynamic body added
-                      // before it) whose pose is its parent's moved by the joint coordinate; no
-                      // constraint rows, the coordinate an unknown of the step (Mylapilli & Jain)
-  double q0, qd0;     // minimal joints: initial coordinate and rate (0: the bodies' initial pose)
+  int type;              // tbtJoint
+  int body_a;            // body index (dynamic)
+  int body_b;            // body index, or -1 for the world
+  double anchor[3];      // m, world position of the joint at the initial pose
+  double axis[3];        // world direction of the joint axis at the initial pose
+  int limited;           // 1: lo <= coordinate <= hi as unilateral rows
+  double lo, hi;         // rad (revolute) or m (prismatic); coordinate 0 at the initial pose
+  int servo;             // 1: a servo row on the joint coordinate
+  double kp;             // N/m or N m/rad, servo position gain (>= 0)
+  double kd;             // N s/m or N m s/rad, servo velocity gain (>= 0, kp + kd > 0)
+  double target_pos;     // servo target coordinate
+  double target_vel;     // servo target rate
+  double fmax;           // N or N m, servo force bound (> 0; use INFINITY for none)
+  double drive;          // N, constant force pushing body_a along +axis relative to body_b
+  double stiffness;      // N/m and N s/m on the positional rows, N m/rad and N m s/rad on the
+  double damping;        // rotational ones: the joint's constraint rows compliant (Drumwright:
+                         // lambda = -K phi - B phidot); both 0: rigid
+  int minimal;           // 1: a revolute, prismatic or spherical joint in minimal (joint)
+                         // coordinates: body_a is a child of body_b (-1: the world, or a static or
+                         // dynamic body added before it) whose pose is its parent's moved by the
+                         // joint's coordinates; no constraint rows, the coordinates unknowns of the
+                         // step (Mylapilli & Jain). A spherical one holds a unit quaternion (the
+                         // rotation from the initial relative orientation) and the child's angular
+                         // velocity relative to its parent in the child's frame (as MuJoCo's ball)
+  double q0, qd0;        // minimal revolute, prismatic joints: initial coordinate and rate (0: the
+                         // bodies' initial pose). A minimal spherical joint starts at body_a's
+                         // orientation and angular velocity parameters relative to body_b's
   double coord_damping;  // N m s/rad or N s/m, >= 0: viscous torque -c qdot on the coordinate,
                          // implicit in the step
 } tbJointDef;
@@ -270,8 +275,9 @@ typedef char tbName[TB_NAMELEN];
 //   minimal coordinates (model.c, stage_tree.h): body_parent, body_pjnt (nbody) the parent body
 //   and joint of a tree body (-1: a root, its 6 world DoFs less its locks its own), body_dofadr,
 //   body_dofnum (nbody) its generalized velocities; dof_body, dof_axis (ndof) each one's body and
-//   world axis (0-5: a root's v_x .. w_z, 6: the joint coordinate); jnt_qadr (njnt) a minimal
-//   joint's coordinate in the scene's jnt_q, -1 for the others
+//   world axis (0-5: a root's v_x .. w_z, 6: the joint coordinate, 7-9: a spherical joint's
+//   rate about its child's x, y, z axis); jnt_qadr, jnt_qdadr (njnt) a minimal joint's first
+//   coordinate in the scene's jnt_q and first rate in jnt_qd, -1 for the others
 //   vary0 (nvary) default values of the per-scene vector; param (nparam)
 #define TB_MODEL_ARRAYS(X)                      \
   X(int, body_type, m->nbody)                   \
@@ -306,6 +312,7 @@ typedef char tbName[TB_NAMELEN];
   X(int, dof_body, m->ndof)                     \
   X(int, dof_axis, m->ndof)                     \
   X(int, jnt_qadr, m->njnt)                     \
+  X(int, jnt_qdadr, m->njnt)                    \
   X(double, vary0, m->nvary)                    \
   X(tbParam, param, m->nparam)
 
@@ -320,7 +327,8 @@ typedef struct tbModel {
   int maxrow;    // constraint-row capacity per scene
   int maxeq;     // rows that are equalities (the joints' bilateral rows): the direct solve's size
   int nv;        // velocity DoFs (6 per body, locked ones included)
-  int nq;        // minimal joints (each one coordinate in jnt_q)
+  int nq;        // minimal joints' coordinates in jnt_q (1 each, 4 for a spherical one)
+  int nqd;       // minimal joints' rates in jnt_qd (1 each, 3 for a spherical one)
   int ndof;      // generalized velocities when nq > 0 (roots' unlocked DoFs and the
                  // coordinates), else 0: the step is then the maximal-coordinate one
 
@@ -389,8 +397,8 @@ enum {
 //   iterations in the last step, the most in any step and over all steps; resid_last,
 //   resid_max the solver's residual in the last step and the largest over all steps;
 //   fail_step the index (0-based) of the step that failed, -1 if none
-//   jnt_q, jnt_qd (nq) the minimal joints' coordinates and rates (their bodies' pose and twist
-//   follow from them)
+//   jnt_q (nq), jnt_qd (nqd) the minimal joints' coordinates and rates (their bodies' pose and
+//   twist follow from them)
 #define TB_DATA_ARRAYS(X)            \
   X(double, param, d->nparam)        \
   X(double, time, 1)                 \
@@ -410,11 +418,11 @@ enum {
   X(double, resid_max, 1)            \
   X(int, fail_step, 1)               \
   X(double, jnt_q, d->nq)            \
-  X(double, jnt_qd, d->nq)
+  X(double, jnt_qd, d->nqd)
 
 typedef struct tbData {
   int nscene;
-  int nbody, nparam, maxrow, nq;
+  int nbody, nparam, maxrow, nq, nqd;
   int scene_fast;  // element i of scene s of an array at [i nscene + s], else at [s count + i]
 #define TB_X(type, name, count) type* name;
   TB_DATA_ARRAYS(TB_X)
