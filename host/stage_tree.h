@@ -137,11 +137,16 @@ TB_HD void tb_treePose(const tbModel* m, const double* vary, const double* q, do
     const double *anca = tb_jointAnchor(m, vary, j), *axa = m->jnt_axis + 6 * j;
     double qa[4], qr[4], turn[4], ra[3], rb[3];
     const double* qj = q + m->jnt_qadr[j];
+    const double* by = m->jnt_type[j] == TB_JOINT_SPHERICAL ? qj : NULL;  // the joint's turn
+    if (m->jnt_type[j] == TB_JOINT_REVOLUTE) {
+      tbu_quatAxisAngle(turn, axa, qj[0]);
+      by = turn;
+    }
     tbu_quatMul(qr, qp, m->jnt_qrel + 4 * j);
-    memcpy(qa, qr, sizeof(qa));
-    if (m->jnt_type[j] == TB_JOINT_REVOLUTE) tbu_quatAxisAngle(turn, axa, qj[0]);
-    if (m->jnt_type[j] == TB_JOINT_REVOLUTE || m->jnt_type[j] == TB_JOINT_SPHERICAL) {
-      tbu_quatMul(qa, qr, m->jnt_type[j] == TB_JOINT_REVOLUTE ? turn : qj);
+    if (by) {
+      tbu_quatMul(qa, qr, by);
+    } else {
+      memcpy(qa, qr, sizeof(qa));
     }
     tbu_quatNormalize(qa);
     memcpy(quat + 4 * b, qa, sizeof(qa));
