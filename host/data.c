@@ -74,14 +74,18 @@ void tb_defaultParams(const tbModel* m, tbData* d) {
   }
 }
 
-// the support tripods of every scene (points and loads come from its parameters)
-static int tb_checkSceneSupports(const tbModel* m, const tbData* d) {
+// the support tripods (points and loads come from the parameters) and joint limits of every scene
+static int tb_checkSceneValues(const tbModel* m, const tbData* d) {
+  int limited = 0;
+  for (int j = 0; j < m->njnt; j++) limited |= m->jnt_limited[j];
+  if (!m->nsupport && !limited) return TB_OK;
   double* vary = malloc(sizeof(double) * m->nvary);
   if (!vary) return TB_ERR_MEMORY;
   int rc = TB_OK;
   for (int s = 0; s < d->nscene && rc == TB_OK; s++) {
     tb_sceneVary(m, d, s, vary);
     rc = tb_checkSupports(m, vary);
+    if (rc == TB_OK) rc = tb_checkSceneJointLimits(m, vary);
     if (rc != TB_OK) {
       char msg[256];
       snprintf(msg, sizeof(msg), "%s", tb_lastError());
@@ -105,7 +109,7 @@ int tb_checkParams(const tbModel* m, const tbData* d) {
       }
     }
   }
-  return m->nsupport ? tb_checkSceneSupports(m, d) : TB_OK;
+  return tb_checkSceneValues(m, d);
 }
 
 void tb_sceneVary(const tbModel* m, const tbData* d, int s, double* out) {
@@ -201,8 +205,9 @@ static void tb_resetScene(const tbModel* m, tbData* d, int s, double* vary, tbPl
 }
 
 int tb_resetData(const tbModel* m, tbData* d) {
-  // a tripod's loads come from the scene's parameters: refuse scenes whose tripod cannot carry it
-  int rc = m->nsupport ? tb_checkSceneSupports(m, d) : TB_OK;
+  // a tripod's loads and the joint limits come from the scene's parameters: refuse scenes whose
+  // tripod cannot carry it or whose limits are impossible
+  int rc = tb_checkSceneValues(m, d);
   if (rc != TB_OK) return rc;
     // the plate driver integrates one period to find its initial orientation: once per thread
     // and plate motion, not once per scene

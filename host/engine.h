@@ -277,6 +277,11 @@ void tb_supportVary(const tbModel* m, double* vary0);
 int tb_supportLoads(const tbModel* m, const double* vary, int s, double lambda[3]);
 // every support of one scene's values; TB_OK, or TB_ERR_ARG naming the first bad one
 int tb_checkSupports(const tbModel* m, const double* vary);
+// a limited joint's bounds: lo <= hi; a spherical joint's are 0 and its cone angle in (0, pi].
+// TB_OK, or TB_ERR_ARG naming joint j and the values
+int tb_checkJointLimits(int j, int type, double lo, double hi);
+// every limited joint's bounds in one scene's values
+int tb_checkSceneJointLimits(const tbModel* m, const double* vary);
 
 // step.c: what a step's contacts did, for drawing: the world point of each contact block (a
 // shape contact's midpoint, a support tripod's point) and the force its impulses put on body

@@ -570,8 +570,10 @@ static int tb_mjJoint(const tbMj* c, xmlNodePtr n, int childclass, tbMjJoint* j)
     return tb_mjFail(c, n, "range %g %g: the low end must be below the high one", j->range[0],
                      j->range[1]);
   }
-  if (j->limited && j->type < 2) {
-    return tb_mjFail(c, n, "range: tumble limits hinge and slide joints only");
+  if (j->limited && j->type == 0) return tb_mjFail(c, n, "range: a free joint has no limits");
+  if (j->limited && j->type == 1 && j->range[0] != 0.0) {
+    return tb_mjFail(c, n, "range %g %g: a ball's range is 0 and its cone angle", j->range[0],
+                     j->range[1]);
   }
   return 0;
 }
@@ -595,7 +597,8 @@ static void tb_mjShiftTwist(tbMjFrame* f, const double old[3]) {
 }
 
 // move the frame by joint j's key coordinates (MuJoCo's forward kinematics); q[0] is the joint's
-// coordinate (hinge, slide), which shifts its limits, and q[1] its rate, a minimal joint's start
+// coordinate (hinge, slide; a ball's rotation angle), which shifts its limits, and q[1] its rate,
+// a minimal joint's start
 static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double q[2]) {
   static const double zero[6] = {0}, q0ball[4] = {1, 0, 0, 0};
   double anchor[3], axis[3], d[3], r[3];
@@ -622,6 +625,7 @@ static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double q[
     const double* p = tb_mjKeyTake(c, q0ball, 4, 0);
     double qb[4] = {p[0], p[1], p[2], p[3]}, t[4], w[3];
     tbu_quatNormalize(qb);
+    q[0] = 2.0 * atan2(tbu_norm3(qb + 1), fabs(qb[0]));
     tbu_quatMul(t, f->quat, qb);
     tbu_sub3(d, f->pos, anchor);
     double qw[4];
@@ -1025,7 +1029,12 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
     tbu_rotVec(jd.axis, f->quat, j->axis);
   }
   tbu_add3(jd.anchor, jd.anchor, f->pos);
-  double scale = j && j->type == 3 ? c->angle : 1.0;
+  double scale = j && (j->type == 3 || j->type == 1) ? c->angle : 1.0;
+  if (j && j->limited && j->type == 1 && q[0] != 0.0) {
+    // tumble measures a ball's cone from the start, MuJoCo from the reference orientation
+    return tb_mjFail(c, j->node,
+                     "range: a limited ball starts at its reference (key quat 1 0 0 0)");
+  }
   if (j && j->limited) {
     jd.limited = 1;
     jd.lo = j->range[0] * scale - q[0];

@@ -161,6 +161,26 @@ int tb_addBody(tbModel* m, const tbBodyDef* def) {
   return m->nbody++;
 }
 
+int tb_checkJointLimits(int j, int type, double lo, double hi) {
+  if (type == TB_JOINT_SPHERICAL && !(lo == 0.0 && hi > 0.0 && hi <= TB_PI)) {
+    return tb_setError(
+        "joint %d: spherical limits lo %g, hi %g: lo is 0 and hi the cone angle in (0, pi]", j, lo,
+        hi);
+  }
+  if (!(lo <= hi)) return tb_setError("joint %d: limits lo %g > hi %g", j, lo, hi);
+  return TB_OK;
+}
+
+int tb_checkSceneJointLimits(const tbModel* m, const double* vary) {
+  for (int j = 0; j < m->njnt; j++) {
+    const double* prm = tb_varyOf(m, vary, TB_F_JOINT, j);
+    if (m->jnt_limited[j] &&
+        tb_checkJointLimits(j, m->jnt_type[j], prm[TB_JNT_LO], prm[TB_JNT_HI]) != TB_OK)
+      return TB_ERR_ARG;
+  }
+  return TB_OK;
+}
+
 // a compliant constraint's stiffness and damping (tbGeomDef, tbJointDef): finite and >= 0
 static int tb_checkCompliance(const char* what, int k, double stiffness, double damping) {
   if (!(stiffness >= 0.0) || !isfinite(stiffness) || !(damping >= 0.0) || !isfinite(damping)) {
@@ -296,10 +316,7 @@ int tb_addJoint(tbModel* m, const tbJointDef* def) {
     tb_setError("joint %d: anchor must be finite and axis finite and nonzero", j);
     return -1;
   }
-  if (def->limited && !(def->lo <= def->hi)) {
-    tb_setError("joint %d: limits lo %g > hi %g", j, def->lo, def->hi);
-    return -1;
-  }
+  if (def->limited && tb_checkJointLimits(j, def->type, def->lo, def->hi)) return -1;
   if (tb_checkCompliance("joint", j, def->stiffness, def->damping)) return -1;
   if (def->servo) {
     if (!(def->kp >= 0.0) || !(def->kd >= 0.0) || !(def->kp + def->kd > 0.0) ||
@@ -322,9 +339,11 @@ int tb_addJoint(tbModel* m, const tbJointDef* def) {
     return -1;
   }
   int coord = def->type == TB_JOINT_REVOLUTE || def->type == TB_JOINT_PRISMATIC;
-  if ((def->limited || def->servo) && !coord) {
-    tb_setError("joint %d: limited %d, servo %d act on a revolute or prismatic joint's coordinate",
-                j, def->limited, def->servo);
+  if ((def->limited && !coord && def->type != TB_JOINT_SPHERICAL) || (def->servo && !coord)) {
+    tb_setError(
+        "joint %d: limited %d, servo %d: a servo acts on a revolute or prismatic joint's "
+        "coordinate, limits on that or a spherical joint's angle",
+        j, def->limited, def->servo);
     return -1;
   }
   if (def->coord_damping != 0.0 && !coord && !(def->minimal && def->type == TB_JOINT_SPHERICAL)) {

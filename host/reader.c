@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cholmod.h>
 #include <hdf5.h>
@@ -14,6 +16,7 @@
 #include <tumble/reader.h>
 
 #include "error.h"
+#include "reader_inprocess.h"
 
 // largest n the dense form takes (n x n doubles: 2 GiB)
 #define TB_READER_MAXN 16384
@@ -753,6 +756,127 @@ static int rd_hdf5(const tbRdCtx* c, const char* path, tbFileProblem* fp) {
   return rc;
 }
 
+//---- HDF5 in a child process -------------------------------------------------------------------
+// libhdf5 trusts the addresses inside a file: some corrupt files have it copy through a null
+// pointer (found by fuzzing, in H5F__accum_read under H5Lexists). So a forked child reads the
+// file and sends the problem back through a pipe: a child that dies is the file's error, never
+// the caller's crash.
+
+typedef struct h5Answer {
+  int rc, kind, n, ncontact, has_solution, global;
+  int msglen;  // the error line that follows (rc != TB_OK)
+} h5Answer;
+
+static int h5_send(int fd, const void* p, size_t len) {
+  const char* b = (const char*)p;
+  while (len > 0) {
+    ssize_t k = write(fd, b, len);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return 0;
+    b += k;
+    len -= (size_t)k;
+  }
+  return 1;
+}
+
+static int h5_receive(int fd, void* p, size_t len) {
+  char* b = (char*)p;
+  while (len > 0) {
+    ssize_t k = read(fd, b, len);
+    if (k < 0 && errno == EINTR) continue;  // the fuzzer's timeout alarm
+    if (k <= 0) return 0;
+    b += k;
+    len -= (size_t)k;
+  }
+  return 1;
+}
+
+// the child: read, answer, and leave without the parent's exit handlers or stdio buffers
+static void h5_child(const tbRdCtx* c, const char* path, int fd) {
+  tbFileProblem fp;
+  memset(&fp, 0, sizeof fp);
+  h5Answer a;
+  memset(&a, 0, sizeof a);
+  a.rc = rd_hdf5(c, path, &fp);
+  const char* msg = a.rc == TB_OK ? "" : tb_lastError();
+  a.msglen = (int)strlen(msg);
+  a.kind = fp.kind;
+  a.n = fp.n;
+  a.ncontact = fp.ncontact;
+  a.has_solution = fp.has_solution;
+  a.global = fp.global;
+  size_t n = (size_t)fp.n;
+  int ok = h5_send(fd, &a, sizeof a) && h5_send(fd, msg, (size_t)a.msglen);
+  if (ok && a.rc == TB_OK)
+    ok = h5_send(fd, fp.W, sizeof(double) * n * n) && h5_send(fd, fp.q, sizeof(double) * n) &&
+         h5_send(fd, fp.mu, sizeof(double) * (size_t)fp.ncontact) &&
+         (!fp.has_solution || h5_send(fd, fp.r_solution, sizeof(double) * n));
+  _exit(ok ? 0 : 1);
+}
+
+static double* h5_receiveDoubles(int fd, size_t count) {
+  double* x = (double*)malloc(sizeof(double) * (count > 0 ? count : 1));
+  if (x && !h5_receive(fd, x, sizeof(double) * count)) {
+    free(x);
+    return NULL;
+  }
+  return x;
+}
+
+// the parent's side: 1 when the whole answer arrived (rc and the error line, or the problem)
+static int h5_answer(int fd, tbFileProblem* fp, int* rc) {
+  h5Answer a;
+  char msg[1024];
+  if (!h5_receive(fd, &a, sizeof a)) return 0;
+  if (a.msglen < 0 || a.msglen >= (int)sizeof msg || !h5_receive(fd, msg, (size_t)a.msglen))
+    return 0;
+  msg[a.msglen] = '\0';
+  if (a.rc != TB_OK) {
+    *rc = tb_setError("%s", msg);
+    return 1;
+  }
+  if (a.n < 1 || a.n > TB_READER_MAXN || a.ncontact < 0 || 3 * a.ncontact != a.n) return 0;
+  size_t n = (size_t)a.n;
+  fp->kind = a.kind;
+  fp->n = a.n;
+  fp->ncontact = a.ncontact;
+  fp->global = a.global;
+  if (!(fp->W = h5_receiveDoubles(fd, n * n)) || !(fp->q = h5_receiveDoubles(fd, n)) ||
+      !(fp->mu = h5_receiveDoubles(fd, (size_t)a.ncontact)))
+    return 0;
+  if (a.has_solution && !(fp->r_solution = h5_receiveDoubles(fd, n))) return 0;
+  fp->has_solution = a.has_solution;
+  *rc = TB_OK;
+  return 1;
+}
+
+static int rd_hdf5Isolated(const tbRdCtx* c, const char* path, tbFileProblem* fp) {
+  int fds[2];
+  if (pipe(fds) != 0) return rd_fail(c, "file", 0, "no pipe to a reader: %s", strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return rd_fail(c, "file", 0, "no process to read it: %s", strerror(errno));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    h5_child(c, path, fds[1]);
+  }
+  close(fds[1]);
+  int rc = TB_OK, whole = h5_answer(fds[0], fp, &rc);
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (whole && WIFEXITED(status) && WEXITSTATUS(status) == 0) return rc;
+  if (WIFSIGNALED(status))
+    return rd_fail(c, "file", 0, "HDF5 crashed reading it (signal %d): a corrupt file",
+                   WTERMSIG(status));
+  return rd_fail(c, "file", 0, "HDF5 stopped reading it (exit %d): a corrupt file",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 //---- interface ---------------------------------------------------------------------------------
 
 static int rd_view(tbFileProblem* fp) {
@@ -783,7 +907,7 @@ static int rd_view(tbFileProblem* fp) {
   return TB_OK;
 }
 
-int tb_readProblem(const char* path, tbFileProblem* out) {
+static int rd_problem(const char* path, tbFileProblem* out, int isolate_hdf5) {
   if (!out) return tb_setError("tb_readProblem: out is NULL");
   memset(out, 0, sizeof *out);
   if (!path) return tb_setError("tb_readProblem: path is NULL");
@@ -796,7 +920,7 @@ int tb_readProblem(const char* path, tbFileProblem* out) {
   int rc;
   if (nh == sizeof head && memcmp(head, sig, sizeof sig) == 0) {
     fclose(fh);
-    rc = rd_hdf5(&c, path, out);
+    rc = isolate_hdf5 ? rd_hdf5Isolated(&c, path, out) : rd_hdf5(&c, path, out);
   } else {
     size_t cap = 1 << 16, len = nh;
     char* buf = (char*)malloc(cap + 1);
@@ -832,6 +956,14 @@ int tb_readProblem(const char* path, tbFileProblem* out) {
   if (rc == TB_OK && rd_view(out) != TB_OK) rc = tb_setError("%s: out of memory", c.name);
   if (rc != TB_OK) tb_freeFileProblem(out);
   return rc;
+}
+
+int tb_readProblem(const char* path, tbFileProblem* out) {
+  return rd_problem(path, out, 1);
+}
+
+int tb_readProblemInProcess(const char* path, tbFileProblem* out) {
+  return rd_problem(path, out, 0);
 }
 
 void tb_freeFileProblem(tbFileProblem* fp) {

@@ -317,6 +317,25 @@ TB_HD void tb_jointLockRows(tbRowSink* k, int j, const tbJointFrame* fp) {
   }
 }
 
+// a spherical joint's limit, as MuJoCo's ball range: the angle theta of body_a's rotation from
+// its reference orientation relative to body_b stays at most hi (the lower bound is 0). theta's
+// rate is n . (w_a - w_b), n the rotation's axis; the row is its negative, as a revolute joint's
+// upper limit. At theta = 0 n is undefined, and the limit (hi > 0, tb_checkParams) far away
+TB_HD void tb_coneLimitRow(tbRowSink* k, int j, const tbJointFrame* f, double h,
+                           const double* prm) {
+  double qd[4], n[3];
+  tb_jointRelQuat(k->m, j, f, qd);
+  double s = tbu_norm3(qd + 1);
+  if (!(s > 1e-12)) return;
+  double th = 2.0 * atan2(s, qd[0]), nl[3];
+  tbu_scl3(nl, qd + 1, -1.0 / s);
+  tbu_rotVec(n, f->qa, nl);
+  tbRowJ row;
+  tb_rowAngular(&row, f->a, f->b, n);
+  row.bias = (prm[TB_JNT_HI] - th) / h;
+  tb_pushBox(k, &row, 0.0, INFINITY, -(1 + 16 * j + 9));
+}
+
 TB_HD void tb_jointRows(tbRowSink* k, int j) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
@@ -326,6 +345,7 @@ TB_HD void tb_jointRows(tbRowSink* k, int j) {
   tbJointFrame f;
   tb_jointFrame(m, w, j, &f);
   if (m->jnt_qadr[j] < 0) tb_jointLockRows(k, j, &f);
+  if (type == TB_JOINT_SPHERICAL && m->jnt_limited[j]) tb_coneLimitRow(k, j, &f, h, prm);
   if (type != TB_JOINT_REVOLUTE && type != TB_JOINT_PRISMATIC) return;
   // the joint coordinate's row: limits, servo and damping (a minimal joint's damping is in its
   // mass matrix)

@@ -420,6 +420,36 @@ void ExpectRefused(const char* xml, const char* needle) {
   EXPECT_NE(e.find(needle), std::string::npos) << "error: " << e << "\nexpected: " << needle;
 }
 
+// a ball joint's range is MuJoCo's: 0 and the cone angle (the compiler's unit) of the rotation
+// from the reference, as a parameter; a low end other than 0, or a start away from the reference
+// (tumble measures the cone from the start), is refused at the joint's line
+std::string BallWithRange(const char* range, const char* key = "") {
+  return std::string("<mujoco><worldbody><body pos='0 0 2'>\n<joint name='j' type='ball' range='") +
+         range + "'/><geom size='0.1' pos='0 0 -1'/></body></worldbody>" + key + "</mujoco>";
+}
+
+TEST(MjcfTest, BallRangeIsAConeLimit) {
+  tbModel* m = tb_loadMJCF(BallWithRange("0 30").c_str());
+  ASSERT_NE(m, nullptr) << tb_lastError();
+  EXPECT_EQ(m->jnt_type[0], TB_JOINT_SPHERICAL);
+  EXPECT_EQ(m->jnt_limited[0], 1);
+  EXPECT_NEAR(m->vary0[tb_varyIndex(m, TB_F_JOINT, 0, TB_JNT_HI)], TB_PI / 6.0, 1e-15);
+  int p = tb_findParam(m, "j.range_1");
+  ASSERT_GE(p, 0);
+  EXPECT_NEAR(m->param[p].value, 30.0, 1e-12);
+  tbData* d = tb_newData(m, 1);
+  d->param[p] = 200.0;
+  EXPECT_EQ(tb_checkParams(m, d), TB_ERR_ARG);
+  EXPECT_NE(std::string(tb_lastError()).find("cone angle in (0, pi]"), std::string::npos)
+      << tb_lastError();
+  tb_freeData(d);
+  tb_freeModel(m);
+  ExpectRefused(BallWithRange("10 30").c_str(), ":2: <joint> range 10 30: a ball's range is 0");
+  ExpectRefused(BallWithRange("0 30", "<keyframe><key qpos='0.9 0.1 0 0'/></keyframe>").c_str(),
+                ":2: <joint> range: a limited ball starts at its reference");
+  ExpectRefused(BallWithRange("0 190").c_str(), "cone angle in (0, pi]");
+}
+
 TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
   ExpectRefused("<mujoco>\n<tendon/>\n</mujoco>", "<string>:2: <tendon> element outside");
   ExpectRefused("<mujoco><worldbody>\n<geom type='plane' solref='0.02 1'/></worldbody></mujoco>",

@@ -807,6 +807,25 @@ TEST(ReaderTest, MalformedText) {
               {"s6.dat", "W block 0 value 6 (entry 0, 2)", "unexpected end of file"});
 }
 
+// a fuzzed file on which libhdf5 itself copies through a null pointer (H5F__accum_read under
+// H5Lexists, HDF5 1.10): read in a child process, it is this file's error ("HDF5 crashed reading
+// it (signal 11)"; under ASan the child's report is printed and it exits 1) and the caller goes
+// on. A libhdf5 without the defect refuses the file with an error of its own, also one line.
+TEST(ReaderTest, FileThatCrashesLibhdf5IsAnError) {
+  std::string p = std::string(TUMBLE_TEST_FILES) + "/hdf5/libhdf5-null-read.hdf5";
+  expectError(p, {"libhdf5-null-read.hdf5: "});
+  // the reader is whole afterwards: a good file reads
+  TempDir t;
+  std::vector<double> W = {2, 0, 0, 0, 2, 0, 0, 0, 2}, q = {-1, 0, 0}, mu = {0.3};
+  tbFileProblem fp;
+  ASSERT_EQ(tb_readProblem(writeLocal(t, "good.hdf5", 1, W, q, mu, -2).c_str(), &fp), TB_OK)
+      << tb_lastError();
+  EXPECT_EQ(fp.n, 3);
+  EXPECT_EQ(fp.W[4], 2.0);
+  EXPECT_EQ(fp.mu[0], 0.3);
+  tb_freeFileProblem(&fp);
+}
+
 TEST(ReaderTest, MalformedHdf5) {
   TempDir t;
   std::vector<double> W(36, 0.0), q(6, 1.0), mu = {0.5, 0.5};

@@ -53,10 +53,11 @@ typedef struct tbFileProblem {
 
 // Read a Siconos numerics text file (FC3D or LCP, told apart by the header: an LCP starts
 // n, storage type 0 or 1, n; any other header starting with 3 is FC3D's 3, nc, storage type,
-// 3 nc) or an FCLib HDF5 file
-// (recognized by the HDF5 signature). Returns TB_OK, or TB_ERR_ARG with tb_lastError() one
-// line naming the file, the field and the position (e.g. "Capsules.dat: W block 12 value 3
-// (line 40): not a number 'x'"); on error *out is left empty (all pointers NULL).
+// 3 nc) or an FCLib HDF5 file (recognized by the HDF5 signature; read in a forked child process,
+// since some corrupt files crash libhdf5 itself: such a file is an error here, not the caller's
+// crash). Returns TB_OK, or TB_ERR_ARG with tb_lastError() one line naming the file, the field
+// and the position (e.g. "Capsules.dat: W block 12 value 3 (line 40): not a number 'x'"); on
+// error *out is left empty (all pointers NULL).
 int tb_readProblem(const char* path, tbFileProblem* out);
 void tb_freeFileProblem(tbFileProblem* fp);
 

@@ -102,8 +102,10 @@ typedef struct tbJointDef {
   int body_b;            // body index, or -1 for the world
   double anchor[3];      // m, world position of the joint at the initial pose
   double axis[3];        // world direction of the joint axis at the initial pose
-  int limited;           // 1: lo <= coordinate <= hi as unilateral rows
-  double lo, hi;         // rad (revolute) or m (prismatic); coordinate 0 at the initial pose
+  int limited;           // 1: lo <= coordinate <= hi as unilateral rows; spherical: lo = 0 and
+                         // the angle of body_a's rotation from the initial pose at most hi (a
+                         // cone, MuJoCo's ball range)
+  double lo, hi;         // rad (revolute, spherical) or m (prismatic); 0 at the initial pose
   int servo;             // 1: a servo row on the joint coordinate
   double kp;             // N/m or N m/rad, servo position gain (>= 0)
   double kd;             // N s/m or N m s/rad, servo velocity gain (>= 0, kp + kd > 0)
