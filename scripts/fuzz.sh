@@ -17,15 +17,17 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -DTUMBLE_CUDA=OFF -DTUMBLE_FUZZ=ON
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
-# 0 when the crash report in log $1 starts (below the C library and the sanitizer's interceptors)
-# inside libhdf5: a defect of HDF5's own on a crafted file, which tb_readProblem reads in a child
-# process and so turns into an error. Anything else (tumble's frames, a UBSan report, a hang, an
-# allocation too large) is 1.
+# 0 when the crash report in log $1 starts inside libhdf5 (its first stack frame above the C
+# library, the sanitizers' allocator and interceptors and libFuzzer's malloc hook): a defect of
+# HDF5's own on a crafted file (a null or out-of-bounds copy, an allocation it sized from the
+# file), which tb_readProblem reads in a child process and so turns into an error. Anything else
+# (a tumble frame first, a UBSan report, a hang, the whole process over its memory limit) is 1.
 crash_is_hdf5s() {
   awk 'BEGIN { code = 1 }
-       /runtime error:|ALARM: working on the last Unit|out-of-memory|malloc\(.*\) exceeds/ {
-         exit }
-       /^ *#[0-9]+ 0x/ && !/interceptor|sanitizer|sysdeps|libc\.so|libc-start|asan_/ {
+       /runtime error:|ALARM: working on the last Unit/ { exit }
+       /^ *#[0-9]+ 0x/ {
+         if ($0 ~ /interceptor|sanitizer|asan|fuzzer::|MallocHook|sysdeps|libc\.so|libc-start/) next
+         if ($0 ~ / in (malloc|calloc|realloc|free|mem[a-z]+|str[a-z]+) /) next
          code = /libhdf5/ ? 0 : 1; exit }
        END { exit code }' "$1"
 }
@@ -51,7 +53,8 @@ for seeds in fuzz/corpus/*/; do
     log="build-fuzz/fuzz_$name.log"
     tail -n 40 "$log"
     [ "$rc" = 0 ] && break
-    crash=$(sed -n "s/.*Test unit written to \.\/\(crash-[0-9a-f]*\).*/\1/p" "$log" | tail -n 1)
+    crash=$(sed -n "s/.*Test unit written to \.\/\(\(crash\|oom\)-[0-9a-f]*\).*/\1/p" "$log" |
+      tail -n 1)
     if [ "$name" = problem_hdf5 ] && [ -n "$crash" ] && crash_is_hdf5s "$log"; then
       mv "build-fuzz/$crash" build-fuzz/hdf5-defects/
       echo "fuzz_$name: $crash crashes inside libhdf5 (kept in build-fuzz/hdf5-defects); going on"

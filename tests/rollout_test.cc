@@ -241,6 +241,23 @@ TEST(GpuComplianceTest, CompliantRowsMatchTheCpuPath) {
   }
 }
 
+// a ball joint's cone limit on the GPU (maximal rows; minimal: the tree's joint space), every
+// scene its own cone, within MatchesTheCpuPath's bound
+TEST(GpuTreeTest, ConeLimitedBallMatchesTheCpuPath) {
+  SKIP_WITHOUT_GPU();
+  for (int minimal = 0; minimal < 2; minimal++) {
+    Scene cpu(coneRodModel(minimal, 0.5, 2.0, 1e-3), 1000);
+    Scene gpu(coneRodModel(minimal, 0.5, 2.0, 1e-3), 1000);
+    for (Scene* sc : {&cpu, &gpu}) {
+      for (int s = 0; s < 1000; s++) sc->set("cone", 0.2 + 0.4 * s / 1000.0, s);
+      sc->reset();
+    }
+    ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, cpu, 500), TB_OK) << tb_lastError();
+    ASSERT_EQ(rolloutOn(TB_DEVICE_GPU, gpu, 500), TB_OK) << tb_lastError();
+    expectClose(cpu, gpu, 1e-7, minimal ? "minimal cone" : "maximal cone");
+  }
+}
+
 // every step solver runs on the GPU: box stacks (exact cone; the pyramid for the LCP solvers),
 // the LM solvers in the fused kernel with their in-kernel factorizations
 TEST(GpuSolverTest, EverySolverMatchesTheCpuPath) {

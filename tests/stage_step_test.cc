@@ -224,6 +224,28 @@ TEST(TreeLayoutTest, MinimalChainIsBitwiseTheCpuLayout) {
   }
 }
 
+TEST(TreeLayoutTest, ConeLimitedBallIsBitwiseTheCpuLayout) {
+  // the ball joint's cone row (minimal: mapped to joint space) in every device layout, each
+  // scene its own cone, the rod pressing on it in 3D for most of the run
+  for (int minimal = 0; minimal < 2; minimal++) {
+    auto cones = [](Scene& sc) {
+      for (int s = 0; s < 6; s++) sc.set("cone", 0.3 + 0.05 * s, s);
+      sc.reset();
+    };
+    Scene a(coneRodModel(minimal, 0.5, 2.0, 1e-3), 6);
+    cones(a);
+    ASSERT_EQ(tb_rollout(a.m, a.d, 0, 6, 800, nullptr), TB_OK) << tb_lastError();
+    for (Layout layout : kLayouts) {
+      Scene b(coneRodModel(minimal, 0.5, 2.0, 1e-3), 6);
+      cones(b);
+      deviceLayoutRollout(b.m, b.d, 800, nullptr, nullptr, layout);
+      EXPECT_EQ(firstDifference(a.d, b.d), "") << kLayoutName[layout] << " minimal " << minimal;
+    }
+    const double* q = a.quat(a.body("rod"), 5);  // the widest cone's rod at the end, still in it
+    EXPECT_LT(2.0 * atan2(tbu_norm3(q + 1), fabs(q[0])), 0.55 + 2e-3);
+  }
+}
+
 // every step solver by a team (PGS, prox and auto shared among its members, the others on its
 // lead) and in one of the other layouts in turn (the solvers' scratch is slot-strided like the
 // rest)

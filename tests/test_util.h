@@ -161,4 +161,36 @@ inline std::string firstDifference(const tbData* a, const tbData* b) {
   return "";
 }
 
+// a 1 m rod of 1 kg hanging from a ball joint at its top end (the model pose: its reference), hit
+// sideways at 3 rad/s about x and spinning at spin rad/s about the vertical, limited to a cone of
+// hi rad (0: unlimited; the parameter "cone"), at step h
+inline tbModel* coneRodModel(int minimal, double hi, double spin, double h) {
+  tbModel* m = tb_newModel();
+  m->opt.timestep = h;
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "rod";
+  bd.mass = 1.0;
+  bd.inertia[0] = bd.inertia[1] = 1.0 / 12.0;
+  bd.inertia[2] = 1e-3;
+  bd.pos[2] = -0.5;
+  const double w[3] = {3.0, 0.0, spin}, r[3] = {0.0, 0.0, -0.5};
+  tbu_copy3(bd.vel + 3, w);
+  tbu_cross3(bd.vel, w, r);
+  int b = tb_addBody(m, &bd);
+  tbJointDef jd = tb_defaultJointDef();
+  jd.type = TB_JOINT_SPHERICAL;
+  jd.body_a = b;
+  jd.body_b = -1;
+  jd.minimal = minimal;
+  jd.limited = hi > 0.0;
+  jd.hi = hi;
+  EXPECT_GE(tb_addJoint(m, &jd), 0) << tb_lastError();
+  if (hi > 0.0) {
+    int p = tb_addParam(m, "cone", "rad", "cone angle", 0.0, TB_PI, 1);
+    EXPECT_EQ(tb_paramTarget(m, p, TB_F_JOINT, 0, TB_JNT_HI), 0) << tb_lastError();
+  }
+  EXPECT_EQ(tb_compileModel(m), TB_OK) << tb_lastError();
+  return m;
+}
+
 #endif  // TUMBLE_TESTS_TEST_UTIL_H_

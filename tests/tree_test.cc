@@ -101,35 +101,14 @@ TEST(TreeTest, BallJointRodPrecessesAtTheConicalRate) {
   EXPECT_LT(d2, 0.6 * d1);
 }
 
-// a 1 m rod of 1 kg hanging from a ball joint at its top end (the model pose: its reference), hit
-// sideways at 3 rad/s about x and spinning at spin rad/s about the vertical, limited to a cone of
-// hi rad (0: unlimited), for 3 s at 1 ms: the largest angle of its rotation from the reference,
-// the energy gained (J), and the rod's center at the end
+// coneRodModel's rod for T s at step h: the largest angle of its rotation from the reference, the
+// energy gained (J), and the rod's center at the end
 struct ConeRun {
   double max_angle, gain, end[3];
 };
 ConeRun coneRun(int minimal, double hi, double spin, double h = 1e-3, double T = 3.0) {
-  tbModel* m = tb_newModel();
-  m->opt.timestep = h;
-  tbBodyDef bd = tb_defaultBodyDef();
-  bd.name = "rod";
-  bd.mass = 1.0;
-  bd.inertia[0] = bd.inertia[1] = 1.0 / 12.0;
-  bd.inertia[2] = 1e-3;
-  bd.pos[2] = -0.5;
-  const double w[3] = {3.0, 0.0, spin}, r[3] = {0.0, 0.0, -0.5};
-  tbu_copy3(bd.vel + 3, w);
-  tbu_cross3(bd.vel, w, r);
-  int b = tb_addBody(m, &bd);
-  tbJointDef jd = tb_defaultJointDef();
-  jd.type = TB_JOINT_SPHERICAL;
-  jd.body_a = b;
-  jd.body_b = -1;
-  jd.minimal = minimal;
-  jd.limited = hi > 0.0;
-  jd.hi = hi;
-  EXPECT_GE(tb_addJoint(m, &jd), 0) << tb_lastError();
-  EXPECT_EQ(tb_compileModel(m), TB_OK) << tb_lastError();
+  tbModel* m = coneRodModel(minimal, hi, spin, h);
+  int b = tb_findBody(m, "rod");
   Scene sc(m, 1);
   sc.reset();
   double e0 = sceneEnergy(sc);
