@@ -1581,6 +1581,11 @@ static char* tb_mjSlurp(const char* path, int* n) {
   return buf;
 }
 
+static void tb_mjQuiet(void* ctx, const char* msg, ...) {
+  (void)ctx;
+  (void)msg;
+}
+
 // the document of src (a path, or the XML itself); NULL with the error set. The file is read
 // here, so libxml2 opens nothing itself (no external entities, no network).
 static xmlDocPtr tb_mjRead(const char* src, const char** file) {
@@ -1597,8 +1602,14 @@ static xmlDocPtr tb_mjRead(const char* src, const char** file) {
     return NULL;
   }
   int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+  // a declared encoding the bytes break is reported on libxml2's generic channel, whatever the
+  // parser's options: quiet for the parse (the parser's own last error names the line)
+  xmlGenericErrorFunc was = xmlGenericError;
+  void* was_ctx = xmlGenericErrorContext;
+  xmlSetGenericErrorFunc(NULL, tb_mjQuiet);
   xmlDocPtr doc = text ? xmlCtxtReadMemory(ctx, text, n, NULL, NULL, opts)
                        : xmlCtxtReadMemory(ctx, src, (int)strlen(src), NULL, NULL, opts);
+  xmlSetGenericErrorFunc(was_ctx, was);
   if (!doc) {
     const xmlError* e = xmlCtxtGetLastError(ctx);
     char msg[200] = "";

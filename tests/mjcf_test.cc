@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -553,6 +554,15 @@ TEST_F(MjcfCli, RunsAFileAndRefusesABadOne) {
   r = RunCli({"simulate", "--model", bad});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find(bad + ":3: <geom> type=\"ellipsoid\""), std::string::npos) << r.err;
+  // bytes its declared encoding cannot convert: the parser's error, one line (libxml2 printed
+  // "encoding error : input conversion failed" lines of its own above it)
+  std::ofstream(bad, std::ios::binary)
+      << "<?xml version='1.0' encoding='EUC-JP'?>\n<mujoco>\xff\xfe" << std::string(2, '\0')
+      << "</mujoco>\n";
+  r = RunCli({"simulate", "--model", bad});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(bad + ":2: not well-formed XML"), std::string::npos) << r.err;
   r = RunCli({"model", Model("pendulum")});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(Lines(r.out).size(), 5u) << r.out;
