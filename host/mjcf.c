@@ -597,8 +597,8 @@ static void tb_mjShiftTwist(tbMjFrame* f, const double old[3]) {
 }
 
 // move the frame by joint j's key coordinates (MuJoCo's forward kinematics); q[0] is the joint's
-// coordinate (hinge, slide; a ball's rotation angle), which shifts its limits, and q[1] its rate,
-// a minimal joint's start
+// coordinate (hinge, slide), which shifts its limits, or a ball's rotation angle (a limited ball
+// starts at 0), and q[1] its rate, a minimal joint's start
 static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double q[2]) {
   static const double zero[6] = {0}, q0ball[4] = {1, 0, 0, 0};
   double anchor[3], axis[3], d[3], r[3];

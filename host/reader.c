@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -783,7 +785,7 @@ static int h5_receive(int fd, void* p, size_t len) {
   char* b = (char*)p;
   while (len > 0) {
     ssize_t k = read(fd, b, len);
-    if (k < 0 && errno == EINTR) continue;  // the fuzzer's timeout alarm
+    if (k < 0 && errno == EINTR) continue;  // a signal handler without SA_RESTART
     if (k <= 0) return 0;
     b += k;
     len -= (size_t)k;
@@ -814,45 +816,64 @@ static void h5_child(const tbRdCtx* c, const char* path, int fd) {
   _exit(ok ? 0 : 1);
 }
 
-static double* h5_receiveDoubles(int fd, size_t count) {
-  double* x = (double*)malloc(sizeof(double) * (count > 0 ? count : 1));
-  if (x && !h5_receive(fd, x, sizeof(double) * count)) {
-    free(x);
-    return NULL;
-  }
-  return x;
+// what the parent made of the child's answer
+enum { H5_WHOLE, H5_CUT, H5_NOMEM, H5_MALFORMED };
+
+// count doubles from fd into *x (malloc'd)
+static int h5_receiveDoubles(int fd, size_t count, double** x) {
+  *x = (double*)malloc(sizeof(double) * (count > 0 ? count : 1));
+  if (!*x) return H5_NOMEM;
+  return h5_receive(fd, *x, sizeof(double) * count) ? H5_WHOLE : H5_CUT;
 }
 
-// the parent's side: 1 when the whole answer arrived (rc and the error line, or the problem)
+// the parent's side: the child's error line, or its problem into fp
 static int h5_answer(int fd, tbFileProblem* fp, int* rc) {
   h5Answer a;
   char msg[1024];
-  if (!h5_receive(fd, &a, sizeof a)) return 0;
-  if (a.msglen < 0 || a.msglen >= (int)sizeof msg || !h5_receive(fd, msg, (size_t)a.msglen))
-    return 0;
+  if (!h5_receive(fd, &a, sizeof a)) return H5_CUT;
+  if (a.msglen < 0 || a.msglen >= (int)sizeof msg) return H5_MALFORMED;
+  if (!h5_receive(fd, msg, (size_t)a.msglen)) return H5_CUT;
   msg[a.msglen] = '\0';
   if (a.rc != TB_OK) {
     *rc = tb_setError("%s", msg);
-    return 1;
+    return H5_WHOLE;
   }
-  if (a.n < 1 || a.n > TB_READER_MAXN || a.ncontact < 0 || 3 * a.ncontact != a.n) return 0;
+  if (a.ncontact < 1 || a.ncontact > TB_READER_MAXN / 3 || a.n != 3 * a.ncontact)
+    return H5_MALFORMED;
   size_t n = (size_t)a.n;
   fp->kind = a.kind;
   fp->n = a.n;
   fp->ncontact = a.ncontact;
   fp->global = a.global;
-  if (!(fp->W = h5_receiveDoubles(fd, n * n)) || !(fp->q = h5_receiveDoubles(fd, n)) ||
-      !(fp->mu = h5_receiveDoubles(fd, (size_t)a.ncontact)))
-    return 0;
-  if (a.has_solution && !(fp->r_solution = h5_receiveDoubles(fd, n))) return 0;
+  int got = h5_receiveDoubles(fd, n * n, &fp->W);
+  if (got == H5_WHOLE) got = h5_receiveDoubles(fd, n, &fp->q);
+  if (got == H5_WHOLE) got = h5_receiveDoubles(fd, (size_t)a.ncontact, &fp->mu);
+  if (got == H5_WHOLE && a.has_solution) got = h5_receiveDoubles(fd, n, &fp->r_solution);
   fp->has_solution = a.has_solution;
   *rc = TB_OK;
-  return 1;
+  return got;
 }
 
+// the child's end as the reason its answer was cut short
+static int h5_childEnd(const tbRdCtx* c, int status) {
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGKILL)
+      return rd_fail(c, "file", 0, "the HDF5 reader was stopped (signal %d)", sig);
+    return rd_fail(c, "file", 0, "HDF5 crashed reading it (signal %d): a corrupt file", sig);
+  }
+  return rd_fail(c, "file", 0, "HDF5 stopped reading it (exit %d): a corrupt file",
+                 WEXITSTATUS(status));
+}
+
+// rd_hdf5 in a forked child. Not alongside other HDF5 use in the process: the child would inherit
+// the (serial) library mid-call.
 static int rd_hdf5Isolated(const tbRdCtx* c, const char* path, tbFileProblem* fp) {
   int fds[2];
   if (pipe(fds) != 0) return rd_fail(c, "file", 0, "no pipe to a reader: %s", strerror(errno));
+  // another thread's fork must not hold the write end open past this child's end
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -864,17 +885,18 @@ static int rd_hdf5Isolated(const tbRdCtx* c, const char* path, tbFileProblem* fp
     h5_child(c, path, fds[1]);
   }
   close(fds[1]);
-  int rc = TB_OK, whole = h5_answer(fds[0], fp, &rc);
+  int rc = TB_OK, got = h5_answer(fds[0], fp, &rc);
   close(fds[0]);
+  if (got == H5_NOMEM || got == H5_MALFORMED) kill(pid, SIGKILL);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t w;
+  while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
-  if (whole && WIFEXITED(status) && WEXITSTATUS(status) == 0) return rc;
-  if (WIFSIGNALED(status))
-    return rd_fail(c, "file", 0, "HDF5 crashed reading it (signal %d): a corrupt file",
-                   WTERMSIG(status));
-  return rd_fail(c, "file", 0, "HDF5 stopped reading it (exit %d): a corrupt file",
-                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  if (got == H5_NOMEM) return rd_fail(c, "file", 0, "out of memory for its problem");
+  if (got == H5_MALFORMED) return rd_fail(c, "file", 0, "the HDF5 reader's answer is malformed");
+  if (w < 0) return rd_fail(c, "file", 0, "the HDF5 reader was lost: %s", strerror(errno));
+  if (got == H5_WHOLE && WIFEXITED(status) && WEXITSTATUS(status) == 0) return rc;
+  return h5_childEnd(c, status);
 }
 
 //---- interface ---------------------------------------------------------------------------------

@@ -17,18 +17,27 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -DTUMBLE_CUDA=OFF -DTUMBLE_FUZZ=ON
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
-# 0 when the crash report in log $1 starts inside libhdf5 (its first stack frame above the C
-# library, the sanitizers' allocator and interceptors and libFuzzer's malloc hook): a defect of
-# HDF5's own on a crafted file (a null or out-of-bounds copy, an allocation it sized from the
-# file), which tb_readProblem reads in a child process and so turns into an error. Anything else
-# (a tumble frame first, a UBSan report, a hang, the whole process over its memory limit) is 1.
+# 0 when the crash report in log $1 is libhdf5's own: its first stack frame above the C library,
+# the sanitizers' allocator and interceptors and libFuzzer's malloc hook is in libhdf5 (a null
+# copy, an allocation it sized from the file), and for a bad heap access the block's allocation
+# is libhdf5's too (a buffer of tumble's that HDF5 overruns is tumble's mistake). tb_readProblem
+# reads HDF5 files in a child process, so such a file is an error there. Anything else (a tumble
+# frame first, a UBSan report, a hang, the process over its memory limit) is 1.
 crash_is_hdf5s() {
-  awk 'BEGIN { code = 1 }
-       /runtime error:|ALARM: working on the last Unit/ { exit }
-       /^ *#[0-9]+ 0x/ {
-         if ($0 ~ /interceptor|sanitizer|asan|fuzzer::|MallocHook|sysdeps|libc\.so|libc-start/) next
-         if ($0 ~ / in (malloc|calloc|realloc|free|mem[a-z]+|str[a-z]+) /) next
-         code = /libhdf5/ ? 0 : 1; exit }
+  awk 'function skipped() {
+         return $0 ~ /interceptor|sanitizer|asan|fuzzer::|MallocHook|sysdeps|libc\.so|libc-start/ ||
+                $0 ~ / in (malloc|calloc|realloc|free|mem[a-z]+|str[a-z]+|operator) /
+       }
+       function hdf5s() { return $0 ~ /libhdf5| in H5[A-Za-z_]/ }
+       BEGIN { code = 1; stage = 0 }
+       /runtime error:|ALARM: working on the last Unit|out-of-memory \(used:/ { exit }
+       /ERROR: AddressSanitizer: (heap-|use-after-free|double-free|attempting)/ { heap = 1 }
+       stage == 1 && /allocated by thread/ { stage = 2; next }
+       /^ *#[0-9]+ 0x/ && stage != 1 && !skipped() {
+         if (!hdf5s()) exit
+         if (stage == 0 && heap) { stage = 1; next }
+         code = 0; exit
+       }
        END { exit code }' "$1"
 }
 

@@ -154,7 +154,7 @@ TEST(TreeTest, BallJointConeLimitHoldsInBothRepresentations) {
     double d1 = endDistance(coneRun(0, 0.5, spin, 1e-3, 1.0), coneRun(1, 0.5, spin, 1e-3, 1.0));
     double d4 = endDistance(coneRun(0, 0.5, spin, 2.5e-4, 1.0), coneRun(1, 0.5, spin, 2.5e-4, 1.0));
     EXPECT_LT(d1, 1e-2) << "spin " << spin;
-    EXPECT_LT(d4, d1 / 4.0) << "spin " << spin;
+    EXPECT_LT(d4, d1 / 3.0) << "spin " << spin;  // a quarter at first order; seen an eighth
   }
 }
 
