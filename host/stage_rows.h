@@ -120,12 +120,19 @@ TB_HD void tb_jointFrame(const tbModel* m, const tbWork* w, int j, tbJointFrame*
   }
 }
 
-// relative rotation of a since the initial pose, in a's frame: qa = qb qrel0 qd
-TB_HD void tb_jointRelQuat(const tbModel* m, int j, const tbJointFrame* f, double qd[4]) {
+// joint j's turn of its child, at orientation qa, from the child's initial orientation relative
+// to its parent at qb: qa = qb qrel0 qd
+TB_HD void tb_jointTurn(const tbModel* m, int j, const double qb[4], const double qa[4],
+                        double qd[4]) {
   double qref[4], qrefc[4];
-  tbu_quatMul(qref, f->qb, m->jnt_qrel + 4 * j);
+  tbu_quatMul(qref, qb, m->jnt_qrel + 4 * j);
   tbu_quatConj(qrefc, qref);
-  tbu_quatMul(qd, qrefc, f->qa);
+  tbu_quatMul(qd, qrefc, qa);
+}
+
+// relative rotation of a since the initial pose, in a's frame (the short way round)
+TB_HD void tb_jointRelQuat(const tbModel* m, int j, const tbJointFrame* f, double qd[4]) {
+  tb_jointTurn(m, j, f->qb, f->qa, qd);
   if (qd[0] < 0.0) {
     for (int k = 0; k < 4; k++) qd[k] = -qd[k];
   }

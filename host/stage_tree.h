@@ -207,18 +207,12 @@ TB_HD void tb_treeTwists(const tbModel* m, const double* vary, tbData* d, int s,
   }
 }
 
-// spherical joint j's quaternion that turns its child to orientation qb under its parent at qp
-// (NULL: the world's): conj(qp qrel) qb
+// spherical joint j's quaternion (unit) that turns its child to orientation qb under its parent
+// at qp (NULL: the world's)
 TB_HD void tb_ballCoordinate(const tbModel* m, int j, const double* qp, const double qb[4],
                              double q[4]) {
-  double f[4] = {1.0, 0.0, 0.0, 0.0}, fc[4];
-  if (qp) {
-    tbu_quatMul(f, qp, m->jnt_qrel + 4 * j);
-  } else {
-    memcpy(f, m->jnt_qrel + 4 * j, sizeof(f));
-  }
-  tbu_quatConj(fc, f);
-  tbu_quatMul(q, fc, qb);
+  const double world[4] = {1.0, 0.0, 0.0, 0.0};
+  tb_jointTurn(m, j, qp ? qp : world, qb, q);
   tbu_quatNormalize(q);
 }
 

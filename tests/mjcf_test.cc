@@ -166,21 +166,29 @@ std::string WithExtra(const char* name, const std::string& extra) {
   return text;
 }
 
-// tumble_minimal_joints makes the file's hinges minimal joints, as MuJoCo holds them: the
-// pendulum's file is then the built-in pendulum with minimal=1, step for step
-TEST(MjcfTest, MinimalJointsSwitchGivesTheMinimalPendulum) {
-  std::string xml = WithExtra(
-      "pendulum", "<custom><numeric name=\"tumble_minimal_joints\" data=\"1\"/></custom>");
+// the pendulum file xml is the built-in pendulum with options opts (nq coordinates, nqd rates):
+// the same model, and the same state after 200 steps
+void ExpectFileStepsAsBuiltIn(const std::string& xml,
+                              std::vector<std::pair<const char*, double>> opts, int nq, int nqd) {
   Scene file(tb_loadMJCF(xml.c_str()), 1);
-  Scene builtin("pendulum", 1, {{"minimal", 1}});
-  ASSERT_NE(file.m, nullptr);
-  EXPECT_EQ(file.m->nq, 3);
+  Scene builtin("pendulum", 1, opts);
+  ASSERT_NE(file.m, nullptr) << tb_lastError();
+  EXPECT_EQ(file.m->nq, nq);
+  EXPECT_EQ(file.m->nqd, nqd);
   ExpectSameModel(file.m, builtin.m);
   file.reset();
   builtin.reset();
   file.run(200);
   builtin.run(200);
   ExpectSameState(file, builtin);
+}
+
+// tumble_minimal_joints makes the file's hinges minimal joints, as MuJoCo holds them: the
+// pendulum's file is then the built-in pendulum with minimal=1, step for step
+TEST(MjcfTest, MinimalJointsSwitchGivesTheMinimalPendulum) {
+  std::string xml = WithExtra(
+      "pendulum", "<custom><numeric name=\"tumble_minimal_joints\" data=\"1\"/></custom>");
+  ExpectFileStepsAsBuiltIn(xml, {{"minimal", 1}}, 3, 3);
   for (const char* bad : {"2", "1 1"}) {
     std::string x = WithExtra(
         "pendulum", std::string("<custom><numeric name=\"tumble_minimal_joints\" data=\"") + bad +
@@ -200,17 +208,7 @@ TEST(MjcfTest, MinimalJointsSwitchGivesTheMinimalBallPendulum) {
   for (size_t at; (at = xml.find("type=\"hinge\"")) != std::string::npos;) {
     xml.replace(at, 12, "type=\"ball\"");
   }
-  Scene file(tb_loadMJCF(xml.c_str()), 1);
-  Scene builtin("pendulum", 1, {{"minimal", 1}, {"ball", 1}});
-  ASSERT_NE(file.m, nullptr);
-  EXPECT_EQ(file.m->nq, 12);
-  EXPECT_EQ(file.m->nqd, 9);
-  ExpectSameModel(file.m, builtin.m);
-  file.reset();
-  builtin.reset();
-  file.run(200);
-  builtin.run(200);
-  ExpectSameState(file, builtin);
+  ExpectFileStepsAsBuiltIn(xml, {{"minimal", 1}, {"ball", 1}}, 12, 9);
 }
 
 // models/chain-wall.xml (minimal hinges, the keyframe's start angle and rate, restitution per
