@@ -7,7 +7,8 @@
 //             joint-space mass matrix (CRBA), bias forces (RNEA) and the factor of M + h C; the
 //             Delassus matrix A = Jq M^-1 Jq^T (J M^-1 J^T in maximal coordinates), b, the warm
 //             start
-//   solve     tb_stepSolve: the step's solver, and tb_plasticRetry's re-solve when one is due
+//   solve     tb_stepSolve: the step's solver, and tb_plasticRetry's re-solve when one is due (in
+//             the quasistatic step, thesis §3.4, its proximal rounds: stage_quasi.h)
 //   finish    tb_stepEnd: impulses applied, integration, forward kinematics
 // Each configuration runs its whole rollout 3 times; the fastest total is kept. Reported per
 // step over all steps, and over the steps that had rows to solve.
@@ -34,19 +35,26 @@ typedef struct tbbCase {
   const char* solver;
   int pyramid;  // 1: 4 facets, one aligned against the sliding velocity (M&J's MLCP)
   int nstep;
+  int dynamic;  // 1: a quasistatic scene's model stepped by the dynamic (Stewart-Trinkle) step
 } tbbCase;
 
 static const tbbCase kCases[] = {
-    {"chain-wall", "12-link chain, minimal", NULL, "mncp-rlm", 0, 20000},
-    {"chain-wall", "12-link chain, minimal", NULL, "mncp-plm", 0, 20000},
-    {"chain-wall", "12-link chain, minimal", NULL, "mlcp-fb-rlm", 1, 20000},
-    {"chain-wall", "12-link chain, minimal", NULL, "mlcp-fb-plm", 1, 20000},
-    {"chain-wall", "12-link chain, minimal", NULL, "lemke", 1, 20000},
-    {"chain-wall", "12-link chain, minimal", NULL, "pgs", 0, 20000},
-    {"pendulum", "3-link pendulum, minimal", "minimal", "pgs", 0, 2000},
-    {"pendulum", "3-link pendulum, maximal", NULL, "pgs", 0, 2000},
-    {"box-stack", "3 stacked boxes, maximal", NULL, "mncp-rlm", 0, 1000},
-    {"box-stack", "3 stacked boxes, maximal", NULL, "pgs", 0, 1000},
+    {"chain-wall", "12-link chain, minimal", NULL, "mncp-rlm", 0, 20000, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "mncp-plm", 0, 20000, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "mlcp-fb-rlm", 1, 20000, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "mlcp-fb-plm", 1, 20000, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "lemke", 1, 20000, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "pgs", 0, 20000, 0},
+    {"pendulum", "3-link pendulum, minimal", "minimal", "pgs", 0, 2000, 0},
+    {"pendulum", "3-link pendulum, maximal", NULL, "pgs", 0, 2000, 0},
+    {"box-stack", "3 stacked boxes, maximal", NULL, "mncp-rlm", 0, 1000, 0},
+    {"box-stack", "3 stacked boxes, maximal", NULL, "pgs", 0, 1000, 0},
+    {"qs-push", "pushed planar part, quasistatic (DQC)", NULL, "auto", 0, 1000, 0},
+    {"qs-push", "pushed planar part, quasistatic (DLC)", NULL, "auto", 1, 1000, 0},
+    {"qs-push", "pushed planar part, dynamic (ST)", NULL, "auto", 0, 1000, 1},
+    {"qs-fence", "fence-particle, quasistatic (DQC)", NULL, "auto", 0, 629, 0},
+    {"qs-fence", "fence-particle, quasistatic (DLC)", NULL, "auto", 1, 629, 0},
+    {"qs-fence", "fence-particle, dynamic (ST)", NULL, "auto", 0, 629, 1},
 };
 
 enum { SETUP, SOLVE, FINISH, NPHASE };
@@ -97,6 +105,7 @@ static tbModel* tbb_model(const tbbCase* c) {
   }
   tbModel* m = tb_buildScene(i, &b);
   if (m) m->opt.solver = tb_findSolver(c->solver);
+  if (m && c->dynamic) m->opt.quasistatic = 0;
   return m;
 }
 

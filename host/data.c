@@ -74,11 +74,12 @@ void tb_defaultParams(const tbModel* m, tbData* d) {
   }
 }
 
-// the support tripods (points and loads come from the parameters) and joint limits of every scene
+// the support tripods (points and loads come from the parameters), joint limits and, in a
+// quasistatic model, restitution of every scene
 static int tb_checkSceneValues(const tbModel* m, const tbData* d) {
   int limited = 0;
   for (int j = 0; j < m->njnt; j++) limited |= m->jnt_limited[j];
-  if (!m->nsupport && !limited) return TB_OK;
+  if (!m->nsupport && !limited && !m->opt.quasistatic) return TB_OK;
   double* vary = malloc(sizeof(double) * m->nvary);
   if (!vary) return TB_ERR_MEMORY;
   int rc = TB_OK;
@@ -86,6 +87,7 @@ static int tb_checkSceneValues(const tbModel* m, const tbData* d) {
     tb_sceneVary(m, d, s, vary);
     rc = tb_checkSupports(m, vary);
     if (rc == TB_OK) rc = tb_checkSceneJointLimits(m, vary);
+    if (rc == TB_OK) rc = tb_checkQuasistatic(m, vary);
     if (rc != TB_OK) {
       char msg[256];
       snprintf(msg, sizeof(msg), "%s", tb_lastError());

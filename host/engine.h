@@ -37,6 +37,7 @@ typedef struct tbRowJ {
 //                      kinematic bodies at t + h (their velocity at t + h)
 //   minv     inverse mass (3, 0 on locked DoFs), inverse inertia (9) per body
 //   vfree    velocity after forces, before impulses (forces while they are summed)
+//   qsf      the quasistatic step's h f_app, force balance and its scale (stage_quasi.h)
 //   gpose, greach      shapes at the work pose; radius about each shape's origin that holds it
 //   con, con_pair      contacts and their candidate pair
 //   row .. blk_angle   the rows, M^-1 J^T per row side, warm-start keys and the Delassus problem
@@ -55,6 +56,7 @@ typedef struct tbRowJ {
   X(double, xvel, tb_cap(m->nbody) * 6)                     \
   X(double, minv, tb_cap(m->nbody) * 12)                    \
   X(double, vfree, tb_cap(m->nbody) * 6)                    \
+  X(double, qsf, tb_cap(m->nbody) * 18)                     \
   X(tbGeomPose, gpose, tb_cap(m->ngeom))                    \
   X(double, greach, tb_cap(m->ngeom))                       \
   X(tbContactPoint, con, tb_cap(m->maxcon))                 \
@@ -233,6 +235,12 @@ TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork
   tb_workScene(m, w);
 }
 
+// the contact blocks a step may hold: the shapes' contacts and the support tripods' points (a
+// tripod with a shape contact under the pyramid found the LCP scratch sized without the tripod)
+TB_HD int tb_contactCapacity(const tbModel* m) {
+  return (int)tb_cap(m->maxcon + 3 * m->nsupport);
+}
+
 // the values of (field, object) in a vary vector; unchecked, for stages that index valid objects
 // (tb_varyIndex is the checked form)
 TB_HD const double* tb_varyOf(const tbModel* m, const double* vary, int field, int object) {
@@ -253,7 +261,7 @@ void tb_freeScratch(tbScratch* sc);
 // frictional contact refuses it (tb_lcpSize): sizing it for the pyramid's facets and slacks made
 // a 12-sphere chain's slot 31 MB instead of 3.
 TB_HD void tb_solverScratchSize(const tbModel* m, size_t* nd, size_t* ni) {
-  int n = (int)tb_cap(m->maxrow), ncontact = (int)tb_cap(m->maxcon);
+  int n = (int)tb_cap(m->maxrow), ncontact = tb_contactCapacity(m);
   if (m->opt.cone == TB_CONE_PYRAMID) {
     *nd = tb_solverWorkWords(m->opt.solver, n, ncontact, m->opt.facets, ni);
   } else {
@@ -282,6 +290,10 @@ int tb_checkSupports(const tbModel* m, const double* vary);
 int tb_checkJointLimits(int j, int type, double lo, double hi);
 // every limited joint's bounds in one scene's values
 int tb_checkSceneJointLimits(const tbModel* m, const double* vary);
+
+// model.c: whether the model's options and one scene's values (vary) suit the quasistatic step
+// (thesis §3.4): no minimal-coordinate joints, no restitution. TB_OK when it is not quasistatic.
+int tb_checkQuasistatic(const tbModel* m, const double* vary);
 
 // step.c: what a step's contacts did, for drawing: the world point of each contact block (a
 // shape contact's midpoint, a support tripod's point) and the force its impulses put on body

@@ -998,9 +998,10 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
 }
 
 // the model-wide custom numerics: tumble_minimal_joints ("1": every hinge, slide and ball joint
-// in coordinates, as MuJoCo holds them; "0" or none: rows) into c->minimal, and
-// tumble_option_restitution_vmin (m/s: contacts approaching slower stay plastic) into the model's
-// option; 0, or 2 after an error
+// in coordinates, as MuJoCo holds them; "0" or none: rows) into c->minimal,
+// tumble_option_restitution_vmin (m/s: contacts approaching slower stay plastic) and
+// tumble_option_quasistatic ("1": the quasistatic step of thesis §3.4, solved by auto, as the
+// built-in quasistatic scenes) into the model's options; 0, or 2 after an error
 static int tb_mjModelNumerics(tbMj* c) {
   xmlNodePtr n;
   double v = 0.0;
@@ -1010,6 +1011,12 @@ static int tb_mjModelNumerics(tbMj* c) {
   if (tb_mjScalar(c, "option", "restitution_vmin", &v, &n)) return 2;
   if (n && !(v >= 0.0 && v < INFINITY)) return tb_mjFail(c, n, "data %g: a speed >= 0 (m/s)", v);
   if (n) c->m->opt.restitution_vmin = v;
+  if (tb_mjScalar(c, "option", "quasistatic", &v, &n)) return 2;
+  if (n && v != 0.0 && v != 1.0) return tb_mjFail(c, n, "data %g: 1 (quasistatic) or 0", v);
+  if (n && v == 1.0) {
+    c->m->opt.quasistatic = 1;
+    c->m->opt.solver = TB_SOLVER_AUTO;
+  }
   return 0;
 }
 

@@ -841,6 +841,25 @@ static int tb_checkOption(const tbOption* o) {
   return TB_OK;
 }
 
+int tb_checkQuasistatic(const tbModel* m, const double* vary) {
+  if (m->opt.quasistatic != 0 && m->opt.quasistatic != 1) {
+    return tb_setError("option quasistatic %d must be 0 or 1", m->opt.quasistatic);
+  }
+  if (!m->opt.quasistatic) return TB_OK;
+  if (m->nq > 0) {
+    return tb_setError(
+        "option quasistatic: the quasistatic step takes no minimal-coordinate joints");
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    double e = tb_varyOf(m, vary, TB_F_GEOM_REST, g)[0];
+    if (e != 0.0) {
+      return tb_setError(
+          "geom %d: restitution %g: a quasistatic step has no velocities to restitute", g, e);
+    }
+  }
+  return TB_OK;
+}
+
 int tb_compileModel(tbModel* m) {
   tb_clearError();
   if (m->compiled) return tb_setError("model: already compiled");
@@ -855,6 +874,7 @@ int tb_compileModel(tbModel* m) {
   if (rc == TB_OK) rc = tb_compileVary(m);
   if (rc == TB_OK) rc = tb_compileParams(m);
   if (rc == TB_OK) rc = tb_checkSupports(m, m->vary0);
+  if (rc == TB_OK) rc = tb_checkQuasistatic(m, m->vary0);
   if (rc != TB_OK) return rc;
   m->nv = 6 * m->nbody;
   // a support tripod: three contacts of 3 rows

@@ -43,7 +43,7 @@ typedef struct tbPhased {
 TB_HD int tb_lmCapacity(const tbModel* m) {
   int n = (int)tb_cap(m->maxrow);
   if (m->opt.solver != TB_SOLVER_MLCP_FB_RLM && m->opt.solver != TB_SOLVER_MLCP_FB_PLM) return n;
-  return n + (int)tb_cap(m->maxcon) * (m->opt.facets > 2 ? m->opt.facets : 2);
+  return n + tb_contactCapacity(m) * (m->opt.facets > 2 ? m->opt.facets : 2);
 }
 
 // the library system an LM solver's iterations give: TB_LM_SYS_CHOL or TB_LM_SYS_QR

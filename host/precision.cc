@@ -86,7 +86,7 @@ void convField(D* d, const S* s, size_t n) {
 }
 
 f::tbOption convOption(const tbOption& o) {
-  static_assert(sizeof(tbOption) == 112, "tbOption changed: convert its new fields here");
+  static_assert(sizeof(tbOption) == 120, "tbOption changed: convert its new fields here");
   f::tbOption r;
   r.timestep = toFloat(o.timestep);
   conv(r.gravity, o.gravity, 3);
@@ -103,12 +103,13 @@ f::tbOption convOption(const tbOption& o) {
   r.sor = toFloat(o.sor);
   r.warmstart = o.warmstart;
   r.maxcon = o.maxcon;
+  r.quasistatic = o.quasistatic;
   return r;
 }
 
 // the fp32 model of m, its arrays in buf
 f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
-  static_assert(sizeof(tbModel) == 640, "tbModel changed: convert its new fields here");
+  static_assert(sizeof(tbModel) == 648, "tbModel changed: convert its new fields here");
   f::tbModel fm;
   memset(&fm, 0, sizeof(fm));
   fm.nbody = m->nbody;

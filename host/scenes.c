@@ -67,6 +67,18 @@ static const tbSceneInfo tb_scenes[] = {
      {{"links", "", "number of links", 12.0, 1.0, 64.0, 1},
       {"ball", "", "1: ball joints, the chain also turning at spin rad/s about the vertical", 0.0,
        0.0, 1.0, 1}}},
+    {"qs-fence",
+     "thesis §3.4.6, quasistatic: a particle between a wall and a fence swinging toward it and "
+     "sweeping along itself (Model-DQC; --cone pyramid: Model-DLC)",
+     629,
+     0,
+     {{0}}},
+    {"qs-push",
+     "thesis §3.4 / §4.3.2, quasistatic: a pusher tip moving on a straight path pushes a planar "
+     "part on a support tripod (Model-DQC; --cone pyramid: Model-DLC)",
+     1000,
+     0,
+     {{0}}},
 };
 
 #define TB_NSCENE ((int)(sizeof(tb_scenes) / sizeof(tb_scenes[0])))
@@ -629,6 +641,123 @@ static void tb_scenePlateBlock(tbModel* m, int driver) {
   tb_plateParams(m, driver);
 }
 
+// the quasistatic step (thesis §3.4), its rounds solved by auto
+static void tb_quasistatic(tbModel* m) {
+  m->opt.quasistatic = 1;
+  m->opt.solver = TB_SOLVER_AUTO;
+}
+
+// a static or kinematic half-space whose solid side is x >= x0 (facing -x, side -1) or
+// x <= x0 (facing +x, side +1); returns its body
+static int tb_wallX(tbModel* m, const char* name, int type, double x0, int side, double mu) {
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = name;
+  bd.type = type;
+  bd.pos[0] = x0;
+  bd.quat[0] = sqrt(0.5);  // a quarter turn about y takes the plane's normal z to side * x
+  bd.quat[2] = side * sqrt(0.5);
+  return tb_planeOf(m, &bd, mu);
+}
+
+// thesis §3.4.6 (Figs. 3.4-3.5): a particle on the floor between a wall at x = 1 and a fence
+// x = 0.5 + 0.4 sin t, y = t, quasistatic. The thesis gives no mass, mu or h; here 1 kg, mu 0.5
+// on every surface and h = 0.01 s (629 steps: one period). The particle is a point whose
+// rotations are locked (G = I of the thesis's q = [x, y, z]).
+static void tb_sceneQsFence(tbModel* m) {
+  tb_quasistatic(m);
+  tb_ground(m, 0.5);
+  tb_wallX(m, "wall", TB_BODY_STATIC, 1.0, -1, 0.5);
+  int f = tb_wallX(m, "fence", TB_BODY_KINEMATIC, 0.5, 1, 0.5);
+  tbDriverDef dd = tb_defaultDriverDef();
+  dd.body = f;
+  dd.type = TB_DRIVER_PLATE;
+  dd.omega = 1.0;
+  dd.amp[0] = -0.4;  // x = x0 - A / omega^2 sin(omega t)
+  dd.vel[1] = 1.0;
+  tb_addDriver(m, &dd);
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "particle";
+  bd.pos[0] = 0.7;
+  bd.lock = TB_LOCK_RX | TB_LOCK_RY | TB_LOCK_RZ;
+  int b = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  tb_addGeom(m, &gd);
+  m->opt.timestep = 0.01;
+  tb_commonParams(m, "friction coefficient of the floor, wall and fence");
+  tb_massParam(m, -1, b);
+  tb_param1(m, "x0", "m", "initial position", -1e6, 1e6, 0, TB_F_BODY_POS, b, 0);
+  tb_param1(m, "y0", "m", "initial position", -1e6, 1e6, 0, TB_F_BODY_POS, b, 1);
+  tb_param1(m, "vx0", "m/s", "velocity the first step starts from (its initial guess)", -1e6, 1e6,
+            0, TB_F_BODY_VEL, b, 0);
+  tb_param1(m, "vy0", "m/s", "velocity the first step starts from (its initial guess)", -1e6, 1e6,
+            0, TB_F_BODY_VEL, b, 1);
+  tb_param1(m, "fence_x0", "m", "fence's mean position", -1e6, 1e6, 0, TB_F_BODY_POS, f, 0);
+  int p = tb_addParam(m, "fence_amp", "m", "fence's swing amplitude (at 1 rad/s)", -1e6, 1e6, 0);
+  tb_paramTargetScaled(m, p, TB_F_DRIVER, 0, TB_DRV_AMP, -1.0);
+  tb_param1(m, "fence_vy", "m/s", "fence's speed along itself", -1e6, 1e6, 0, TB_F_DRIVER, 0,
+            TB_DRV_VEL + 1);
+}
+
+// a pusher tip (a 5 mm disc) moving at constant velocity pushes a planar 10 x 6 cm, 0.5 kg part
+// resting on a support tripod, quasistatic (the needle pushing of thesis §4.3.2 at table scale;
+// the thesis gives no sizes: these are stated). The tip starts 10 cm behind the part's center
+// at y = offset and moves at (speed, 0); the part's own mu is 0, so the tip's mu_pusher acts.
+static void tb_sceneQsPush(tbModel* m) {
+  tb_quasistatic(m);
+  const double hx = 0.05, hy = 0.03, mass = 0.5;
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "part";
+  bd.mass = mass;
+  bd.inertia[0] = bd.inertia[1] = 1.0;  // locked axes
+  bd.inertia[2] = mass * (4.0 * hx * hx + 4.0 * hy * hy) / 12.0;
+  bd.lock = TB_LOCK_PLANAR;
+  int b = tb_addBody(m, &bd);
+  const double box[8] = {-hx, -hy, hx, -hy, hx, hy, -hx, hy};
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  gd.type = TB_GEOM_PRISM;
+  gd.nvert = 4;
+  gd.vert = box;
+  gd.mu = 0.0;
+  tb_addGeom(m, &gd);
+  tbSupportDef sd = tb_defaultSupportDef();
+  sd.body = b;
+  sd.mu = 0.33;
+  const double pts[3][2] = {{0.04, 0.0}, {-0.035, 0.025}, {-0.035, -0.025}};
+  memcpy(sd.point, pts, sizeof(pts));
+  tb_addSupport(m, &sd);
+  tbBodyDef pb = tb_defaultBodyDef();
+  pb.name = "pusher";
+  pb.type = TB_BODY_KINEMATIC;
+  pb.pos[0] = -0.1;
+  pb.pos[1] = -0.01;
+  int p = tb_addBody(m, &pb);
+  const double centre[2] = {0.0, 0.0};
+  gd.body = p;
+  gd.nvert = 1;
+  gd.vert = centre;
+  gd.size[0] = 0.005;
+  gd.mu = 0.2;
+  tb_addGeom(m, &gd);
+  tbDriverDef dd = tb_defaultDriverDef();
+  dd.body = p;
+  dd.type = TB_DRIVER_CONSTVEL;
+  dd.vel[0] = 0.02;
+  tb_addDriver(m, &dd);
+  m->opt.timestep = 0.01;
+  tb_param1(m, "mu", "", "support friction", 0.0, 1e3, 0, TB_F_SUPPORT, 0, TB_SUP_MU);
+  tb_param1(m, "mu_pusher", "", "friction between the tip and the part", 0.0, 1e3, 0, TB_F_GEOM_MU,
+            1, 0);
+  tb_massParam(m, -1, b);
+  tb_param1(m, "offset", "m", "the tip's path's distance from the part's center line (y)", -1e6,
+            1e6, 0, TB_F_BODY_POS, p, 1);
+  tb_param1(m, "speed", "m/s", "the tip's speed along x", -1e6, 1e6, 0, TB_F_DRIVER, 0, TB_DRV_VEL);
+  tb_param1(m, "speed_y", "m/s", "the tip's speed along y", -1e6, 1e6, 0, TB_F_DRIVER, 0,
+            TB_DRV_VEL + 1);
+  tb_optionParams(m);
+}
+
 static int tb_checkBuild(int i, const tbBuild* b) {
   const tbSceneInfo* si = &tb_scenes[i];
   for (int k = 0; k < si->nopt; k++) {
@@ -681,6 +810,12 @@ tbModel* tb_buildScene(int i, const tbBuild* b) {
       break;
     case 9:
       tb_sceneChainWall(m, b);
+      break;
+    case 10:
+      tb_sceneQsFence(m);
+      break;
+    case 11:
+      tb_sceneQsPush(m);
       break;
     default:
       tb_scenePlateBlock(m, TB_DRIVER_PLATE);

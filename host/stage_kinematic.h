@@ -12,10 +12,18 @@ TB_HD const double* tb_driverPrm(const tbModel* m, const double* vary, int k) {
   return tb_varyOf(m, vary, TB_F_DRIVER, k);
 }
 
+// the plate's oscillation, and on top its drift: the constant linear velocity of TB_DRV_VEL (a
+// fence sweeping along itself, thesis §3.4.6; 0 for a vibrating plate)
 TB_HD void tb_plateState(const double* prm, const double p0[3], double t, double pos[3],
                          double vel[6]) {
   tbu_plateLinear(prm + TB_DRV_AMP, prm + TB_DRV_PHASE, prm[TB_DRV_OMEGA], t, p0, pos, vel);
   tbu_plateAngVel(prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t, vel + 3);
+  for (int i = 0; i < 3; i++) {
+    double drift = prm[TB_DRV_VEL + i];
+    if (drift == 0.0) continue;
+    pos[i] += drift * t;
+    vel[i] += drift;
+  }
 }
 
 // the last plate motion whose initial orientation was worked out, and that orientation: the

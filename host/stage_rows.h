@@ -606,6 +606,12 @@ TB_HD void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w) 
 
 //---- assembly ----------------------------------------------------------------------------------
 
+// a row's b: its velocity at v_free (with the kinematic bodies' motion where it is a velocity
+// row; a position row's gap already holds it) and its bias
+TB_HD double tb_rowFree(const tbModel* m, const tbWork* w, const tbRowJ* r) {
+  return tb_rowVelocity(m, r, w->vfree, r->kind == TB_ROW_VELOCITY ? w->xvel : NULL) + r->bias;
+}
+
 // A = J M^-1 J^T + cfm, b = J v_free + bias; team t splits the rows (row i's owner writes row i
 // of A right of the diagonal and its mirror below)
 TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
@@ -621,8 +627,7 @@ TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
         tb_mulMinv(w, b, ri->J[side], mj);
       }
     }
-    w->b[i] =
-        tb_rowVelocity(m, ri, w->vfree, ri->kind == TB_ROW_VELOCITY ? w->xvel : NULL) + ri->bias;
+    w->b[i] = tb_rowFree(m, w, ri);
   }
   tb_teamSync(t);
   for (int i = t.lane; i < n; i += t.size) {

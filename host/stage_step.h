@@ -21,6 +21,7 @@
 #include "stage_collide.h"
 #include "stage_kinematic.h"
 #include "stage_probe.h"
+#include "stage_quasi.h"
 #include "stage_rows.h"
 #include "stage_tree.h"
 #include "solver.h"
@@ -123,6 +124,8 @@ TB_HD void tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
       tb_failScene(d, s, TB_SCENE_NAN_FAIL);
       return;
     }
+  } else if (m->opt.quasistatic) {
+    tb_quasiPrepare(m, d, s, w);
   } else {
     tb_massInverse(m, w);
     tb_freeVelocity(m, d, s, w);
@@ -167,11 +170,13 @@ TB_HD int tb_solveEqualities(const tbProblem* p, const tbSolverOpt* opt, double*
   return res->converged;
 }
 
-// the solver options of the model's step
+// the solver options of the model's step; in the quasistatic step's rounds b grows as 1 / rho
+// (the applied forces move bodies of mass rho M), so the tolerance is scaled by rho to stay one
+// of the real bodies (a particle at rest moved 7 nm a step otherwise)
 TB_HD tbSolverOpt tb_stepSolverOpt(const tbModel* m) {
   tbSolverOpt so = tb_defaultSolverOpt();
   so.max_iter = m->opt.max_iter;
-  so.tol = m->opt.tol;
+  so.tol = m->opt.quasistatic ? m->opt.tol * TB_QUASI_RHO : m->opt.tol;
   so.sor = m->opt.sor;
   return so;
 }
@@ -247,9 +252,35 @@ TB_HD int tb_plasticRetry(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* 
   return tb_solveRows(t, m, w, res);
 }
 
-// the step's solve by team t: its problem, then tb_plasticRetry; 0, or -1 when the solver does
-// not apply
+// the quasistatic step's solve by team t: proximal-point iterations (stage_quasi.h), each a solve
+// of the step's problem, until the forces balance within the model's tolerance or
+// TB_QUASI_ROUNDS; 0, or -1 when the solver does not apply
+TB_HD int tb_quasiSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+  int iterations = 0;
+  for (int round = 1;; round++) {
+    int rc = tb_solveRows(t, m, w, res);
+    if (rc) return rc;
+    iterations += res->iterations;
+    tb_teamSync(t);
+    double balance = t.lane == 0 ? tb_quasiBalance(m, w) : 0.0;
+    int done = tb_teamAll(t, t.lane != 0 || balance <= m->opt.tol || round == TB_QUASI_ROUNDS);
+    if (t.lane == 0) tb_quasiNext(m, w, done);
+    tb_teamSync(t);
+    if (done) {
+      res->iterations = iterations;
+      if (t.lane == 0 && balance > m->opt.tol) {
+        res->converged = 0;
+        res->residual = balance > res->residual ? balance : res->residual;
+      }
+      return 0;
+    }
+  }
+}
+
+// the step's solve by team t: its problem, then tb_plasticRetry (or the quasistatic step's
+// rounds); 0, or -1 when the solver does not apply
 TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+  if (m->opt.quasistatic) return tb_quasiSolve(t, m, w, res);
   int rc = tb_solveRows(t, m, w, res);
   return rc ? rc : tb_plasticRetry(t, m, w, res);
 }
@@ -268,7 +299,7 @@ TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tb
   tb_saveWarm(d, s, w);
   if (m->nq > 0) {
     tb_treeApply(m, w);
-  } else {
+  } else if (!m->opt.quasistatic) {  // (its last round left v+ in vfree)
     tb_applyImpulse(m, w);
   }
   int finite = tb_integrate(m, d, s, w) && (m->nq == 0 || tb_treeIntegrate(m, d, s, w)) &&

@@ -246,6 +246,35 @@ TEST(TreeLayoutTest, ConeLimitedBallIsBitwiseTheCpuLayout) {
   }
 }
 
+TEST(QuasistaticLayoutTest, PushAndFenceAreBitwiseTheCpuLayout) {
+  // the quasistatic step's proximal rounds (stage_quasi.h) by a team and in every device layout,
+  // each scene its own push or friction, under both cones
+  struct Case {
+    const char* scene;
+    const char* param;
+    double base, step;
+    int nstep;
+  };
+  const Case cases[] = {{"qs-push", "offset", -0.03, 0.01, 500}, {"qs-fence", "mu", 0.0, 0.2, 300}};
+  for (const Case& c : cases) {
+    for (int cone = 0; cone < 2; cone++) {
+      auto vary = [&](Scene& sc) {
+        for (int s = 0; s < 6; s++) sc.set(c.param, c.base + c.step * s, s);
+        sc.reset();
+      };
+      Scene a(c.scene, 6, {}, cone);
+      vary(a);
+      ASSERT_EQ(tb_rollout(a.m, a.d, 0, 6, c.nstep, nullptr), TB_OK) << tb_lastError();
+      for (Layout layout : kLayouts) {
+        Scene b(c.scene, 6, {}, cone);
+        vary(b);
+        deviceLayoutRollout(b.m, b.d, c.nstep, nullptr, nullptr, layout);
+        EXPECT_EQ(firstDifference(a.d, b.d), "") << kLayoutName[layout] << " " << c.scene;
+      }
+    }
+  }
+}
+
 // every step solver by a team (PGS, prox and auto shared among its members, the others on its
 // lead) and in one of the other layouts in turn (the solvers' scratch is slot-strided like the
 // rest)

@@ -159,7 +159,7 @@ typedef struct tbDriverDef {
                                   // rocking: alpha (rad/s^2), T (s, > 0), d (m) in amp[0..2]
   double phase[6];                // plate: C_1..C_6 (rad)
   double omega;                   // plate: angular frequency (rad/s), thesis default 66 pi
-  double vel[6];                  // constvel: [v; w] world
+  double vel[6];                  // constvel: [v; w] world; plate: [v] a drift added (m/s)
   int nkey;                       // keyframes: count (>= 1)
   double key_t[TB_MAXKEY];        // s, strictly increasing
   double key_pos[TB_MAXKEY][3];   // m
@@ -188,6 +188,10 @@ typedef struct tbOption {
   double sor;               // over-relaxation factor in (0, 2)
   int warmstart;            // 1: start from the previous step's impulses
   int maxcon;               // contact capacity per scene; 0: the bound implied by the shapes
+  // 1: the quasistatic step of thesis §3.4 (Trinkle, Berard & Pang): no inertia, each step the
+  // displacement that balances the applied forces against the contacts (Model-DQC with the
+  // exact cone, Model-DLC with the pyramid); needs a Newton solver (tb_checkQuasistatic)
+  int quasistatic;
 } tbOption;
 tbOption tb_defaultOption(void);
 
