@@ -254,7 +254,7 @@ TB_HD int tb_plasticRetry(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* 
 
 // the quasistatic step's solve by team t: proximal-point iterations (stage_quasi.h), each a solve
 // of the step's problem, until the forces balance within the model's tolerance or
-// TB_QUASI_ROUNDS; 0, or -1 when the solver does not apply
+// TB_QUASI_ROUNDS; 0, -1 when the solver does not apply, or TB_QUASI_UNBALANCED
 TB_HD int tb_quasiSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   int iterations = 0;
   for (int round = 1;; round++) {
@@ -272,7 +272,7 @@ TB_HD int tb_quasiSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* re
         res->converged = 0;
         res->residual = balance > res->residual ? balance : res->residual;
       }
-      return 0;
+      return balance > TB_QUASI_NO_BALANCE ? TB_QUASI_UNBALANCED : 0;
     }
   }
 }
@@ -330,12 +330,16 @@ TB_HD int tb_stepSetUp(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) 
   return 1;
 }
 
-// the step's end after its solve (rc, res): a solver that did not apply fails the scene, else
-// tb_stepFinish
+// the step's end after its solve (rc, res): a solver that did not apply, or a quasistatic step
+// without equilibrium, fails the scene, else tb_stepFinish
 TB_HD void tb_stepEnd(const tbModel* m, tbData* d, int s, tbWork* w, int rc,
                       const tbSolveResult* res) {
   if (rc) {
-    tb_failScene(d, s, TB_SCENE_SOLVER_FAIL);
+    tb_failScene(d, s, rc == TB_QUASI_UNBALANCED ? TB_SCENE_BALANCE_FAIL : TB_SCENE_SOLVER_FAIL);
+    if (rc == TB_QUASI_UNBALANCED) {  // the forces' miss is the scene's residual
+      d->resid_last[s] = res->residual;
+      d->resid_max[s] = fmax(d->resid_max[s], res->residual);
+    }
   } else {
     tb_stepFinish(m, d, s, w, res);
   }

@@ -238,6 +238,7 @@ void tb_statusText(int status, char* buf, size_t n) {
               {TB_SCENE_OVERFLOW_FAIL, "contact-overflow"},
               {TB_SCENE_SOLVER_FAIL, "solver-inapplicable"},
               {TB_SCENE_START_FAIL, "starts-buried"},
+              {TB_SCENE_BALANCE_FAIL, "no-equilibrium"},
               {TB_SCENE_UNCONVERGED, "unconverged"}};
   size_t len = 0;
   buf[0] = 0;

@@ -11,6 +11,7 @@
 
 #include <tumble/mjcf.h>
 #include <tumble/scenes.h>
+#include <tumble/sweep.h>
 #include <tumble/tumble.h>
 
 #include "engine.h"
@@ -234,6 +235,27 @@ TEST(QuasistaticTest, MjcfChoosesTheQuasistaticStep) {
   EXPECT_EQ(tb_loadMJCF(text.c_str()), nullptr);
   EXPECT_NE(std::string(tb_lastError()).find("tumble_option_quasistatic"), std::string::npos)
       << tb_lastError();
+}
+
+TEST(QuasistaticTest, AStepWithoutEquilibriumStopsItsSceneOnly) {
+  // scene 1 pulled sideways beyond what the floor holds (6 > mu g = 4.9 m/s^2): no quasistatic
+  // answer, the scene stops at its first step. Scene 2's fence swings past the wall (0.65 +
+  // 0.4 sin t reaches 1 at t = 1.07 s): no place is left for the point, the forces still
+  // balance (fence and wall push against each other) but the contacts cannot hold, as in a
+  // dynamic step: unconverged, a warning with its residual. Scene 0 runs its whole period.
+  Scene sc("qs-fence", 3);
+  sc.set("gravity_x", 6.0, 1);
+  sc.set("fence_x0", 0.65, 2);
+  sc.reset();
+  sc.run(629);
+  EXPECT_EQ(sc.d->status[0], 0);
+  EXPECT_EQ(sc.d->status[1], TB_SCENE_BALANCE_FAIL);
+  EXPECT_EQ(sc.d->fail_step[1], 0);
+  EXPECT_EQ(sc.d->status[2], TB_SCENE_UNCONVERGED);
+  for (int s = 1; s < 3; s++) EXPECT_GT(sc.d->resid_max[s], 1e-3) << s;
+  char text[64];
+  tb_statusText(sc.d->status[1], text, sizeof(text));
+  EXPECT_STREQ(text, "no-equilibrium");
 }
 
 TEST(QuasistaticTest, BadSettingsAreNamed) {

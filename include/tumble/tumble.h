@@ -389,7 +389,8 @@ enum {
   TB_SCENE_UNCONVERGED = 4,    // a step's solver stopped above tolerance
   TB_SCENE_SOLVER_FAIL = 8,    // the model's solver does not apply to a step's problem
   TB_SCENE_START_FAIL = 16,    // the start sinks a shape into another (tb_buriedContact)
-  TB_SCENE_FAILMASK = 1 | 2 | 8 | 16,
+  TB_SCENE_BALANCE_FAIL = 32,  // a quasistatic step found no equilibrium (stage_quasi.h)
+  TB_SCENE_FAILMASK = 1 | 2 | 8 | 16 | 32,
 };
 
 // The batch's per-scene arrays, declared once: (type, name, count per scene). The table gives

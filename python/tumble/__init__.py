@@ -18,10 +18,12 @@ from . import _tumble
 
 __all__ = ["Batch", "Error", "Model", "Rollout", "estimate_fit", "estimate_pf", "grasp",
            "plate_field", "plate_optimize", "plate_motions", "scenes", "STATUS_NAN",
-           "STATUS_OVERFLOW", "STATUS_UNCONVERGED", "STATUS_SOLVER", "STATUS_START"]
+           "STATUS_OVERFLOW", "STATUS_UNCONVERGED", "STATUS_SOLVER", "STATUS_START",
+           "STATUS_BALANCE"]
 
 # per-scene status bits (tumble.h): all but STATUS_UNCONVERGED stop the scene
 STATUS_NAN, STATUS_OVERFLOW, STATUS_UNCONVERGED, STATUS_SOLVER, STATUS_START = 1, 2, 4, 8, 16
+STATUS_BALANCE = 32
 
 
 @dataclass
@@ -53,7 +55,8 @@ class Rollout:
 
     @property
     def failed(self):
-        return (self.status & (STATUS_NAN | STATUS_OVERFLOW | STATUS_SOLVER | STATUS_START)) != 0
+        return (self.status & (STATUS_NAN | STATUS_OVERFLOW | STATUS_SOLVER | STATUS_START |
+                               STATUS_BALANCE)) != 0
 
 
 def _rollout(self, steps, record_every=0, device="auto", threads=0, chunk=0, precision="fp64"):
