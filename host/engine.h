@@ -56,7 +56,7 @@ typedef struct tbRowJ {
   X(double, xvel, tb_cap(m->nbody) * 6)                     \
   X(double, minv, tb_cap(m->nbody) * 12)                    \
   X(double, vfree, tb_cap(m->nbody) * 6)                    \
-  X(double, qsf, tb_cap(m->nbody) * 18)                     \
+  X(double, qsf, tb_cap(tb_quasiWords(m)))                  \
   X(tbGeomPose, gpose, tb_cap(m->ngeom))                    \
   X(double, greach, tb_cap(m->ngeom))                       \
   X(tbContactPoint, con, tb_cap(m->maxcon))                 \
@@ -143,6 +143,11 @@ TB_HD size_t tb_sceneWords(const tbModel* m) {
 // a capacity of at least one (arrays of zero objects still get a slot)
 TB_HD size_t tb_cap(int n) {
   return (size_t)(n > 0 ? n : 1);
+}
+
+// the quasistatic step's words in a slot (stage_quasi.h: h f_app, the force balance, its scale)
+TB_HD int tb_quasiWords(const tbModel* m) {
+  return m->opt.quasistatic ? 18 * m->nbody : 0;
 }
 
 // bytes from one slot of an array to the next: whole cache lines, so that threads stepping in

@@ -260,20 +260,28 @@ TB_HD int tb_quasiSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* re
   for (int round = 1;; round++) {
     int rc = tb_solveRows(t, m, w, res);
     if (rc) return rc;
-    iterations += res->iterations;
     tb_teamSync(t);
-    double balance = t.lane == 0 ? tb_quasiBalance(m, w) : 0.0;
-    int done = tb_teamAll(t, t.lane != 0 || balance <= m->opt.tol || round == TB_QUASI_ROUNDS);
-    if (t.lane == 0) tb_quasiNext(m, w, done);
-    tb_teamSync(t);
-    if (done) {
-      res->iterations = iterations;
-      if (t.lane == 0 && balance > m->opt.tol) {
-        res->converged = 0;
-        res->residual = balance > res->residual ? balance : res->residual;
-      }
-      return balance > TB_QUASI_NO_BALANCE ? TB_QUASI_UNBALANCED : 0;
+    int lead = t.lane == 0;
+    double balance = lead ? tb_quasiBalance(m, w) : 0.0;
+    // a non-finite balance ends the rounds too: the integration then flags the scene diverged
+    int settled = balance <= m->opt.tol,
+        end = settled || round == TB_QUASI_ROUNDS || isnan(balance);
+    int done = tb_teamAll(t, !lead || end);
+    int lost = tb_teamAll(t, !lead || (!settled && balance > TB_QUASI_NO_BALANCE));
+    if (lead) {
+      iterations += res->iterations;
+      tb_quasiNext(m, w, done);
     }
+    tb_teamSync(t);
+    if (!done) continue;
+    if (lead) {
+      res->iterations = iterations;
+      if (!settled) {
+        res->converged = 0;
+        res->residual = fmax(balance, res->residual);
+      }
+    }
+    return lost ? TB_QUASI_UNBALANCED : 0;
   }
 }
 

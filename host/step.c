@@ -115,6 +115,10 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
 int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const char* stem,
                       int* written) {
   *written = 0;
+  if (m->opt.quasistatic) {
+    // its problems are the proximal rounds' (stage_quasi.h), not one problem of the step
+    return tb_setError("--export-problems: a quasistatic step solves several problems, not one");
+  }
   tbWork* w = tb_newWork(m);
   if (!w) return TB_ERR_MEMORY;
   int rc = TB_OK;

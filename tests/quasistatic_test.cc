@@ -40,7 +40,7 @@ struct FenceRun {
     z.push_back(sc.pos(p)[2]);
     for (int k = 0; k < nstep; k++) {
       tb_stepScene(sc.m, sc.d, 0, w);
-      unconverged += !(sc.d->resid_last[0] <= sc.m->opt.tol);
+      unconverged += (sc.d->status[0] & TB_SCENE_UNCONVERGED) != 0;
       double fz = 0.0;
       int nc = tb_stepContacts(sc.m, w, cf.data());
       for (int c = 0; c < nc; c++) {
@@ -99,6 +99,7 @@ TEST(QuasistaticTest, FrictionlessDlcKeepsThePointBetweenFenceAndWall) {
   const int n = 629;
   FenceRun r(TB_CONE_PYRAMID, 0.0, n);
   EXPECT_EQ(r.unconverged, 0);
+  EXPECT_EQ(r.status, 0);
   for (int k = 1; k <= n; k++) {
     EXPECT_GE(r.x[k], fenceX(k * h) - 1e-9) << k;
     EXPECT_LE(r.x[k], 1.0 + 1e-9) << k;
@@ -145,7 +146,7 @@ struct PushRun {
     tbWork* w = tb_newWork(sc.m);
     for (int k = 0; k < nstep; k++) {
       tb_stepScene(sc.m, sc.d, 0, w);
-      unconverged += !(sc.d->resid_last[0] <= sc.m->opt.tol);
+      unconverged += (sc.d->status[0] & TB_SCENE_UNCONVERGED) != 0;
       const double* q = sc.quat(part);
       x.push_back(sc.pos(part)[0]);
       y.push_back(sc.pos(part)[1]);
@@ -189,10 +190,13 @@ TEST(QuasistaticTest, PusherMovesThePartOnlyWhileTouching) {
     EXPECT_NEAR(mirror.yaw[k], -off.yaw[k], 1e-9) << k;
   }
   // Model-DLC (the tripods' friction on 8-facet pyramids) turns it the same way, and converges
-  // (a tripod beside a shape contact under the pyramid once found its scratch too small)
-  PushRun dlc(-0.02, n, 0, TB_CONE_PYRAMID);
+  // (a tripod beside a shape contact under the pyramid once found its scratch too small, in the
+  // dynamic step too: solver-inapplicable at the first touch)
+  PushRun dlc(-0.02, n, 0, TB_CONE_PYRAMID), dyn(-0.02, n, 1, TB_CONE_PYRAMID);
   EXPECT_EQ(dlc.unconverged, 0);
   EXPECT_EQ(dlc.status, 0);
+  EXPECT_EQ(dyn.status & TB_SCENE_FAILMASK, 0);
+  EXPECT_GT(dyn.yaw[n - 1], 0.1);
   EXPECT_NEAR(dlc.yaw[n - 1], off.yaw[n - 1], 0.1 * off.yaw[n - 1]);
 }
 
@@ -258,20 +262,57 @@ TEST(QuasistaticTest, AStepWithoutEquilibriumStopsItsSceneOnly) {
   EXPECT_STREQ(text, "no-equilibrium");
 }
 
-TEST(QuasistaticTest, BadSettingsAreNamed) {
-  // restitution has nothing to act on
+// a quasistatic model of one sphere: restitution e, a parameter "e" on it, and with `minimal` a
+// minimal revolute joint to the world; compiled (NULL, the error set, when refused)
+tbModel* oneSphere(int quasistatic, double e, int minimal) {
   tbModel* m = tb_newModel();
-  m->opt.quasistatic = 1;
-  m->opt.solver = TB_SOLVER_MNCP_PLM;
+  m->opt.quasistatic = quasistatic;
   tbBodyDef bd = tb_defaultBodyDef();
   int b = tb_addBody(m, &bd);
   tbGeomDef gd = tb_defaultGeomDef();
   gd.body = b;
-  gd.restitution = 0.5;
-  tb_addGeom(m, &gd);
-  EXPECT_NE(tb_compileModel(m), TB_OK);
-  EXPECT_NE(std::string(tb_lastError()).find("restitution"), std::string::npos) << tb_lastError();
+  gd.restitution = e;
+  int g = tb_addGeom(m, &gd);
+  int p = tb_addParam(m, "e", "", "restitution", 0.0, 1.0, 0);
+  tb_paramTarget(m, p, TB_F_GEOM_REST, g, 0);
+  if (minimal) {
+    tbJointDef jd = tb_defaultJointDef();
+    jd.body_a = b;
+    jd.body_b = -1;
+    jd.axis[1] = 1.0;
+    jd.minimal = 1;
+    tb_addJoint(m, &jd);
+  }
+  if (tb_compileModel(m) == TB_OK) return m;
   tb_freeModel(m);
+  return nullptr;
+}
+
+// the last error holds `what`
+void expectError(const char* what) {
+  EXPECT_NE(std::string(tb_lastError()).find(what), std::string::npos) << tb_lastError();
+}
+
+TEST(QuasistaticTest, BadSettingsAreNamed) {
+  EXPECT_EQ(oneSphere(2, 0.0, 0), nullptr);
+  expectError("option quasistatic 2 must be 0 or 1");
+  // restitution has nothing to act on: in the model, or in one scene's parameters
+  EXPECT_EQ(oneSphere(1, 0.5, 0), nullptr);
+  expectError("geom 0: restitution 0.5");
+  Scene sc(oneSphere(1, 0.0, 0), 2);
+  sc.set("e", 0.3, 1);
+  EXPECT_NE(tb_resetData(sc.m, sc.d), TB_OK);
+  expectError("scene 1: geom 0: restitution 0.3");
+  // a tree's coordinates are not its unknowns
+  EXPECT_EQ(oneSphere(1, 0.0, 1), nullptr);
+  expectError("no minimal-coordinate joints");
+  // one problem per step is what the export writes
+  Scene fence("qs-fence", 1);
+  fence.reset();
+  int written = 0;
+  EXPECT_NE(tb_exportProblems(fence.m, fence.d, 10, 1, "/tmp/never", &written), TB_OK);
+  expectError("a quasistatic step solves several problems");
+  EXPECT_EQ(written, 0);
 }
 
 }  // namespace

@@ -190,7 +190,8 @@ typedef struct tbOption {
   int maxcon;               // contact capacity per scene; 0: the bound implied by the shapes
   // 1: the quasistatic step of thesis §3.4 (Trinkle, Berard & Pang): no inertia, each step the
   // displacement that balances the applied forces against the contacts (Model-DQC with the
-  // exact cone, Model-DLC with the pyramid); needs a Newton solver (tb_checkQuasistatic)
+  // exact cone, Model-DLC with the pyramid), in proximal rounds each solved by `solver` (auto
+  // converges on the built-in quasistatic scenes, PGS alone may stall)
   int quasistatic;
 } tbOption;
 tbOption tb_defaultOption(void);
