@@ -117,7 +117,7 @@ int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const c
   *written = 0;
   if (m->opt.quasistatic) {
     // its problems are the proximal rounds' (stage_quasi.h), not one problem of the step
-    return tb_setError("--export-problems: a quasistatic step solves several problems, not one");
+    return tb_setError("a quasistatic step solves several problems, not one");
   }
   tbWork* w = tb_newWork(m);
   if (!w) return TB_ERR_MEMORY;
