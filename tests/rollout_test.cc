@@ -258,6 +258,31 @@ TEST(GpuTreeTest, ConeLimitedBallMatchesTheCpuPath) {
   }
 }
 
+// the quasistatic step's rounds (stage_quasi.h) on the GPU: pushes across the part's face and
+// fence swings with their own friction, past the first touch (step 225 of qs-push), both cones
+TEST(GpuQuasistaticTest, PushAndFenceMatchTheCpuPath) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    const char* scene;
+    const char* param;
+    double lo, hi;
+    int nstep;
+  };
+  for (const Case& c :
+       {Case{"qs-push", "offset", -0.025, 0.025, 600}, Case{"qs-fence", "mu", 0.1, 1.0, 400}}) {
+    for (int cone = 0; cone < 2; cone++) {
+      Scene cpu(c.scene, 512, {}, cone), gpu(c.scene, 512, {}, cone);
+      for (Scene* sc : {&cpu, &gpu}) {
+        for (int s = 0; s < 512; s++) sc->set(c.param, c.lo + (c.hi - c.lo) * s / 511.0, s);
+        sc->reset();
+      }
+      ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, cpu, c.nstep), TB_OK) << tb_lastError();
+      ASSERT_EQ(rolloutOn(TB_DEVICE_GPU, gpu, c.nstep), TB_OK) << tb_lastError();
+      expectClose(cpu, gpu, 1e-7, c.scene);
+    }
+  }
+}
+
 // every step solver runs on the GPU: box stacks (exact cone; the pyramid for the LCP solvers),
 // the LM solvers in the fused kernel with their in-kernel factorizations
 TEST(GpuSolverTest, EverySolverMatchesTheCpuPath) {
