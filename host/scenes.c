@@ -295,21 +295,20 @@ static void tb_sceneFallingParticles(tbModel* m, const tbBuild* bo) {
   tb_optionParams(m);
 }
 
-// thesis §7.6.2's sliding block on the planar 2.5D model: a 10 x 6 cm, 0.5 kg block launched
-// across a table on a support tripod (the thesis gives no dimensions; these are stated ones),
-// observed in x, y and its turn at 100 Hz. Parameters mu (support friction), mass, the
+// thesis §7.6.2's sliding block on the planar 2.5D model: the tripod box launched across a
+// table, observed in x, y and its turn at 100 Hz. Parameters mu (support friction), mass, the
 // initial pose and twist, the tripod points and dt.
-static void tb_sceneTripodBlock(tbModel* m) {
+// a planar 10 x 6 cm, 0.5 kg box on a support tripod (mu 0.33) starting at twist vel, its shape's
+// own friction mu (the thesis gives no dimensions; these are stated ones); returns its body
+static int tb_tripodBox(tbModel* m, const char* name, const double vel[6], double mu) {
   const double hx = 0.05, hy = 0.03, mass = 0.5;
   tbBodyDef bd = tb_defaultBodyDef();
-  bd.name = "block";
+  bd.name = name;
   bd.mass = mass;
   bd.inertia[0] = bd.inertia[1] = 1.0;  // locked axes
   bd.inertia[2] = mass * (4.0 * hx * hx + 4.0 * hy * hy) / 12.0;
   bd.lock = TB_LOCK_PLANAR;
-  bd.vel[0] = 0.5;
-  bd.vel[1] = 0.1;
-  bd.vel[5] = 2.0;
+  memcpy(bd.vel, vel, sizeof(bd.vel));
   int b = tb_addBody(m, &bd);
   const double box[8] = {-hx, -hy, hx, -hy, hx, hy, -hx, hy};
   tbGeomDef gd = tb_defaultGeomDef();
@@ -317,6 +316,7 @@ static void tb_sceneTripodBlock(tbModel* m) {
   gd.type = TB_GEOM_PRISM;
   gd.nvert = 4;
   gd.vert = box;
+  gd.mu = mu;
   tb_addGeom(m, &gd);
   tbSupportDef sd = tb_defaultSupportDef();
   sd.body = b;
@@ -324,6 +324,12 @@ static void tb_sceneTripodBlock(tbModel* m) {
   const double pts[3][2] = {{0.04, 0.0}, {-0.035, 0.025}, {-0.035, -0.025}};
   memcpy(sd.point, pts, sizeof(pts));
   tb_addSupport(m, &sd);
+  return b;
+}
+
+static void tb_sceneTripodBlock(tbModel* m) {
+  const double vel[6] = {0.5, 0.1, 0.0, 0.0, 0.0, 2.0};
+  int b = tb_tripodBox(m, "block", vel, tb_defaultGeomDef().mu);
   m->opt.timestep = 0.01;
   tb_param1(m, "mu", "", "support friction", 0.0, 1e3, 0, TB_F_SUPPORT, 0, TB_SUP_MU);
   tb_massParam(m, -1, b);
@@ -699,34 +705,14 @@ static void tb_sceneQsFence(tbModel* m) {
             TB_DRV_VEL + 1);
 }
 
-// a pusher tip (a 5 mm disc) moving at constant velocity pushes a planar 10 x 6 cm, 0.5 kg part
-// resting on a support tripod, quasistatic (the needle pushing of thesis §4.3.2 at table scale;
-// the thesis gives no sizes: these are stated). The tip starts 10 cm behind the part's center
-// at y = offset and moves at (speed, 0); the part's own mu is 0, so the tip's mu_pusher acts.
+// a pusher tip (a 5 mm disc) moving at constant velocity pushes the tripod box, quasistatic (the
+// needle pushing of thesis §4.3.2 at table scale; the thesis gives no sizes: these are stated). The
+// tip starts 10 cm behind the part's center at y = offset and moves at (speed, 0); the part's own
+// mu is 0, so the tip's mu_pusher acts.
 static void tb_sceneQsPush(tbModel* m) {
   tb_quasistatic(m);
-  const double hx = 0.05, hy = 0.03, mass = 0.5;
-  tbBodyDef bd = tb_defaultBodyDef();
-  bd.name = "part";
-  bd.mass = mass;
-  bd.inertia[0] = bd.inertia[1] = 1.0;  // locked axes
-  bd.inertia[2] = mass * (4.0 * hx * hx + 4.0 * hy * hy) / 12.0;
-  bd.lock = TB_LOCK_PLANAR;
-  int b = tb_addBody(m, &bd);
-  const double box[8] = {-hx, -hy, hx, -hy, hx, hy, -hx, hy};
-  tbGeomDef gd = tb_defaultGeomDef();
-  gd.body = b;
-  gd.type = TB_GEOM_PRISM;
-  gd.nvert = 4;
-  gd.vert = box;
-  gd.mu = 0.0;
-  tb_addGeom(m, &gd);
-  tbSupportDef sd = tb_defaultSupportDef();
-  sd.body = b;
-  sd.mu = 0.33;
-  const double pts[3][2] = {{0.04, 0.0}, {-0.035, 0.025}, {-0.035, -0.025}};
-  memcpy(sd.point, pts, sizeof(pts));
-  tb_addSupport(m, &sd);
+  const double rest[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  int b = tb_tripodBox(m, "part", rest, 0.0);
   tbBodyDef pb = tb_defaultBodyDef();
   pb.name = "pusher";
   pb.type = TB_BODY_KINEMATIC;
@@ -734,7 +720,9 @@ static void tb_sceneQsPush(tbModel* m) {
   pb.pos[1] = -0.01;
   int p = tb_addBody(m, &pb);
   const double centre[2] = {0.0, 0.0};
+  tbGeomDef gd = tb_defaultGeomDef();
   gd.body = p;
+  gd.type = TB_GEOM_PRISM;
   gd.nvert = 1;
   gd.vert = centre;
   gd.size[0] = 0.005;
