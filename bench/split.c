@@ -7,8 +7,9 @@
 //             joint-space mass matrix (CRBA), bias forces (RNEA) and the factor of M + h C; the
 //             Delassus matrix A = Jq M^-1 Jq^T (J M^-1 J^T in maximal coordinates), b, the warm
 //             start
-//   solve     tb_stepSolve: the step's solver, and tb_plasticRetry's re-solve when one is due (in
-//             the quasistatic step, thesis §3.4, its proximal rounds: stage_quasi.h)
+//   solve     tb_stepAnswer: the step's solver, and tb_plasticRetry's re-solve when one is due (in
+//             the quasistatic step, thesis §3.4, its proximal rounds: stage_quasi.h; with
+//             non-convex corners, thesis §3.2, their rounds: stage_corner.h)
 //   finish    tb_stepEnd: impulses applied, integration, forward kinematics
 // Each configuration runs its whole rollout 3 times; the fastest total is kept. Reported per
 // step over all steps, and over the steps that had rows to solve.
@@ -35,26 +36,31 @@ typedef struct tbbCase {
   const char* solver;
   int pyramid;  // 1: 4 facets, one aligned against the sliding velocity (M&J's MLCP)
   int nstep;
-  int dynamic;  // 1: a quasistatic scene's model stepped by the dynamic (Stewart-Trinkle) step
+  int dynamic;     // 1: a quasistatic scene's model stepped by the dynamic (Stewart-Trinkle) step
+  int halfplanes;  // 1: a corner scene's model with its corners as half-planes (corners = 0)
 } tbbCase;
 
 static const tbbCase kCases[] = {
-    {"chain-wall", "12-link chain, minimal", NULL, "mncp-rlm", 0, 20000, 0},
-    {"chain-wall", "12-link chain, minimal", NULL, "mncp-plm", 0, 20000, 0},
-    {"chain-wall", "12-link chain, minimal", NULL, "mlcp-fb-rlm", 1, 20000, 0},
-    {"chain-wall", "12-link chain, minimal", NULL, "mlcp-fb-plm", 1, 20000, 0},
-    {"chain-wall", "12-link chain, minimal", NULL, "lemke", 1, 20000, 0},
-    {"chain-wall", "12-link chain, minimal", NULL, "pgs", 0, 20000, 0},
-    {"pendulum", "3-link pendulum, minimal", "minimal", "pgs", 0, 2000, 0},
-    {"pendulum", "3-link pendulum, maximal", NULL, "pgs", 0, 2000, 0},
-    {"box-stack", "3 stacked boxes, maximal", NULL, "mncp-rlm", 0, 1000, 0},
-    {"box-stack", "3 stacked boxes, maximal", NULL, "pgs", 0, 1000, 0},
-    {"qs-push", "pushed planar part, quasistatic (DQC)", NULL, "auto", 0, 1000, 0},
-    {"qs-push", "pushed planar part, quasistatic (DLC)", NULL, "auto", 1, 1000, 0},
-    {"qs-push", "pushed planar part, dynamic (ST)", NULL, "auto", 0, 1000, 1},
-    {"qs-fence", "fence-particle, quasistatic (DQC)", NULL, "auto", 0, 629, 0},
-    {"qs-fence", "fence-particle, quasistatic (DLC)", NULL, "auto", 1, 629, 0},
-    {"qs-fence", "fence-particle, dynamic (ST)", NULL, "auto", 0, 629, 1},
+    {"chain-wall", "12-link chain, minimal", NULL, "mncp-rlm", 0, 20000, 0, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "mncp-plm", 0, 20000, 0, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "mlcp-fb-rlm", 1, 20000, 0, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "mlcp-fb-plm", 1, 20000, 0, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "lemke", 1, 20000, 0, 0},
+    {"chain-wall", "12-link chain, minimal", NULL, "pgs", 0, 20000, 0, 0},
+    {"pendulum", "3-link pendulum, minimal", "minimal", "pgs", 0, 2000, 0, 0},
+    {"pendulum", "3-link pendulum, maximal", NULL, "pgs", 0, 2000, 0, 0},
+    {"box-stack", "3 stacked boxes, maximal", NULL, "mncp-rlm", 0, 1000, 0, 0},
+    {"box-stack", "3 stacked boxes, maximal", NULL, "pgs", 0, 1000, 0, 0},
+    {"qs-push", "pushed planar part, quasistatic (DQC)", NULL, "auto", 0, 1000, 0, 0},
+    {"qs-push", "pushed planar part, quasistatic (DLC)", NULL, "auto", 1, 1000, 0, 0},
+    {"qs-push", "pushed planar part, dynamic (ST)", NULL, "auto", 0, 1000, 1, 0},
+    {"qs-fence", "fence-particle, quasistatic (DQC)", NULL, "auto", 0, 629, 0, 0},
+    {"qs-fence", "fence-particle, quasistatic (DLC)", NULL, "auto", 1, 629, 0, 0},
+    {"qs-fence", "fence-particle, dynamic (ST)", NULL, "auto", 0, 629, 1, 0},
+    {"corner-hole", "block over a hole, disjunctive corners", NULL, "pgs", 0, 120, 0, 0},
+    {"corner-hole", "block over a hole, half-planes (ST)", NULL, "pgs", 0, 120, 0, 1},
+    {"corner-finger", "gripper vertex over a corner, disjunctive", NULL, "pgs", 0, 18, 0, 0},
+    {"corner-finger", "gripper vertex over a corner, half-planes (ST)", NULL, "pgs", 0, 18, 0, 1},
 };
 
 enum { SETUP, SOLVE, FINISH, NPHASE };
@@ -77,7 +83,7 @@ static void tbb_step(const tbModel* m, tbData* d, tbWork* w, tbbSplit* sp) {
   t[0] = tbb_now();
   int go = tb_stepSetUp(tb_solo(), m, d, 0, w);
   t[1] = tbb_now();
-  int rc = go ? tb_stepSolve(tb_solo(), m, w, &res) : 0;
+  int rc = go ? tb_stepAnswer(tb_solo(), m, d, 0, w, &res) : 0;
   t[2] = tbb_now();
   if (go) {
     tb_stepEnd(m, d, 0, w, rc, &res);
@@ -106,6 +112,7 @@ static tbModel* tbb_model(const tbbCase* c) {
   tbModel* m = tb_buildScene(i, &b);
   if (m) m->opt.solver = tb_findSolver(c->solver);
   if (m && c->dynamic) m->opt.quasistatic = 0;
+  if (m && c->halfplanes) m->opt.corners = 0;
   return m;
 }
 

@@ -40,6 +40,8 @@ typedef struct tbRowJ {
 //   qsf      the quasistatic step's h f_app, force balance and its scale (stage_quasi.h)
 //   gpose, greach      shapes at the work pose; radius about each shape's origin that holds it
 //   con, con_pair      contacts and their candidate pair
+//   con_twin, con_off  a corner pair's other member (-1: an ordinary contact), and 1 when the
+//                      contact's rows are left out of the round's problem (stage_corner.h)
 //   row .. blk_angle   the rows, M^-1 J^T per row side, warm-start keys and the Delassus problem
 //   eq_factor          the Cholesky factor of a step whose rows are all equalities
 //   dof_S .. tree_F    minimal coordinates (stage_tree.h): the DoFs' motion axes, the
@@ -61,6 +63,8 @@ typedef struct tbRowJ {
   X(double, greach, tb_cap(m->ngeom))                       \
   X(tbContactPoint, con, tb_cap(m->maxcon))                 \
   X(int, con_pair, tb_cap(m->maxcon))                       \
+  X(int, con_twin, tb_cap(m->maxcon))                       \
+  X(int, con_off, tb_cap(m->maxcon))                        \
   X(tbRowJ, row, tb_cap(m->maxrow))                         \
   X(double, row_MJ, tb_cap(m->maxrow) * 12)                 \
   X(int, row_key, tb_cap(m->maxrow))                        \
@@ -143,6 +147,11 @@ TB_HD size_t tb_sceneWords(const tbModel* m) {
 // a capacity of at least one (arrays of zero objects still get a slot)
 TB_HD size_t tb_cap(int n) {
   return (size_t)(n > 0 ? n : 1);
+}
+
+// whether geoms g1 and g2 meet with disjunctive corners (option corners, two prisms)
+TB_HD int tb_cornerPair(const tbModel* m, int g1, int g2) {
+  return m->opt.corners && m->geom_type[g1] == TB_GEOM_PRISM && m->geom_type[g2] == TB_GEOM_PRISM;
 }
 
 // the quasistatic step's words in a slot (stage_quasi.h: h f_app, the force balance, its scale)

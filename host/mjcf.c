@@ -1001,7 +1001,8 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
 // in coordinates, as MuJoCo holds them; "0" or none: rows) into c->minimal,
 // tumble_option_restitution_vmin (m/s: contacts approaching slower stay plastic) and
 // tumble_option_quasistatic ("1": the quasistatic step of thesis §3.4, solved by auto, as the
-// built-in quasistatic scenes) into the model's options; 0, or 2 after an error
+// built-in quasistatic scenes) and tumble_option_corners ("1": planar shapes' corners
+// disjunctive, thesis §3.2) into the model's options; 0, or 2 after an error
 static int tb_mjModelNumerics(tbMj* c) {
   xmlNodePtr n;
   double v = 0.0;
@@ -1017,6 +1018,9 @@ static int tb_mjModelNumerics(tbMj* c) {
     c->m->opt.quasistatic = 1;
     c->m->opt.solver = TB_SOLVER_AUTO;
   }
+  if (tb_mjScalar(c, "option", "corners", &v, &n)) return 2;
+  if (n && v != 0.0 && v != 1.0) return tb_mjFail(c, n, "data %g: 1 (disjunctive) or 0", v);
+  if (n) c->m->opt.corners = (int)v;
   return 0;
 }
 

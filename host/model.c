@@ -681,7 +681,8 @@ static int tb_compilePairs(tbModel* m) {
               "conaffinity",
               g1, g2);
         }
-        int maxc = tbu_collideMax(m->geom_type[g1], m->geom_type[g2]);
+        int maxc = tb_cornerPair(m, g1, g2) ? 2 + 2 * TB_CORNER2D_MAX
+                                            : tbu_collideMax(m->geom_type[g1], m->geom_type[g2]);
         if (maxc == 0) continue;
         if (pass) {
           m->pair_geom[2 * n] = g1;
@@ -841,6 +842,20 @@ static int tb_checkOption(const tbOption* o) {
   return TB_OK;
 }
 
+// option corners: 0 or 1, and only with the dynamic step in maximal coordinates
+static int tb_checkCorners(const tbModel* m) {
+  if (m->opt.corners != 0 && m->opt.corners != 1) {
+    return tb_setError("option corners %d must be 0 or 1", m->opt.corners);
+  }
+  if (m->opt.corners && m->opt.quasistatic) {
+    return tb_setError("option corners: not with the quasistatic step (option quasistatic)");
+  }
+  if (m->opt.corners && m->nq > 0) {
+    return tb_setError("option corners: not with minimal-coordinate joints");
+  }
+  return TB_OK;
+}
+
 int tb_checkQuasistatic(const tbModel* m, const double* vary) {
   if (m->opt.quasistatic != 0 && m->opt.quasistatic != 1) {
     return tb_setError("option quasistatic %d must be 0 or 1", m->opt.quasistatic);
@@ -869,6 +884,7 @@ int tb_compileModel(tbModel* m) {
   if (rc == TB_OK) rc = tb_compilePlanar(m);
   if (rc == TB_OK) rc = tb_compileJoints(m);
   if (rc == TB_OK) rc = tb_compileTree(m);
+  if (rc == TB_OK) rc = tb_checkCorners(m);
   if (rc == TB_OK) rc = tb_compileDrivers(m);
   if (rc == TB_OK) rc = tb_compilePairs(m);
   if (rc == TB_OK) rc = tb_compileVary(m);

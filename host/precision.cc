@@ -104,6 +104,7 @@ f::tbOption convOption(const tbOption& o) {
   r.warmstart = o.warmstart;
   r.maxcon = o.maxcon;
   r.quasistatic = o.quasistatic;
+  r.corners = o.corners;
   return r;
 }
 

@@ -79,6 +79,20 @@ static const tbSceneInfo tb_scenes[] = {
      1000,
      0,
      {{0}}},
+    {"corner-hole",
+     "thesis §3.2 / Fig. 3.1, vertical plane: a block slides over a hole whose far wall is "
+     "diagonal; with corners=0 it catches on the wall's fictitious extension",
+     120,
+     1,
+     {{"corners", "", "1: disjunctive non-convex corners, 0: each contact a half-plane", 1.0, 0.0,
+       1.0, 1}}},
+    {"corner-finger",
+     "thesis §3.2 / Fig. 4.8, vertical plane: a gripper's vertex pressed onto a 12-gon part "
+     "slides over its corner and down the next edge; with corners=0 it bounces",
+     18,
+     1,
+     {{"corners", "", "1: disjunctive non-convex corners, 0: each contact a half-plane", 1.0, 0.0,
+       1.0, 1}}},
 };
 
 #define TB_NSCENE ((int)(sizeof(tb_scenes) / sizeof(tb_scenes[0])))
@@ -759,6 +773,105 @@ static int tb_checkBuild(int i, const tbBuild* b) {
   return TB_OK;
 }
 
+//---- non-convex corners (thesis §3.2) -----------------------------------------------------------
+
+// a frictionless prism of n vertices (x, y pairs) on body b (a contact takes the larger mu of
+// its two shapes: a scene's mu parameter then sets its moving body's)
+static void tb_prismOf(tbModel* m, int b, const double* vert, int n) {
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  gd.type = TB_GEOM_PRISM;
+  gd.nvert = n;
+  gd.vert = vert;
+  gd.mu = 0.0;
+  tb_addGeom(m, &gd);
+}
+
+// a static body at the origin; returns it
+static int tb_staticBody(tbModel* m, const char* name) {
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = name;
+  bd.type = TB_BODY_STATIC;
+  return tb_addBody(m, &bd);
+}
+
+// a planar body in the vertical xy plane (gravity along -y) carrying one prism; returns it
+static int tb_cornerBody(tbModel* m, const char* name, double mass, double izz, const double* vert,
+                         int n, const double pos[2], double vx) {
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = name;
+  bd.mass = mass;
+  bd.inertia[0] = bd.inertia[1] = 1.0;  // locked axes
+  bd.inertia[2] = izz;
+  bd.lock = TB_LOCK_PLANAR;
+  bd.pos[0] = pos[0];
+  bd.pos[1] = pos[1];
+  bd.vel[0] = vx;
+  int b = tb_addBody(m, &bd);
+  tb_prismOf(m, b, vert, n);
+  return b;
+}
+
+// a corner scene's options: its corners as built, gravity gy along y in the vertical plane
+static void tb_cornerOptions(tbModel* m, const tbBuild* bo, double gy) {
+  m->opt.corners = (int)bo->opt[0];
+  m->opt.gravity[1] = gy;
+  m->opt.gravity[2] = 0.0;
+}
+
+// Fig. 3.1 (the thesis draws it, without numbers; these are stated ones): ground x <= -0.15 and a
+// slab from x = 0.1 whose left wall runs at 45 degrees down to (-0.1, -0.2), both topped at y = 0;
+// a 0.6 x 0.1 m, 1 kg block slides at 1 m/s, frictionless, h = 0.01 s. The block always rests on
+// one side, so it slides past the hole at constant speed; its lower right corner meets the wall's
+// top corner level with it. Parameters x0, vx0, mu (the block's), dt, gravity.
+static void tb_sceneCornerHole(tbModel* m, const tbBuild* bo) {
+  tb_cornerOptions(m, bo, -9.81);
+  m->opt.timestep = 0.01;
+  int g = tb_staticBody(m, "ground");
+  static const double left[8] = {-1.0, -0.2, -0.15, -0.2, -0.15, 0.0, -1.0, 0.0};
+  static const double right[8] = {-0.1, -0.2, 1.0, -0.2, 1.0, 0.0, 0.1, 0.0};
+  tb_prismOf(m, g, left, 4);
+  tb_prismOf(m, g, right, 4);
+  const double hx = 0.3, hy = 0.05, mass = 1.0;
+  static const double box[8] = {-0.3, -0.05, 0.3, -0.05, 0.3, 0.05, -0.3, 0.05};
+  const double pos[2] = {-0.6, hy};
+  int b = tb_cornerBody(m, "block", mass, mass * (4.0 * hx * hx + 4.0 * hy * hy) / 12.0, box, 4,
+                        pos, 1.0);
+  tb_param1(m, "x0", "m", "initial x of the block's center", -0.7, 0.7, 0, TB_F_BODY_POS, b, 0);
+  tb_param1(m, "vx0", "m/s", "initial speed", -1e3, 1e3, 0, TB_F_BODY_VEL, b, 0);
+  tb_param1(m, "mu", "", "the block's friction", 0.0, 1e3, 0, TB_F_GEOM_MU, 2, 0);
+  tb_optionParams(m);
+}
+
+// Fig. 4.8 (no numbers in the thesis; these are stated ones): a static regular 12-gon part of
+// circumradius 21 mm (the lock "slightly more than 40 mm in diameter", §4.3.1) with an edge on
+// top, and a gripper finger, a 10 x 10 mm triangle of 50 g that cannot turn, its vertex down on
+// the top edge's middle, sliding at 0.2 m/s frictionless and pressed on by 200 m/s^2 (the
+// gripper's squeeze, as gravity_y), h = 2 ms. Over the corner it drops onto the next edge, which
+// falls away at 30 degrees, within a step (it would fly 1.2 ms). Parameters vx0, mu (the
+// finger's), dt, gravity.
+static void tb_sceneCornerFinger(tbModel* m, const tbBuild* bo) {
+  tb_cornerOptions(m, bo, -200.0);
+  m->opt.timestep = 0.002;
+  int p = tb_staticBody(m, "part");
+  double gon[24];
+  const double R = 0.021;
+  for (int k = 0; k < 12; k++) {  // vertex k at 90 - 15 + 30 k degrees: edge 11 -> 0 on top
+    double a = (75.0 + 30.0 * k) * TB_PI / 180.0;
+    gon[2 * k] = R * cos(a);
+    gon[2 * k + 1] = R * sin(a);
+  }
+  tb_prismOf(m, p, gon, 12);
+  // the triangle about its centroid, the vertex 2/3 of its height below
+  static const double tri[6] = {0.0, -0.02 / 3.0, 0.005, 0.01 / 3.0, -0.005, 0.01 / 3.0};
+  const double pos[2] = {0.0, R * cos(15.0 * TB_PI / 180.0) + 0.02 / 3.0};
+  int b = tb_cornerBody(m, "finger", 0.05, 1.0, tri, 3, pos, 0.2);
+  m->bdef[b].lock |= TB_LOCK_RZ;
+  tb_param1(m, "vx0", "m/s", "initial speed", -1e3, 1e3, 0, TB_F_BODY_VEL, b, 0);
+  tb_param1(m, "mu", "", "the finger's friction", 0.0, 1e3, 0, TB_F_GEOM_MU, 1, 0);
+  tb_optionParams(m);
+}
+
 tbModel* tb_buildScene(int i, const tbBuild* b) {
   tb_clearError();
   if (i < 0 || i >= TB_NSCENE) {
@@ -804,6 +917,12 @@ tbModel* tb_buildScene(int i, const tbBuild* b) {
       break;
     case 11:
       tb_sceneQsPush(m);
+      break;
+    case 12:
+      tb_sceneCornerHole(m, b);
+      break;
+    case 13:
+      tb_sceneCornerFinger(m, b);
       break;
     default:
       tb_scenePlateBlock(m, TB_DRIVER_PLATE);

@@ -65,8 +65,15 @@ TB_HD int tb_buriedContact(const tbModel* m, const tbWork* w) {
   return 0;
 }
 
-// every contact of the scene at the work pose; 0, or -1 when they overflow the capacity (none
-// is dropped: the caller stops the scene)
+// the index of the other member of contact c's corner pair (feature f), -1 for an ordinary one:
+// a pair's members come one after the other, member 0 first
+TB_HD int tb_cornerTwin(int f, int c) {
+  if (f < TB_CORNER2D_FEATURE) return -1;
+  return (f - TB_CORNER2D_FEATURE) & 1 ? c - 1 : c + 1;
+}
+
+// every contact of the scene at the work pose, corner pairs linked by con_twin; 0, or -1 when
+// they overflow the capacity (none is dropped: the caller stops the scene)
 TB_HD int tb_collide(const tbModel* m, tbWork* w) {
   tb_posedGeoms(m, w);
   // the active set holds every pair that could touch within the step (thesis §4.2.1): the
@@ -85,12 +92,16 @@ TB_HD int tb_collide(const tbModel* m, tbWork* w) {
     if (tbg_clearOfPlane(ga, gb, w->greach[g2], margin) ||
         tbg_clearOfPlane(gb, ga, w->greach[g1], margin))
       continue;
-    int n = tbu_collide(ga, gb, margin, buf);
+    int corners = tb_cornerPair(m, g1, g2);
+    int n =
+        corners ? tbg_collidePrismCorners(ga, gb, margin, buf) : tbu_collide(ga, gb, margin, buf);
     // never drop a contact: running out of room stops the scene instead
     if (w->ncon + n > m->maxcon) return -1;
     for (int i = 0; i < n; i++) {
       w->con[w->ncon] = buf[i];
       w->con_pair[w->ncon] = p;
+      w->con_twin[w->ncon] = corners ? tb_cornerTwin(buf[i].feature, w->ncon) : -1;
+      w->con_off[w->ncon] = 0;
       w->ncon++;
     }
   }

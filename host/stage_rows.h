@@ -450,6 +450,22 @@ TB_HD void tb_softContact(const tbModel* m, const tbWork* w, int g0, int g1, tbR
   tb_softRow(nrow, w->h, soft[0], soft[1]);
 }
 
+// the warm-start key of contact ci's normal row (its tangent rows follow it)
+TB_HD int tb_contactKey(const tbWork* w, int ci) {
+  return 1 + 4 * (TB_NFEATURE * w->con_pair[ci] + w->con[ci].feature);
+}
+
+// contact ci's normal row (its Jacobian) and lever arms ra, rb from its bodies' centers
+TB_HD void tb_contactNormalRow(const tbModel* m, const tbWork* w, int ci, tbRowJ* row, double ra[3],
+                               double rb[3]) {
+  const tbContactPoint* c = &w->con[ci];
+  int pair = w->con_pair[ci];
+  int a = m->geom_body[m->pair_geom[2 * pair]], b = m->geom_body[m->pair_geom[2 * pair + 1]];
+  tbu_sub3(ra, c->pos, w->xpos + 3 * a);
+  tbu_sub3(rb, c->pos, w->xpos + 3 * b);
+  tb_rowLinear(row, a, ra, b, rb, c->normal);
+}
+
 TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   const tbModel* m = k->m;
   tbWork* w = k->w;
@@ -463,12 +479,10 @@ TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
   double rest = tb_maxd(tb_varyOf(m, w->vary, TB_F_GEOM_REST, g0)[0],
                         tb_varyOf(m, w->vary, TB_F_GEOM_REST, g1)[0]);
   double ra[3], rb[3], t[3], o[3];
-  tbu_sub3(ra, c->pos, w->xpos + 3 * a);
-  tbu_sub3(rb, c->pos, w->xpos + 3 * b);
-  int key = 1 + 4 * (TB_NFEATURE * pair + c->feature);
+  int key = tb_contactKey(w, ci);
 
   tbRowJ nrow, trow[2];
-  tb_rowLinear(&nrow, a, ra, b, rb, c->normal);
+  tb_contactNormalRow(m, w, ci, &nrow, ra, rb);
   if (!tb_rowActive(m, w, &nrow, w->nrow)) return;
   nrow.bias = c->gap / h;
   tb_softContact(m, w, g0, g1, &nrow);
@@ -534,13 +548,16 @@ TB_HD void tb_supportRows(tbRowSink* k, const tbData* d, int s, int sup) {
   }
 }
 
-// the step's rows: joints, then contacts, then support tripods; returns 0
+// the step's rows: joints, then contacts (less the corner members left out: stage_corner.h), then
+// support tripods; returns 0
 TB_HD int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w) {
   tbRowSink k = {m, w};
   w->nrow = 0;
   w->nblock = 0;
   for (int j = 0; j < m->njnt; j++) tb_jointRows(&k, j);
-  for (int c = 0; c < w->ncon; c++) tb_contactRows(&k, d, s, c);
+  for (int c = 0; c < w->ncon; c++) {
+    if (!w->con_off[c]) tb_contactRows(&k, d, s, c);
+  }
   for (int sup = 0; sup < m->nsupport; sup++) tb_supportRows(&k, d, s, sup);
   return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "engine.h"
 #include "stage_collide.h"
+#include "stage_corner.h"
 #include "stage_kinematic.h"
 #include "stage_probe.h"
 #include "stage_quasi.h"
@@ -138,6 +139,7 @@ TB_HD void tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
     tb_failScene(d, s, TB_SCENE_START_FAIL);
     return;
   }
+  if (m->opt.corners) tb_cornerChoose(m, w);
   tb_makeRows(m, d, s, w);
 }
 
@@ -285,6 +287,15 @@ TB_HD int tb_quasiSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* re
   }
 }
 
+// the Delassus problem of the step's rows, in maximal or minimal coordinates, by team t
+TB_HD void tb_stepAssemble(tbTeam t, const tbModel* m, tbWork* w) {
+  if (m->nq > 0) {
+    tb_treeAssemble(t, m, w);
+  } else {
+    tb_assemble(t, m, w);
+  }
+}
+
 // the step's solve by team t: its problem, then tb_plasticRetry (or the quasistatic step's
 // rounds); 0, or -1 when the solver does not apply
 TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
@@ -293,13 +304,77 @@ TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res
   return rc ? rc : tb_plasticRetry(t, m, w, res);
 }
 
-// the Delassus problem of the step's rows, in maximal or minimal coordinates, by team t
-TB_HD void tb_stepAssemble(tbTeam t, const tbModel* m, tbWork* w) {
-  if (m->nq > 0) {
-    tb_treeAssemble(t, m, w);
-  } else {
-    tb_assemble(t, m, w);
+// the step's problem made, assembled and solved again by team t after its rows changed (a
+// corner pair's member swapped); 0, or -1 when the solver does not apply
+TB_HD int tb_stepResolve(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
+                         tbSolveResult* res, int* iterations) {
+  if (t.lane == 0) tb_makeRows(m, d, s, w);
+  tb_teamSync(t);
+  tb_stepAssemble(t, m, w);
+  if (t.lane == 0) tb_warmStart(m, d, s, w);
+  tb_teamSync(t);
+  int rc = tb_stepSolve(t, m, w, res);
+  *iterations += res->iterations;
+  tb_teamSync(t);
+  return rc;
+}
+
+// the rounds of a step with corner pairs by team t after its first solve (stage_corner.h): while
+// a pair's member breaks the disjunction the members swap and the problem is solved again (after
+// TB_CORNER_ROUNDS, the pairs still broken are solved once more as half-planes); then
+// each pushing pair whose other member could do better is tried with it, kept for less Gauss
+// constraint. 0, or -1 when the solver does not apply.
+TB_HD int tb_cornerRounds(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
+                          tbSolveResult* res) {
+  int lead = t.lane == 0, iterations = res->iterations, rc = 0;
+  tb_teamSync(t);
+  double excess = 0.0;
+  for (int round = 1;; round++) {
+    int last = round == TB_CORNER_ROUNDS;
+    int broken = lead ? tb_cornerSwap(m, w, last ? TB_CORNER_BOTH : TB_CORNER_SWAP, &excess) : 0;
+    if (tb_teamAll(t, !lead || broken == 0)) break;
+    rc = tb_stepResolve(t, m, d, s, w, res, &iterations);
+    if (rc || !last) {
+      if (rc) return rc;
+      continue;
+    }
+    // unresolved: the broken pairs as half-planes, the disjunction's miss the step's residual
+    if (lead) {
+      res->iterations = iterations;
+      res->converged = 0;
+      res->residual = fmax(res->residual, excess / tb_cornerReach(m, w));
+    }
+    return 0;
   }
+  for (int c = 0; c < w->ncon; c++) {
+    // worth a try: the pair pushes, and its other member could turn the free motion less
+    double gauss = 0.0;
+    int trial = lead && w->con_twin[c] > c && tb_cornerPushes(w, c, tb_pushFloor(m, w));
+    if (trial) {
+      gauss = tb_gaussConstraint(w);
+      trial = tb_cornerLeastGauss(m, w, w->con_off[c] ? c : w->con_twin[c]) < gauss;
+    }
+    if (!tb_teamAll(t, !lead || trial)) continue;
+    if (lead) tb_cornerFlip(w, c);
+    rc = tb_stepResolve(t, m, d, s, w, res, &iterations);
+    if (rc) return rc;
+    int better =
+        lead && tb_cornerSwap(m, w, TB_CORNER_COUNT, &excess) == 0 && tb_gaussConstraint(w) < gauss;
+    if (tb_teamAll(t, !lead || better)) continue;
+    if (lead) tb_cornerFlip(w, c);
+    rc = tb_stepResolve(t, m, d, s, w, res, &iterations);
+    if (rc) return rc;
+  }
+  if (lead) res->iterations = iterations;
+  return 0;
+}
+
+// the step's answer by team t: its solve, then its corner pairs' rounds when it has them; 0, or
+// -1 when the solver does not apply
+TB_HD int tb_stepAnswer(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
+                        tbSolveResult* res) {
+  int rc = tb_stepSolve(t, m, w, res);
+  return rc || !m->opt.corners ? rc : tb_cornerRounds(t, m, d, s, w, res);
 }
 
 // everything after the solve: warm start kept, v+ and q+, time and the solver's statistics
@@ -359,7 +434,7 @@ TB_HD void tb_stepEnd(const tbModel* m, tbData* d, int s, tbWork* w, int rc,
 TB_HDN void tb_step(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
   if (!tb_stepSetUp(t, m, d, s, w)) return;
   tbSolveResult res;
-  int rc = tb_stepSolve(t, m, w, &res);
+  int rc = tb_stepAnswer(t, m, d, s, w, &res);
   if (t.lane == 0) tb_stepEnd(m, d, s, w, rc, &res);
   tb_teamSync(t);
 }

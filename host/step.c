@@ -119,6 +119,10 @@ int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const c
     // its problems are the proximal rounds' (stage_quasi.h), not one problem of the step
     return tb_setError("a quasistatic step solves several problems, not one");
   }
+  if (m->opt.corners) {
+    // a step with corner pairs may solve its problem again with other members (stage_corner.h)
+    return tb_setError("option corners: a step may solve several problems, not one");
+  }
   tbWork* w = tb_newWork(m);
   if (!w) return TB_ERR_MEMORY;
   int rc = TB_OK;

@@ -258,29 +258,36 @@ TEST(GpuTreeTest, ConeLimitedBallMatchesTheCpuPath) {
   }
 }
 
+// scene `name`'s 512 scenes with `param` spread over [lo, hi] under `cone`, rolled out nstep
+// steps on the GPU and on the CPU: within 1e-7
+void expectSweepOnGpu(const char* name, const char* param, double lo, double hi, int nstep,
+                      int cone) {
+  Scene cpu(name, 512, {}, cone), gpu(name, 512, {}, cone);
+  for (Scene* sc : {&cpu, &gpu}) {
+    for (int s = 0; s < 512; s++) sc->set(param, lo + (hi - lo) * s / 511.0, s);
+    sc->reset();
+  }
+  ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, cpu, nstep), TB_OK) << tb_lastError();
+  ASSERT_EQ(rolloutOn(TB_DEVICE_GPU, gpu, nstep), TB_OK) << tb_lastError();
+  expectClose(cpu, gpu, 1e-7, name);
+}
+
 // the quasistatic step's rounds (stage_quasi.h) on the GPU: pushes across the part's face and
 // fence swings with their own friction, past the first touch (step 225 of qs-push), both cones
 TEST(GpuQuasistaticTest, PushAndFenceMatchTheCpuPath) {
   SKIP_WITHOUT_GPU();
-  struct Case {
-    const char* scene;
-    const char* param;
-    double lo, hi;
-    int nstep;
-  };
-  for (const Case& c :
-       {Case{"qs-push", "offset", -0.025, 0.025, 600}, Case{"qs-fence", "mu", 0.1, 1.0, 400}}) {
-    for (int cone = 0; cone < 2; cone++) {
-      Scene cpu(c.scene, 512, {}, cone), gpu(c.scene, 512, {}, cone);
-      for (Scene* sc : {&cpu, &gpu}) {
-        for (int s = 0; s < 512; s++) sc->set(c.param, c.lo + (c.hi - c.lo) * s / 511.0, s);
-        sc->reset();
-      }
-      ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, cpu, c.nstep), TB_OK) << tb_lastError();
-      ASSERT_EQ(rolloutOn(TB_DEVICE_GPU, gpu, c.nstep), TB_OK) << tb_lastError();
-      expectClose(cpu, gpu, 1e-7, c.scene);
-    }
+  for (int cone = 0; cone < 2; cone++) {
+    expectSweepOnGpu("qs-push", "offset", -0.025, 0.025, 600, cone);
+    expectSweepOnGpu("qs-fence", "mu", 0.1, 1.0, 400, cone);
   }
+}
+
+// non-convex corners (thesis §3.2) on the GPU: the corner rounds against the CPU path, the block
+// over the hole from 512 phases and the gripper vertex at 512 speeds
+TEST(GpuCornerTest, HoleAndFingerMatchTheCpuPath) {
+  SKIP_WITHOUT_GPU();
+  expectSweepOnGpu("corner-hole", "x0", -0.61, -0.6, 120, TB_CONE_EXACT);
+  expectSweepOnGpu("corner-finger", "vx0", 0.05, 0.4, 18, TB_CONE_EXACT);
 }
 
 // every step solver runs on the GPU: box stacks (exact cone; the pyramid for the LCP solvers),

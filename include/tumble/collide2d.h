@@ -364,6 +364,140 @@ TB_HD int tbg2_collide(const double* va, int na, double ra, const double* vb, in
   return tbg2_emit(out, pa, pb, ex, 0, margin);
 }
 
+//---- non-convex corners (thesis §3.2) ----------------------------------------------------------
+//
+// Near a vertex V of one core, the other core's vertex P is kept out by two half-planes (the
+// edges at the corner). As contacts of their own they are a conjunction, which extends each edge
+// past V into a fictitious wall: a block sliding over a hole catches on the extension of the
+// hole's far edge (thesis Fig. 3.1), a gripper's vertex bounces down a polygonal part (Fig. 4.8).
+// The configuration space obstacle is convex, so the correct condition near its vertex V - P is
+// the disjunction psi_1 >= 0 or psi_2 >= 0 (Eq. 3.3), with the two half-planes bounding it there:
+// the edge normals that bound the intersection of b's normal cone at V and the reversed normal
+// cone of a at P. tbg2_corners reports them as a corner pair, two contacts (features from
+// TB_CORNER2D_FEATURE, member 0 then member 1) whose disjunction the step resolves
+// (stage_corner.h), in place of the ordinary contacts at P or V. Only sharp polygons (radius 0)
+// have corners: a rounded core's corner is smooth already (tbg2_collide follows it), and its
+// offset edge lines meet outside the rounding, where the disjunction would push a vertex that
+// touches nothing (tried on the grasp study's rounded gear teeth: parts kicked away at m/s).
+
+#define TB_CORNER2D_MAX 3       // most corner pairs one pair of cores reports
+#define TB_CORNER2D_FEATURE 16  // corner members' features: 16 + 2 (4 (i & 3) + (j & 3)) + member
+
+// 1 when x lies in the counter-clockwise arc from s to e (at most half a turn)
+TB_HD int tbg2_inArc(const double s[2], const double e[2], const double x[2]) {
+  return tbg2_cross(s, x) >= 0.0 && tbg2_cross(x, e) >= 0.0;
+}
+
+// the normal cone of vertex i of a core with n >= 2 vertices and edge normals nrm: from the normal
+// of the edge ending at i, counter-clockwise, to the normal of the edge starting at i; sign -1
+// reverses it (the directions from which the vertex is reached)
+TB_HD void tbg2_vertexCone(const double* nrm, int n, int i, double sign, double s[2], double e[2]) {
+  int k = i > 0 ? i - 1 : n - 1;
+  for (int c = 0; c < 2; c++) {
+    s[c] = sign * nrm[2 * k + c];
+    e[c] = sign * nrm[2 * i + c];
+  }
+}
+
+// one corner: vertex P of a against vertex V of b, bounded by normals n1, n2 (b -> a)
+typedef struct tbCorner2 {
+  int i, j;        // P = vertex i of a, V = vertex j of b
+  double n[2][2];  // the two bounding normals, counter-clockwise
+  double dist;     // |P - V|
+} tbCorner2;
+
+// the corner of vertex i of a and vertex j of b (cores of >= 2 vertices): 1 when the two cones
+// meet in an arc of non-zero width, whose bounds then fill *c
+TB_HD int tbg2_corner(const double* nrmA, int na, int i, const double* nrmB, int nb, int j,
+                      tbCorner2* c) {
+  double sa[2], ea[2], sb[2], eb[2];
+  tbg2_vertexCone(nrmA, na, i, -1.0, sa, ea);
+  tbg2_vertexCone(nrmB, nb, j, 1.0, sb, eb);
+  int s_b = tbg2_inArc(sa, ea, sb), e_b = tbg2_inArc(sa, ea, eb);
+  if (!s_b && !tbg2_inArc(sb, eb, sa)) return 0;
+  if (!e_b && !tbg2_inArc(sb, eb, ea)) return 0;
+  const double* s = s_b ? sb : sa;
+  const double* e = e_b ? eb : ea;
+  if (!(tbg2_cross(s, e) > 1e-9)) return 0;  // one direction: a flush contact, not a corner
+  c->i = i;
+  c->j = j;
+  for (int k = 0; k < 2; k++) {
+    c->n[0][k] = s[k];
+    c->n[1][k] = e[k];
+  }
+  return 1;
+}
+
+// whether ordinary contact o of two sharp cores stands at corner c: its point on a is P or its
+// point on b is V. Such a contact holds P or V, or a point whose reference edge ends there (a
+// clipped point on the side line through P or V), against one edge's line: the conjunction the
+// pair replaces.
+TB_HD int tbg2_atCorner(const tbContact2* o, const tbCorner2* c, const double* va, const double* vb,
+                        double tol) {
+  return hypot(o->pa[0] - va[2 * c->i], o->pa[1] - va[2 * c->i + 1]) <= tol ||
+         hypot(o->pb[0] - vb[2 * c->j], o->pb[1] - vb[2 * c->j + 1]) <= tol;
+}
+
+// the contacts of cores a and b with their corners disjunctive: the corner pairs of vertices
+// closer than 2 margin (sorted by that distance, at most TB_CORNER2D_MAX; a corner beyond them
+// keeps its ordinary contacts), then tbg2_collide's contacts that no pair replaces, at most
+// 2 + 2 TB_CORNER2D_MAX in all. A pair's two members are reported whatever their gaps (the
+// disjunction needs both); cores with fewer than 2 vertices or a radius have no corners.
+TB_HD int tbg2_corners(const double* va, int na, double ra, const double* vb, int nb, double rb,
+                       double margin, tbContact2 out[2 + 2 * TB_CORNER2D_MAX]) {
+  tbContact2 ord[2];
+  int nord = tbg2_collide(va, na, ra, vb, nb, rb, margin, ord);
+  tbCorner2 cor[TB_CORNER2D_MAX];
+  int ncor = 0;
+  int sharp = ra == 0.0 && rb == 0.0;
+  if (sharp && na >= 2 && nb >= 2 && na <= TB_MAXVERT2D && nb <= TB_MAXVERT2D) {
+    double nrmA[2 * TB_MAXVERT2D], nrmB[2 * TB_MAXVERT2D];
+    for (int k = 0; k < na; k++) tbg2_edgeNormal(va, na, k, nrmA + 2 * k);
+    for (int k = 0; k < nb; k++) tbg2_edgeNormal(vb, nb, k, nrmB + 2 * k);
+    for (int i = 0; i < na; i++) {
+      for (int j = 0; j < nb; j++) {
+        tbCorner2 c;
+        c.dist = hypot(va[2 * i] - vb[2 * j], va[2 * i + 1] - vb[2 * j + 1]);
+        if (!(c.dist < 2.0 * margin) || !tbg2_corner(nrmA, na, i, nrmB, nb, j, &c)) continue;
+        // insertion by distance; ties keep the lower (i, j) first
+        int at = ncor;
+        while (at > 0 && cor[at - 1].dist > c.dist) at--;
+        if (at >= TB_CORNER2D_MAX) continue;
+        for (int k = (ncor < TB_CORNER2D_MAX ? ncor : TB_CORNER2D_MAX - 1); k > at; k--) {
+          cor[k] = cor[k - 1];
+        }
+        cor[at] = c;
+        ncor += ncor < TB_CORNER2D_MAX;
+      }
+    }
+  }
+  // "at P or V": a clipped point lands on them exactly in exact arithmetic; 1e-6 of the shapes'
+  // size holds in fp32 too (whose round-off left the half-plane beside the pair: it caught)
+  double tol = 1e-6 * (tbg2_extent(va, na) + tbg2_extent(vb, nb));
+  int n = 0;
+  for (int k = 0; k < ncor; k++) {
+    const double* P = va + 2 * cor[k].i;
+    const double* V = vb + 2 * cor[k].j;
+    for (int m = 0; m < 2; m++) {
+      const double* nm = cor[k].n[m];
+      double psi = (P[0] - V[0]) * nm[0] + (P[1] - V[1]) * nm[1];
+      tbContact2* c = &out[n++];
+      for (int q = 0; q < 2; q++) {  // P, and its foot on the edge line through V
+        c->pa[q] = P[q];
+        c->pb[q] = P[q] - psi * nm[q];
+        c->n[q] = nm[q];
+      }
+      c->feature = TB_CORNER2D_FEATURE + 2 * tbg2_feature(cor[k].i, cor[k].j) + m;
+    }
+  }
+  for (int o = 0; o < nord; o++) {
+    int replaced = 0;
+    for (int k = 0; k < ncor; k++) replaced |= tbg2_atCorner(&ord[o], &cor[k], va, vb, tol);
+    if (!replaced) out[n++] = ord[o];
+  }
+  return n;
+}
+
 // -1 if v (n vertices, 1 <= n <= TB_MAXVERT2D) is a valid core: n = 1; n = 2 with distinct
 // points; n >= 3 strictly convex and counter-clockwise with no repeated or collinear vertices.
 // Otherwise the index of the first offending vertex (n out of range: 0). Checks in order, each

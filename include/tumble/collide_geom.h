@@ -649,8 +649,21 @@ TB_HD void tbg_prismWorld(const tbGeomPose* g, double* world) {
   tbg2_transform(g->vert, g->nvert, x[0] * inv, x[1] * inv, t, world);
 }
 
-// two prisms meet in the plane: the 2D contacts (tbg2_collide) lifted to the height midway
-// between them, each with its in-plane tangent, so that a planar body's friction has one row
+// the 2D contacts c2 of two prisms lifted to the height midway between them, each with its
+// in-plane tangent, so that a planar body's friction has one row; those with gap >= keep are left
+TB_HD int tbg_liftPrismContacts(const tbGeomPose* a, const tbGeomPose* b, const tbContact2* c2,
+                                int n2, double keep, tbContactPoint* out) {
+  double z = 0.5 * (a->pos[2] + b->pos[2]);
+  int nc = 0;
+  for (int i = 0; i < n2; i++) {
+    const double pa[3] = {c2[i].pa[0], c2[i].pa[1], z}, pb[3] = {c2[i].pb[0], c2[i].pb[1], z};
+    const double n[3] = {c2[i].n[0], c2[i].n[1], 0.0}, t[3] = {-c2[i].n[1], c2[i].n[0], 0.0};
+    nc += tbg_emit(out + nc, pa, pb, n, t, c2[i].feature, keep);
+  }
+  return nc;
+}
+
+// two prisms meet in the plane (tbg2_collide)
 TB_HD int tbg_collidePrismPrism(const tbGeomPose* a, const tbGeomPose* b, double margin,
                                 tbContactPoint* out) {
   double va[2 * TB_MAXVERT2D], vb[2 * TB_MAXVERT2D];
@@ -658,14 +671,19 @@ TB_HD int tbg_collidePrismPrism(const tbGeomPose* a, const tbGeomPose* b, double
   tbg_prismWorld(b, vb);
   tbContact2 c2[2];
   int n2 = tbg2_collide(va, a->nvert, a->size[0], vb, b->nvert, b->size[0], margin, c2);
-  double z = 0.5 * (a->pos[2] + b->pos[2]);
-  int nc = 0;
-  for (int i = 0; i < n2; i++) {
-    const double pa[3] = {c2[i].pa[0], c2[i].pa[1], z}, pb[3] = {c2[i].pb[0], c2[i].pb[1], z};
-    const double n[3] = {c2[i].n[0], c2[i].n[1], 0.0}, t[3] = {-c2[i].n[1], c2[i].n[0], 0.0};
-    nc += tbg_emit(out + nc, pa, pb, n, t, c2[i].feature, margin);
-  }
-  return nc;
+  return tbg_liftPrismContacts(a, b, c2, n2, margin, out);
+}
+
+// two prisms meet in the plane with disjunctive corners (tbg2_corners): a corner pair's members
+// are kept whatever their gaps, the ordinary contacts only below the margin (tbg2_collide's own)
+TB_HD int tbg_collidePrismCorners(const tbGeomPose* a, const tbGeomPose* b, double margin,
+                                  tbContactPoint* out) {
+  double va[2 * TB_MAXVERT2D], vb[2 * TB_MAXVERT2D];
+  tbg_prismWorld(a, va);
+  tbg_prismWorld(b, vb);
+  tbContact2 c2[2 + 2 * TB_CORNER2D_MAX];
+  int n2 = tbg2_corners(va, a->nvert, a->size[0], vb, b->nvert, b->size[0], margin, c2);
+  return tbg_liftPrismContacts(a, b, c2, n2, INFINITY, out);
 }
 
 //---- public entry points -----------------------------------------------------------------------

@@ -193,6 +193,10 @@ typedef struct tbOption {
   // exact cone, Model-DLC with the pyramid), in proximal rounds each solved by `solver` (auto
   // converges on the built-in quasistatic scenes, PGS alone may stall)
   int quasistatic;
+  // 1: non-convex corners of sharp planar polygons (thesis §3.2): where a vertex meets another
+  // polygon's vertex, the two edges there keep it out as a disjunction (psi_1 >= 0 or
+  // psi_2 >= 0), not as two half-planes whose fictitious extensions catch what slides past
+  int corners;
 } tbOption;
 tbOption tb_defaultOption(void);
 
