@@ -65,6 +65,13 @@ TB_HD int tb_buriedContact(const tbModel* m, const tbWork* w) {
   return 0;
 }
 
+// the step's contact margin: the active set holds every pair that could touch within the step
+// (thesis §4.2.1), the option's margin plus the distance two bodies at the fastest point speed
+// could close in one step; a corner pair's reach is twice it (tbg2_corners)
+TB_HD double tb_stepMargin(const tbModel* m, const tbWork* w) {
+  return m->opt.margin + 2.0 * w->h * tb_maxPointSpeed(m, w);
+}
+
 // the index of the other member of contact c's corner pair (feature f), -1 for an ordinary one:
 // a pair's members come one after the other, member 0 first
 TB_HD int tb_cornerTwin(int f, int c) {
@@ -76,9 +83,7 @@ TB_HD int tb_cornerTwin(int f, int c) {
 // they overflow the capacity (none is dropped: the caller stops the scene)
 TB_HD int tb_collide(const tbModel* m, tbWork* w) {
   tb_posedGeoms(m, w);
-  // the active set holds every pair that could touch within the step (thesis §4.2.1): the
-  // margin plus the distance two bodies at the fastest point speed could close in one step
-  double margin = m->opt.margin + 2.0 * w->h * tb_maxPointSpeed(m, w);
+  double margin = tb_stepMargin(m, w);
   tbContactPoint buf[TB_MAXCON_PAIR];
   w->ncon = 0;
   for (int p = 0; p < m->npair; p++) {

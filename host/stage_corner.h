@@ -80,11 +80,11 @@ TB_HD double tb_cornerGap(const tbModel* m, const tbWork* w, int c, int after) {
 // distance from v_free to that half-space, 1/2 (psi_free / h)^2 / (J M^-1 J^T) when the free
 // motion ends behind c's line, else 0
 TB_HD double tb_cornerLeastGauss(const tbModel* m, const tbWork* w, int c) {
+  double psi = tb_cornerGap(m, w, c, 0);
+  if (!(psi < 0.0)) return 0.0;
   tbRowJ row;
   double ra[3], rb[3];
   tb_contactNormalRow(m, w, c, &row, ra, rb);
-  double psi = w->con[c].gap + w->h * tb_rowVelocity(m, &row, w->vfree, NULL);
-  if (!(psi < 0.0)) return 0.0;
   double a = 0.0;
   for (int side = 0; side < 2; side++) {
     int b = row.body[side];
@@ -149,11 +149,6 @@ TB_HD void tb_cornerFlip(tbWork* w, int c) {
   w->con_off[t] = !w->con_off[t];
 }
 
-// the step's contact margin, the reach of its corner pairs (tb_collide, tbg2_corners)
-TB_HD double tb_cornerReach(const tbModel* m, const tbWork* w) {
-  return m->opt.margin + 2.0 * w->h * tb_maxPointSpeed(m, w);
-}
-
 // what tb_cornerSwap does with a broken pair
 enum {
   TB_CORNER_COUNT,  // nothing
@@ -165,7 +160,7 @@ enum {
 // says. Returns how many; *excess: the largest amount by which such a pair's other gap ended
 // above the member's.
 TB_HD int tb_cornerSwap(const tbModel* m, tbWork* w, int action, double* excess) {
-  double slack = fmax(TB_CORNER_SLACK, m->opt.tol) * tb_cornerReach(m, w);
+  double slack = fmax(TB_CORNER_SLACK, m->opt.tol) * tb_stepMargin(m, w);
   double floor = tb_pushFloor(m, w);
   int broken = 0;
   *excess = 0.0;
@@ -183,13 +178,8 @@ TB_HD int tb_cornerSwap(const tbModel* m, tbWork* w, int action, double* excess)
 // Gauss's constraint of the solved problem, 1/2 x^T J M^-1 J^T x = 1/2 |v+ - v_free|^2 in the
 // mass metric: how far the impulses turn the free motion
 TB_HD double tb_gaussConstraint(const tbWork* w) {
-  int n = w->nrow;
   double g = 0.0;
-  for (int i = 0; i < n; i++) {
-    double ax = -w->row[i].cfm * w->x[i];
-    for (int j = 0; j < n; j++) ax += w->A[i * n + j] * w->x[j];
-    g += 0.5 * w->x[i] * ax;
-  }
+  for (int i = 0; i < w->nrow; i++) g += 0.5 * w->x[i] * tb_rowImpulseVelocity(w, i);
   return g;
 }
 

@@ -689,6 +689,15 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   return p;
 }
 
+// the velocity the solved impulses add to row i, ((A - cfm) x)_i = J_i M^-1 J^T x (the
+// compliance's share of A is not a motion)
+TB_HD double tb_rowImpulseVelocity(const tbWork* w, int i) {
+  int n = w->nrow;
+  double du = -w->row[i].cfm * w->x[i];
+  for (int j = 0; j < n; j++) du += w->A[i * n + j] * w->x[j];
+  return du;
+}
+
 // post-step velocity: vfree <- vfree + M^-1 J^T x
 TB_HD void tb_applyImpulse(const tbModel* m, tbWork* w) {
   double* vel = w->vfree;

@@ -218,9 +218,8 @@ TB_HD double tb_impulseWork(const tbModel* m, const tbWork* w, double* scale) {
   double work = 0.0;
   *scale = 0.0;
   for (int i = 0; i < n; i++) {
-    double u = tb_rowVelocity(m, &w->row[i], w->vfree, w->xvel), du = -w->row[i].cfm * w->x[i];
-    for (int j = 0; j < n; j++) du += w->A[i * n + j] * w->x[j];
-    work += w->x[i] * (u + 0.5 * du);
+    double u = tb_rowVelocity(m, &w->row[i], w->vfree, w->xvel);
+    work += w->x[i] * (u + 0.5 * tb_rowImpulseVelocity(w, i));
     *scale += fabs(w->x[i] * u);
   }
   return work;
@@ -296,6 +295,13 @@ TB_HD void tb_stepAssemble(tbTeam t, const tbModel* m, tbWork* w) {
   }
 }
 
+// the step's problem from its rows by team t: the team assembles, the lead warm-starts
+TB_HD void tb_stepProblem(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w) {
+  tb_stepAssemble(t, m, w);
+  if (t.lane == 0) tb_warmStart(m, d, s, w);
+  tb_teamSync(t);
+}
+
 // the step's solve by team t: its problem, then tb_plasticRetry (or the quasistatic step's
 // rounds); 0, or -1 when the solver does not apply
 TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
@@ -310,9 +316,7 @@ TB_HD int tb_stepResolve(tbTeam t, const tbModel* m, const tbData* d, int s, tbW
                          tbSolveResult* res, int* iterations) {
   if (t.lane == 0) tb_makeRows(m, d, s, w);
   tb_teamSync(t);
-  tb_stepAssemble(t, m, w);
-  if (t.lane == 0) tb_warmStart(m, d, s, w);
-  tb_teamSync(t);
+  tb_stepProblem(t, m, d, s, w);
   int rc = tb_stepSolve(t, m, w, res);
   *iterations += res->iterations;
   tb_teamSync(t);
@@ -334,15 +338,13 @@ TB_HD int tb_cornerRounds(tbTeam t, const tbModel* m, const tbData* d, int s, tb
     int broken = lead ? tb_cornerSwap(m, w, last ? TB_CORNER_BOTH : TB_CORNER_SWAP, &excess) : 0;
     if (tb_teamAll(t, !lead || broken == 0)) break;
     rc = tb_stepResolve(t, m, d, s, w, res, &iterations);
-    if (rc || !last) {
-      if (rc) return rc;
-      continue;
-    }
+    if (rc) return rc;
+    if (!last) continue;
     // unresolved: the broken pairs as half-planes, the disjunction's miss the step's residual
     if (lead) {
       res->iterations = iterations;
       res->converged = 0;
-      res->residual = fmax(res->residual, excess / tb_cornerReach(m, w));
+      res->residual = fmax(res->residual, excess / tb_stepMargin(m, w));
     }
     return 0;
   }
@@ -407,9 +409,7 @@ TB_HD int tb_stepSetUp(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) 
   if (t.lane == 0) tb_stepPrepare(m, d, s, w);
   tb_teamSync(t);
   if (d->status[s] & TB_SCENE_FAILMASK) return 0;
-  tb_stepAssemble(t, m, w);
-  if (t.lane == 0) tb_warmStart(m, d, s, w);
-  tb_teamSync(t);
+  tb_stepProblem(t, m, d, s, w);
   return 1;
 }
 

@@ -5,8 +5,6 @@
 #include <math.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -151,7 +149,7 @@ double worstThesisMiss(const char* name, int nstep, double mg, double* gamma_max
   *pairs = 0;
   for (int k = 0; k < nstep; k++) {
     tb_stepScene(sc.m, sc.d, 0, w);
-    double gamma = 4.0 * tb_cornerReach(sc.m, w);
+    double gamma = 4.0 * tb_stepMargin(sc.m, w);
     for (int c = 0; c < w->ncon; c++) {
       int t = w->con_twin[c];
       if (t <= c) continue;
@@ -237,20 +235,14 @@ TEST(CornerTest, BadOptionsAreRefusedByName) {
 
 TEST(CornerTest, MjcfTurnsTheCornersOn) {
   // models/tripod-block.xml (a planar box) with tumble_option_corners
-  std::ifstream in(std::string(TUMBLE_MODELS) + "/tripod-block.xml");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str(), numeric = "<numeric name=\"tumble_option_corners\" data=\"";
-  text.insert(text.rfind("</mujoco>"), "<custom>" + numeric + "1\"/></custom>");
-  Scene sc(tb_loadMJCF(text.c_str()), 1);
+  std::string path = std::string(TUMBLE_MODELS) + "/tripod-block.xml";
+  Scene sc(tb_loadMJCF(mjcfWithNumeric(path, "tumble_option_corners", "1").c_str()), 1);
   ASSERT_NE(sc.m, nullptr) << tb_lastError();
   EXPECT_EQ(sc.m->opt.corners, 1);
   sc.reset();
   sc.run(50);
   EXPECT_EQ(sc.d->status[0], 0);
-  size_t at = text.find(numeric) + numeric.size();
-  text.replace(at, 1, "2");
-  EXPECT_EQ(tb_loadMJCF(text.c_str()), nullptr);
+  EXPECT_EQ(tb_loadMJCF(mjcfWithNumeric(path, "tumble_option_corners", "2").c_str()), nullptr);
   EXPECT_NE(std::string(tb_lastError()).find("tumble_option_corners"), std::string::npos)
       << tb_lastError();
 }

@@ -4,8 +4,6 @@
 #include <math.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -219,12 +217,8 @@ TEST(QuasistaticTest, SlowDynamicPushingApproachesTheQuasistaticOne) {
 TEST(QuasistaticTest, MjcfChoosesTheQuasistaticStep) {
   // models/box-stack.xml with tumble_option_quasistatic: the stack is in equilibrium, so the
   // quasistatic step leaves it where it is (a dynamic step would settle it by its gaps)
-  std::ifstream in(std::string(TUMBLE_MODELS) + "/box-stack.xml");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str(), numeric = "<numeric name=\"tumble_option_quasistatic\" data=\"";
-  text.insert(text.rfind("</mujoco>"), "<custom>" + numeric + "1\"/></custom>");
-  Scene sc(tb_loadMJCF(text.c_str()), 1);
+  std::string path = std::string(TUMBLE_MODELS) + "/box-stack.xml";
+  Scene sc(tb_loadMJCF(mjcfWithNumeric(path, "tumble_option_quasistatic", "1").c_str()), 1);
   ASSERT_NE(sc.m, nullptr) << tb_lastError();
   EXPECT_EQ(sc.m->opt.quasistatic, 1);
   EXPECT_EQ(sc.m->opt.solver, TB_SOLVER_AUTO);
@@ -234,9 +228,7 @@ TEST(QuasistaticTest, MjcfChoosesTheQuasistaticStep) {
   for (int b = 0; b < sc.m->nbody; b++) {
     EXPECT_NEAR(sc.pos(b)[2], sc.m->bdef[b].pos[2], 1e-9) << sc.m->body_name[b];
   }
-  size_t at = text.find(numeric) + numeric.size();
-  text.replace(at, 1, "2");
-  EXPECT_EQ(tb_loadMJCF(text.c_str()), nullptr);
+  EXPECT_EQ(tb_loadMJCF(mjcfWithNumeric(path, "tumble_option_quasistatic", "2").c_str()), nullptr);
   EXPECT_NE(std::string(tb_lastError()).find("tumble_option_quasistatic"), std::string::npos)
       << tb_lastError();
 }

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +17,18 @@
 #include <tumble/scenes.h>
 #include <tumble/tb_math.h>
 #include <tumble/tumble.h>
+
+// the MJCF file at path with the model-wide custom numeric `name` = data added
+inline std::string mjcfWithNumeric(const std::string& path, const std::string& name,
+                                   const std::string& data) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  text.insert(text.rfind("</mujoco>"),
+              "<custom><numeric name=\"" + name + "\" data=\"" + data + "\"/></custom>");
+  return text;
+}
 
 // a compiled built-in scene with its data, freed on destruction
 struct Scene {
