@@ -5,7 +5,9 @@
 // impacts, friction and the linearized gap; less as N grows and h falls, down to a floor the
 // step size sets (the thesis: 1000 vertices, h = 1e-3, 5e-4, 1e-4 indistinguishable). The exact
 // disc (tumble's rounded-point prism: its gap to the line is exact) is the reference the
-// thesis's implicit formulation reaches.
+// thesis's implicit formulation reaches; the implicit-disc scene (option implicit, the disc's
+// closest points unknowns of the step) is that formulation. A second table: the cost per step of
+// geometrically implicit contact against the ST step on the same scenes.
 //
 // Planar model: the vertical plane is tumble's xy plane (gravity -y); the floor a static box
 // prism; an N-gon of more than 16 vertices a compound of convex sectors (its center and up to
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <tumble/scenes.h>
 #include <tumble/tb_math.h>
 #include <tumble/tumble.h>
 
@@ -110,15 +113,74 @@ static double tbb_energy(int nside, double h, int* status) {
   return e;
 }
 
+static const char* tbb_status(int status) {
+  return status == 0 ? "ok" : status == TB_SCENE_UNCONVERGED ? "unconverged" : "failed";
+}
+
 static void tbb_row(int nside, double h) {
   int status = 0;
   double e = tbb_energy(nside, h, &status);
   char name[32];
-  snprintf(name, sizeof(name), nside ? "%d-gon" : "circle (exact)", nside);
+  snprintf(name, sizeof(name), nside ? "%d-gon" : "circle (exact), ST", nside);
   printf("| %s | %g | %.4f | %.2f%% | %s |\n", name, h, e, 100.0 * (1.0 - e / 6.75),
-         status == 0                      ? "ok"
-         : status == TB_SCENE_UNCONVERGED ? "unconverged"
-                                          : "failed");
+         tbb_status(status));
+  fflush(stdout);
+}
+
+// the implicit disc's (thesis §3.5) kinetic energy after TBB_SECONDS at step h
+static double tbb_implicitEnergy(double h, int* status) {
+  int i = tb_findScene("implicit-disc");
+  tbBuild b = tb_defaultBuild(i);
+  tbModel* m = tb_buildScene(i, &b);
+  tbData* d = tb_newData(m, 1);
+  tb_defaultParams(m, d);
+  d->param[tb_findParam(m, "dt")] = h;
+  tb_resetData(m, d);
+  if (tb_rollout(m, d, 0, 1, (int)lround(TBB_SECONDS / h), NULL) != TB_OK) {
+    fprintf(stderr, "%s\n", tb_lastError());
+  }
+  const double* v = d->body_vel + 6;
+  double e = 0.5 * (v[0] * v[0] + v[1] * v[1]) + 0.25 * v[5] * v[5];
+  *status = d->status[0];
+  tb_freeData(d);
+  tb_freeModel(m);
+  return e;
+}
+
+// microseconds per step of scene `name` built with structural options implicit (and, when
+// there, sides), nstep steps of one scene, best of 3; its status into *status
+static double tbb_stepCost(const char* name, int implicit, int sides, int nstep, int* status) {
+  int i = tb_findScene(name);
+  tbBuild b = tb_defaultBuild(i);
+  const tbSceneInfo* si = tb_sceneInfo(i);
+  for (int k = 0; k < si->nopt; k++) {
+    if (!strcmp(si->opt[k].name, "implicit")) b.opt[k] = implicit;
+    if (!strcmp(si->opt[k].name, "sides")) b.opt[k] = sides;
+  }
+  tbModel* m = tb_buildScene(i, &b);
+  if (!m) return fprintf(stderr, "%s: %s\n", name, tb_lastError()), NAN;
+  tbData* d = tb_newData(m, 1);
+  double best = INFINITY;
+  for (int rep = 0; rep < 3; rep++) {
+    tb_resetData(m, d);
+    double t0 = tb_clock();
+    tb_rollout(m, d, 0, 1, nstep, NULL);
+    best = fmin(best, tb_clock() - t0);
+  }
+  *status = d->status[0];
+  tb_freeData(d);
+  tb_freeModel(m);
+  return 1e6 * best / nstep;
+}
+
+// one row of the cost table: the formulation's cost per step, and its ratio to the ST step's
+static void tbb_costRow(const char* name, const char* what, int implicit, int sides, int nstep,
+                        double st) {
+  int status = 0;
+  double us = tbb_stepCost(name, implicit, sides, nstep, &status);
+  char ratio[32] = "-";
+  if (st > 0.0) snprintf(ratio, sizeof(ratio), "%.1f", us / st);
+  printf("| %s | %s | %d | %.2f | %s | %s |\n", name, what, nstep, us, ratio, tbb_status(status));
   fflush(stdout);
 }
 
@@ -135,5 +197,27 @@ int main(void) {
   const double steps[] = {5e-3, 1e-3, 5e-4, 1e-4};
   for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) tbb_row(1000, steps[i]);
   tbb_row(0, 1e-3);
+  const double hs[] = {1e-2, 1e-3};
+  for (int k = 0; k < 2; k++) {
+    int status = 0;
+    double e = tbb_implicitEnergy(hs[k], &status);
+    printf("| circle, implicit (§3.5) | %g | %.4f | %.2e%% | %s |\n", hs[k], e,
+           100.0 * (1.0 - e / 6.75), tbb_status(status));
+  }
+  printf("\n## Cost per step: geometrically implicit contact against the ST step\n\n");
+  printf(
+      "One scene, one thread, `tb_rollout`, best of 3; ratio: to the ST step on the same "
+      "scene.\n\n");
+  printf(
+      "| scene | formulation | steps | us/step | / ST | status |\n|---|---|---:|---:|---:|---|\n");
+  int status = 0;
+  double st = tbb_stepCost("implicit-disc", 0, 0, 1000, &status);
+  tbb_costRow("implicit-disc", "ST, exact disc on a box", 0, 0, 1000, st);
+  tbb_costRow("implicit-disc", "ST, 16-gon on a box", 0, 16, 1000, st);
+  tbb_costRow("implicit-disc", "implicit, disc on a half-plane", 1, 0, 1000, st);
+  st = tbb_stepCost("implicit-spheres", 0, 0, 500, &status);
+  tbb_costRow("implicit-spheres", "ST (no torsion)", 0, 0, 500, st);
+  tbb_costRow("implicit-spheres", "implicit, elliptic friction with torsion", 1, 0, 500, st);
+  tbb_costRow("implicit-compliant", "implicit, compliant with a core", 1, 0, 10000, 0.0);
   return 0;
 }

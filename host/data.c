@@ -75,11 +75,11 @@ void tb_defaultParams(const tbModel* m, tbData* d) {
 }
 
 // the support tripods (points and loads come from the parameters), joint limits and, in a
-// quasistatic model, restitution of every scene
+// quasistatic or implicit model, restitution of every scene
 static int tb_checkSceneValues(const tbModel* m, const tbData* d) {
   int limited = 0;
   for (int j = 0; j < m->njnt; j++) limited |= m->jnt_limited[j];
-  if (!m->nsupport && !limited && !m->opt.quasistatic) return TB_OK;
+  if (!m->nsupport && !limited && !m->opt.quasistatic && !m->opt.implicit) return TB_OK;
   double* vary = malloc(sizeof(double) * m->nvary);
   if (!vary) return TB_ERR_MEMORY;
   int rc = TB_OK;

@@ -29,6 +29,18 @@ typedef struct tbRowJ {
   double cfm;      // added to the diagonal of A (servo compliance)
 } tbRowJ;
 
+// one shape pair of the geometrically implicit step (stage_implicit.h), set up each step: f is
+// shape g[0]'s function (body b[0]), g shape g[1]'s (body b[1], the compliant one, or the plane)
+typedef struct tbImpPair {
+  int g[2], b[2];
+  double mu, er;      // friction coefficient and torsional lever e_r (m, 0: no torsion)
+  double k, c, core;  // g's stiffness (N/m, 0: rigid), damping (N s/m), core deflection (m)
+  double meff, len;   // the pair's reduced mass (kg) and its smaller shape's size (m)
+  double zref;        // planar pairs: the plane (z) of their motion; NAN for 3D pairs
+  double ref[3];      // the axis its tangent frame turns from: t = ref x n, o = n x t
+  double dprev;       // the deflection at the step's start (m)
+} tbImpPair;
+
 // One slot of step scratch per thread (CPU) or per scene (GPU), every array slot-strided in a
 // batch-owned tbScratch: (type, name, count per slot). One table drives the host allocation, the
 // device allocation and the slot views, so the two backends cannot disagree on a size.
@@ -48,49 +60,54 @@ typedef struct tbRowJ {
 //                      generalized velocity, its free value (then v+), the factor of M + h C,
 //                      the rows in joint space and (M + h C)^-1 Jq^T, the bodies' spatial
 //                      inertias, velocities, bias accelerations and forces
+//   imp_pair, imp, imp_kind  the implicit step's pairs, its unknowns, residuals, difference
+//                      Jacobian and normal matrix, and each residual's kind (stage_implicit.h)
 //   solver_d, solver_i the model solver's scratch (tb_solverNeed)
 //   scene_buf          the arrays of the one-scene batch `scene` (tb_workScene) in which a
 //                      rollout keeps its scene: on chip on the GPU, between one load and one store
-#define TB_WORK_ARRAYS(X)                                   \
-  X(double, vary, m->nvary + 1)                             \
-  X(double, xpos, tb_cap(m->nbody) * 3)                     \
-  X(double, xquat, tb_cap(m->nbody) * 4)                    \
-  X(double, xvel, tb_cap(m->nbody) * 6)                     \
-  X(double, minv, tb_cap(m->nbody) * 12)                    \
-  X(double, vfree, tb_cap(m->nbody) * 6)                    \
-  X(double, qsf, tb_cap(tb_quasiWords(m)))                  \
-  X(tbGeomPose, gpose, tb_cap(m->ngeom))                    \
-  X(double, greach, tb_cap(m->ngeom))                       \
-  X(tbContactPoint, con, tb_cap(m->maxcon))                 \
-  X(int, con_pair, tb_cap(m->maxcon))                       \
-  X(int, con_twin, tb_cap(m->maxcon))                       \
-  X(int, con_off, tb_cap(m->maxcon))                        \
-  X(tbRowJ, row, tb_cap(m->maxrow))                         \
-  X(double, row_MJ, tb_cap(m->maxrow) * 12)                 \
-  X(int, row_key, tb_cap(m->maxrow))                        \
-  X(double, A, tb_cap(m->maxrow) * tb_cap(m->maxrow))       \
-  X(double, b, tb_cap(m->maxrow))                           \
-  X(double, lo, tb_cap(m->maxrow))                          \
-  X(double, hi, tb_cap(m->maxrow))                          \
-  X(double, x, tb_cap(m->maxrow))                           \
-  X(int, blk_type, tb_cap(m->maxrow))                       \
-  X(int, blk_adr, tb_cap(m->maxrow))                        \
-  X(int, blk_dim, tb_cap(m->maxrow))                        \
-  X(double, blk_mu, tb_cap(m->maxrow))                      \
-  X(double, blk_angle, tb_cap(m->maxrow))                   \
-  X(double, eq_factor, tb_cap(m->maxeq) * tb_cap(m->maxeq)) \
-  X(double, dof_S, tb_cap(m->ndof) * 6)                     \
-  X(double, tree_nu, tb_cap(m->ndof))                       \
-  X(double, qfree, tb_cap(m->ndof))                         \
-  X(double, Mq, tb_cap(m->ndof) * tb_cap(m->ndof))          \
-  X(double, Jq, tb_cap(m->ndof ? m->maxrow * m->ndof : 0))  \
-  X(double, MJq, tb_cap(m->ndof ? m->maxrow * m->ndof : 0)) \
-  X(double, tree_I, tb_cap(m->nq ? m->nbody : 0) * 13)      \
-  X(double, tree_V, tb_cap(m->nq ? m->nbody : 0) * 6)       \
-  X(double, tree_A, tb_cap(m->nq ? m->nbody : 0) * 6)       \
-  X(double, tree_F, tb_cap(m->nq ? m->nbody : 0) * 6)       \
-  X(double, solver_d, sc->nsolver_d)                        \
-  X(int, solver_i, sc->nsolver_i)                           \
+#define TB_WORK_ARRAYS(X)                                        \
+  X(double, vary, m->nvary + 1)                                  \
+  X(double, xpos, tb_cap(m->nbody) * 3)                          \
+  X(double, xquat, tb_cap(m->nbody) * 4)                         \
+  X(double, xvel, tb_cap(m->nbody) * 6)                          \
+  X(double, minv, tb_cap(m->nbody) * 12)                         \
+  X(double, vfree, tb_cap(m->nbody) * 6)                         \
+  X(double, qsf, tb_cap(tb_quasiWords(m)))                       \
+  X(tbGeomPose, gpose, tb_cap(m->ngeom))                         \
+  X(double, greach, tb_cap(m->ngeom))                            \
+  X(tbContactPoint, con, tb_cap(m->maxcon))                      \
+  X(int, con_pair, tb_cap(m->maxcon))                            \
+  X(int, con_twin, tb_cap(m->maxcon))                            \
+  X(int, con_off, tb_cap(m->maxcon))                             \
+  X(tbRowJ, row, tb_cap(m->maxrow))                              \
+  X(double, row_MJ, tb_cap(m->maxrow) * 12)                      \
+  X(int, row_key, tb_cap(m->maxrow))                             \
+  X(double, A, tb_cap(m->maxrow) * tb_cap(m->maxrow))            \
+  X(double, b, tb_cap(m->maxrow))                                \
+  X(double, lo, tb_cap(m->maxrow))                               \
+  X(double, hi, tb_cap(m->maxrow))                               \
+  X(double, x, tb_cap(m->maxrow))                                \
+  X(int, blk_type, tb_cap(m->maxrow))                            \
+  X(int, blk_adr, tb_cap(m->maxrow))                             \
+  X(int, blk_dim, tb_cap(m->maxrow))                             \
+  X(double, blk_mu, tb_cap(m->maxrow))                           \
+  X(double, blk_angle, tb_cap(m->maxrow))                        \
+  X(double, eq_factor, tb_cap(m->maxeq) * tb_cap(m->maxeq))      \
+  X(double, dof_S, tb_cap(m->ndof) * 6)                          \
+  X(double, tree_nu, tb_cap(m->ndof))                            \
+  X(double, qfree, tb_cap(m->ndof))                              \
+  X(double, Mq, tb_cap(m->ndof) * tb_cap(m->ndof))               \
+  X(double, Jq, tb_cap(m->ndof ? m->maxrow * m->ndof : 0))       \
+  X(double, MJq, tb_cap(m->ndof ? m->maxrow * m->ndof : 0))      \
+  X(double, tree_I, tb_cap(m->nq ? m->nbody : 0) * 13)           \
+  X(double, tree_V, tb_cap(m->nq ? m->nbody : 0) * 6)            \
+  X(double, tree_A, tb_cap(m->nq ? m->nbody : 0) * 6)            \
+  X(double, tree_F, tb_cap(m->nq ? m->nbody : 0) * 6)            \
+  X(tbImpPair, imp_pair, tb_cap(m->opt.implicit ? m->npair : 0)) \
+  X(double, imp, tb_cap(tb_implicitWords(m)))                    \
+  X(int, imp_kind, tb_cap(m->opt.implicit ? m->maxrow : 0))      \
+  X(double, solver_d, sc->nsolver_d)                             \
+  X(int, solver_i, sc->nsolver_i)                                \
   X(double, scene_buf, tb_sceneWords(m))
 
 // index of element i of scene s in a batch array of count elements per scene, in d's layout
@@ -157,6 +174,23 @@ TB_HD int tb_cornerPair(const tbModel* m, int g1, int g2) {
 // the quasistatic step's words in a slot (stage_quasi.h: h f_app, the force balance, its scale)
 TB_HD int tb_quasiWords(const tbModel* m) {
   return m->opt.quasistatic ? 18 * m->nbody : 0;
+}
+
+// the implicit step's unknowns per shape pair (stage_implicit.h): closest points a1, a2, l1, l2,
+// the core's (or rigid) normal impulse, friction t, o, torsion, sigma, the algebraic and the
+// Euclidean deflection, the spring's impulse
+#define TB_IMP_NZ 16
+
+// the implicit step's unknowns: 6 velocities per body and TB_IMP_NZ per shape pair
+TB_HD int tb_implicitUnknowns(const tbModel* m) {
+  return 6 * m->nbody + TB_IMP_NZ * m->npair;
+}
+
+// the implicit step's words in a slot: 14 vectors of its unknowns, the Jacobian and the normal
+// matrix, and per body its end pose and wrench
+TB_HD int tb_implicitWords(const tbModel* m) {
+  int n = tb_implicitUnknowns(m);
+  return m->opt.implicit ? 2 * n * n + 14 * n + 13 * m->nbody : 0;
 }
 
 // bytes from one slot of an array to the next: whole cache lines, so that threads stepping in
@@ -306,7 +340,8 @@ int tb_checkJointLimits(int j, int type, double lo, double hi);
 int tb_checkSceneJointLimits(const tbModel* m, const double* vary);
 
 // model.c: whether the model's options and one scene's values (vary) suit the quasistatic step
-// (thesis §3.4): no minimal-coordinate joints, no restitution. TB_OK when it is not quasistatic.
+// (thesis §3.4): no minimal-coordinate joints, no restitution; and the implicit step: no
+// restitution. TB_OK for the others.
 int tb_checkQuasistatic(const tbModel* m, const double* vary);
 
 // step.c: what a step's contacts did, for drawing: the world point of each contact block (a

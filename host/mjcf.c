@@ -368,9 +368,11 @@ static void tb_mjEigen(const double A[9], double ev[3], double V[9]) {
 
 //---- shapes ------------------------------------------------------------------------------------
 
-static const char* const tb_mjGeomTypes[] = {"sphere", "capsule", "box", "plane", "cylinder", NULL};
-static const int tb_mjGeomType[] = {TB_GEOM_SPHERE, TB_GEOM_CAPSULE, TB_GEOM_BOX, TB_GEOM_PLANE,
-                                    TB_GEOM_PRISM};
+// (an ellipsoid touches only in a model with tumble_option_implicit)
+static const char* const tb_mjGeomTypes[] = {"sphere",   "capsule",   "box", "plane",
+                                             "cylinder", "ellipsoid", NULL};
+static const int tb_mjGeomType[] = {TB_GEOM_SPHERE, TB_GEOM_CAPSULE, TB_GEOM_BOX,
+                                    TB_GEOM_PLANE,  TB_GEOM_PRISM,   TB_GEOM_ELLIPSOID};
 
 // one <geom>, read before its body is added (its mass places the body's frame)
 typedef struct tbMjShape {
@@ -413,6 +415,14 @@ static double tb_mjUnitInertia(const tbMjShape* s, double I[3]) {
         return v;
       }
       break;  // a box prism keeps the box's half-sizes for this
+    case TB_GEOM_ELLIPSOID: {
+      const double* a = s->size;
+      v = 4.0 / 3.0 * TB_PI * a[0] * a[1] * a[2];
+      I[0] = 0.2 * v * (a[1] * a[1] + a[2] * a[2]);
+      I[1] = 0.2 * v * (a[0] * a[0] + a[2] * a[2]);
+      I[2] = 0.2 * v * (a[0] * a[0] + a[1] * a[1]);
+      return v;
+    }
     default:
       break;
   }
@@ -425,9 +435,9 @@ static double tb_mjUnitInertia(const tbMjShape* s, double I[3]) {
 }
 
 static int tb_mjSize(const tbMj* c, tbMjShape* s, int cls, int ti) {
-  static const int need[5] = {1, 2, 3, 0, 2};
-  static const char* what[5] = {"radius", "radius, half-length", "three half-sizes", "",
-                                "radius, half-height"};
+  static const int need[6] = {1, 2, 3, 0, 2, 3};
+  static const char* what[6] = {"radius", "radius, half-length", "three half-sizes",
+                                "",       "radius, half-height", "three semi-axes"};
   xmlNodePtr n = s->node;
   double v[3], ft[6];
   int k = tb_mjNums(c, n, cls, "size", v, 0, 3);
@@ -1001,8 +1011,9 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
 // in coordinates, as MuJoCo holds them; "0" or none: rows) into c->minimal,
 // tumble_option_restitution_vmin (m/s: contacts approaching slower stay plastic) and
 // tumble_option_quasistatic ("1": the quasistatic step of thesis §3.4, solved by auto, as the
-// built-in quasistatic scenes) and tumble_option_corners ("1": planar shapes' corners
-// disjunctive, thesis §3.2) into the model's options; 0, or 2 after an error
+// built-in quasistatic scenes), tumble_option_corners ("1": planar shapes' corners
+// disjunctive, thesis §3.2) and tumble_option_implicit ("1": geometrically implicit contact,
+// thesis §3.5) into the model's options; 0, or 2 after an error
 static int tb_mjModelNumerics(tbMj* c) {
   xmlNodePtr n;
   double v = 0.0;
@@ -1021,6 +1032,9 @@ static int tb_mjModelNumerics(tbMj* c) {
   if (tb_mjScalar(c, "option", "corners", &v, &n)) return 2;
   if (n && v != 0.0 && v != 1.0) return tb_mjFail(c, n, "data %g: 1 (disjunctive) or 0", v);
   if (n) c->m->opt.corners = (int)v;
+  if (tb_mjScalar(c, "option", "implicit", &v, &n)) return 2;
+  if (n && v != 0.0 && v != 1.0) return tb_mjFail(c, n, "data %g: 1 (implicit contact) or 0", v);
+  if (n) c->m->opt.implicit = (int)v;
   return 0;
 }
 

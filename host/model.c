@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tumble/implicit_geom.h>
 #include <tumble/tb_math.h>
 
 #include "engine.h"
@@ -27,6 +28,8 @@ tbGeomDef tb_defaultGeomDef(void) {
   d.quat[0] = 1.0;
   d.mu = 0.5;
   d.contype = d.conaffinity = 1;
+  d.core = INFINITY;
+  d.exponent = 2.0;
   return d;
 }
 
@@ -226,6 +229,17 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
     return -1;
   }
   if (tb_checkCompliance("geom", g, def->stiffness, def->damping)) return -1;
+  if (!(def->torsion >= 0.0) || !isfinite(def->torsion) || !(def->core > 0.0)) {
+    tb_setError("geom %d: torsion %g must be finite and >= 0, core %g > 0", g, def->torsion,
+                def->core);
+    return -1;
+  }
+  int super = def->type == TB_GEOM_SUPERELLIPSOID;
+  if (super ? !(def->exponent >= 2.0 && def->exponent <= 64.0) : def->exponent != 2.0) {
+    tb_setError("geom %d: exponent %g: %s", g, def->exponent,
+                super ? "a superellipsoid's is in [2, 64]" : "a superellipsoid's only (2 else)");
+    return -1;
+  }
   if (def->type == TB_GEOM_PLANE && m->bdef[def->body].type == TB_BODY_DYNAMIC) {
     tb_setError("geom %d: a plane (half-space) cannot belong to a dynamic body", g);
     return -1;
@@ -475,8 +489,8 @@ int tb_findBody(const tbModel* m, const char* name) {
 }
 
 static int tb_fieldWidth(int field) {
-  static const int width[TB_NFIELD] = {1, 3, 3,           4,           6,           6,           1,
-                                       1, 3, TB_DRV_NPRM, TB_JNT_NPRM, TB_OPT_NPRM, TB_SUP_NPRM, 2};
+  static const int width[TB_NFIELD] = {
+      1, 3, 3, 4, 6, 6, 1, 1, 3, TB_DRV_NPRM, TB_JNT_NPRM, TB_OPT_NPRM, TB_SUP_NPRM, 2, 3};
   return width[field];
 }
 
@@ -486,6 +500,7 @@ static int tb_fieldCount(const tbModel* m, int field) {
     case TB_F_GEOM_REST:
     case TB_F_GEOM_SIZE:
     case TB_F_GEOM_SOFT:
+    case TB_F_GEOM_IMPLICIT:
       return m->ngeom;
     case TB_F_DRIVER:
       return m->ndriver;
@@ -675,6 +690,16 @@ static int tb_compilePairs(tbModel* m) {
         if (tb_jointed(m, b1, b2)) continue;
         const tbGeomDef *d1 = &m->gdef[g1], *d2 = &m->gdef[g2];
         if (!(d1->contype & d2->conaffinity) && !(d2->contype & d1->conaffinity)) continue;
+        if (m->opt.implicit) {  // one contact per pair, the closest points (plane-plane: none)
+          if (m->geom_type[g1] == TB_GEOM_PLANE && m->geom_type[g2] == TB_GEOM_PLANE) continue;
+          if (pass) {
+            m->pair_geom[2 * n] = g1;
+            m->pair_geom[2 * n + 1] = g2;
+            m->pair_maxcon[n] = 1;
+          }
+          n++;
+          continue;
+        }
         if ((m->geom_type[g1] == TB_GEOM_PRISM) != (m->geom_type[g2] == TB_GEOM_PRISM)) {
           return tb_setError(
               "geoms %d and %d: a prism only touches prisms; keep them apart with contype and "
@@ -773,6 +798,8 @@ static int tb_compileVary(tbModel* m) {
     tb_setVary(m, TB_F_GEOM_SIZE, g, m->gdef[g].size);
     double soft[2] = {m->gdef[g].stiffness, m->gdef[g].damping};
     tb_setVary(m, TB_F_GEOM_SOFT, g, soft);
+    double implicit[3] = {m->gdef[g].torsion, m->gdef[g].core, m->gdef[g].exponent};
+    tb_setVary(m, TB_F_GEOM_IMPLICIT, g, implicit);
   }
   for (int k = 0; k < m->ndriver; k++) {
     const tbDriverDef* dd = &m->ddef[k];
@@ -856,20 +883,60 @@ static int tb_checkCorners(const tbModel* m) {
   return TB_OK;
 }
 
+// option implicit: 0 or 1; every shape has an implicit function (implicit_geom.h) and the step
+// stands alone: free bodies (no joints, no support tripods), no corners, no quasistatic step
+// (restitution: tb_checkQuasistatic). Ellipsoids touch only there.
+static int tb_checkImplicit(const tbModel* m) {
+  if (m->opt.implicit != 0 && m->opt.implicit != 1) {
+    return tb_setError("option implicit %d must be 0 or 1", m->opt.implicit);
+  }
+  for (int g = 0; g < m->ngeom && !m->opt.implicit; g++) {
+    if (m->geom_type[g] == TB_GEOM_ELLIPSOID || m->geom_type[g] == TB_GEOM_SUPERELLIPSOID) {
+      return tb_setError(
+          "geom %d: an ellipsoid or superellipsoid touches only with option implicit", g);
+    }
+    if (m->gdef[g].torsion != 0.0 || isfinite(m->gdef[g].core)) {
+      return tb_setError("geom %d: torsion %g, core %g: option implicit's only", g,
+                         m->gdef[g].torsion, m->gdef[g].core);
+    }
+  }
+  if (!m->opt.implicit) return TB_OK;
+  if (m->opt.quasistatic || m->opt.corners) {
+    return tb_setError("option implicit: not with option quasistatic or corners");
+  }
+  if (m->njnt > 0 || m->nsupport > 0) {
+    return tb_setError(
+        "option implicit: the geometrically implicit step takes free bodies only (no joints, no "
+        "support tripods)");
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    if (!tbg_isImplicit(m->geom_type[g], m->geom_nvert[g])) {
+      return tb_setError(
+          "geom %d: type %d has no implicit function: option implicit takes spheres, "
+          "ellipsoids, superellipsoids, planes and discs (prisms of one core vertex)",
+          g, m->geom_type[g]);
+    }
+  }
+  return TB_OK;
+}
+
 int tb_checkQuasistatic(const tbModel* m, const double* vary) {
   if (m->opt.quasistatic != 0 && m->opt.quasistatic != 1) {
     return tb_setError("option quasistatic %d must be 0 or 1", m->opt.quasistatic);
   }
-  if (!m->opt.quasistatic) return TB_OK;
-  if (m->nq > 0) {
+  if (m->opt.quasistatic && m->nq > 0) {
     return tb_setError(
         "option quasistatic: the quasistatic step takes no minimal-coordinate joints");
   }
+  if (!m->opt.quasistatic && !m->opt.implicit) return TB_OK;
   for (int g = 0; g < m->ngeom; g++) {
     double e = tb_varyOf(m, vary, TB_F_GEOM_REST, g)[0];
     if (e != 0.0) {
-      return tb_setError(
-          "geom %d: restitution %g: a quasistatic step has no velocities to restitute", g, e);
+      return tb_setError(m->opt.quasistatic
+                             ? "geom %d: restitution %g: a quasistatic step has no velocities to "
+                               "restitute"
+                             : "geom %d: restitution %g: the implicit step has no restitution",
+                         g, e);
     }
   }
   return TB_OK;
@@ -885,6 +952,7 @@ int tb_compileModel(tbModel* m) {
   if (rc == TB_OK) rc = tb_compileJoints(m);
   if (rc == TB_OK) rc = tb_compileTree(m);
   if (rc == TB_OK) rc = tb_checkCorners(m);
+  if (rc == TB_OK) rc = tb_checkImplicit(m);
   if (rc == TB_OK) rc = tb_compileDrivers(m);
   if (rc == TB_OK) rc = tb_compilePairs(m);
   if (rc == TB_OK) rc = tb_compileVary(m);
@@ -896,6 +964,8 @@ int tb_compileModel(tbModel* m) {
   // a support tripod: three contacts of 3 rows
   m->maxrow = tb_jointRowCapacity(m) + 3 * m->maxcon + 9 * m->nsupport;
   m->maxeq = tb_eqRowCapacity(m);
+  // the implicit step keeps its unknowns from step to step where the others keep impulses
+  if (m->opt.implicit) m->maxrow = tb_implicitUnknowns(m);
   m->compiled = 1;
   return TB_OK;
 }

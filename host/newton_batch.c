@@ -20,7 +20,8 @@ int tb_phasedRollout(const tbPhasedOps* ops, int nstep) {
 }
 
 int tb_phasedModel(const tbModel* m, int min_rows) {
-  // (the phased path solves once per step; the quasistatic step and corner pairs solve in rounds)
+  // (the phased path solves once per step; the quasistatic step and corner pairs solve in rounds,
+  // the implicit step has no Delassus problem)
   return min_rows > 0 && tb_isLmSolver(m->opt.solver) && !m->opt.quasistatic && !m->opt.corners &&
-         tb_lmCapacity(m) >= min_rows;
+         !m->opt.implicit && tb_lmCapacity(m) >= min_rows;
 }

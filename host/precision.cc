@@ -86,7 +86,7 @@ void convField(D* d, const S* s, size_t n) {
 }
 
 f::tbOption convOption(const tbOption& o) {
-  static_assert(sizeof(tbOption) == 120, "tbOption changed: convert its new fields here");
+  static_assert(sizeof(tbOption) == 128, "tbOption changed: convert its new fields here");
   f::tbOption r;
   r.timestep = toFloat(o.timestep);
   conv(r.gravity, o.gravity, 3);
@@ -105,12 +105,13 @@ f::tbOption convOption(const tbOption& o) {
   r.maxcon = o.maxcon;
   r.quasistatic = o.quasistatic;
   r.corners = o.corners;
+  r.implicit = o.implicit;
   return r;
 }
 
 // the fp32 model of m, its arrays in buf
 f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
-  static_assert(sizeof(tbModel) == 648, "tbModel changed: convert its new fields here");
+  static_assert(sizeof(tbModel) == 664, "tbModel changed: convert its new fields here");
   f::tbModel fm;
   memset(&fm, 0, sizeof(fm));
   fm.nbody = m->nbody;
@@ -306,6 +307,10 @@ int rolloutCpu(const f::tbModel* fm, f::tbData* fd, int nstep, f::tbRecord* rec,
 
 extern "C" int tb_rolloutF32(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                              const tbProbe* probe, int gpu) {
+  if (m->opt.implicit) {
+    // its rows are positions over h: fp32's rounding of a 1 m position is 1e-3 m/s at h = 1e-4
+    return tb_setError("option implicit: the implicit step runs in fp64 only (precision fp32)");
+  }
   std::vector<char> model_buf;
   f::tbModel fm = convModel(m, &model_buf);
   int rc = TB_OK;

@@ -93,6 +93,30 @@ static const tbSceneInfo tb_scenes[] = {
      1,
      {{"corners", "", "1: disjunctive non-convex corners, 0: each contact a half-plane", 1.0, 0.0,
        1.0, 1}}},
+    {"implicit-disc",
+     "thesis §3.5.3.1, vertical plane: a unit disc rolls without slip on the ground at 3 m/s; "
+     "geometrically implicit contact keeps its kinetic energy (implicit=0: the ST step)",
+     1000,
+     2,
+     {{"implicit", "",
+       "1: geometrically implicit contact on a half-plane, 0: the ST step on a "
+       "box",
+       1.0, 0.0, 1.0, 1},
+      {"sides", "", "0: the exact disc; N >= 3: a regular N-gon (the ST step only)", 0.0, 0.0, 16.0,
+       1}}},
+    {"implicit-spheres",
+     "thesis §3.5.3.2: a unit sphere pushed against two fixed spheres rolls on one and slides "
+     "on the other until it leaves both (geometrically implicit contact, elliptic friction "
+     "with torsion); implicit=0: the ST step (no torsion)",
+     500,
+     1,
+     {{"implicit", "", "1: geometrically implicit contact, 0: the ST step", 1.0, 0.0, 1.0, 1}}},
+    {"implicit-compliant",
+     "thesis §3.5.3.3, vertical plane: a unit disc falls onto a compliant half-plane (spring, "
+     "rigid core at deflection core; geometrically implicit contact)",
+     10000,
+     0,
+     {{0}}},
 };
 
 #define TB_NSCENE ((int)(sizeof(tb_scenes) / sizeof(tb_scenes[0])))
@@ -872,6 +896,145 @@ static void tb_sceneCornerFinger(tbModel* m, const tbBuild* bo) {
   tb_optionParams(m);
 }
 
+//---- geometrically implicit contact (thesis §3.5) -----------------------------------------------
+
+// a static half-plane y <= 0 of the vertical xy plane (a plane whose local z is world y)
+static void tb_halfPlaneY(tbModel* m, double mu) {
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "ground";
+  bd.type = TB_BODY_STATIC;
+  bd.quat[0] = sqrt(0.5);
+  bd.quat[1] = -sqrt(0.5);
+  tb_planeOf(m, &bd, mu);
+}
+
+// a uniform unit disc (m = 1 kg, I = 0.5 kg m^2, thesis §3.5.3.1 and §3.5.3.3) of the vertical
+// plane at (x, y), moving at (vx, w): the exact disc, or (sides >= 3) the regular polygon of that
+// many vertices on its circle, one at the bottom; returns the body
+static int tb_unitDisc(tbModel* m, double x, double y, double vx, double w, double mu, int sides) {
+  double vert[2 * TB_MAXVERT2D] = {0.0, 0.0};
+  for (int k = 0; k < sides; k++) {
+    double a = -0.5 * TB_PI + 2.0 * TB_PI * k / sides;
+    vert[2 * k] = cos(a);
+    vert[2 * k + 1] = sin(a);
+  }
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "disc";
+  bd.mass = 1.0;
+  bd.inertia[0] = bd.inertia[1] = 1.0;  // locked axes
+  bd.inertia[2] = 0.5;
+  bd.lock = TB_LOCK_PLANAR;
+  bd.pos[0] = x;
+  bd.pos[1] = y;
+  bd.vel[0] = vx;
+  bd.vel[5] = w;
+  int b = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = b;
+  gd.type = TB_GEOM_PRISM;
+  gd.nvert = sides ? sides : 1;
+  gd.vert = vert;
+  gd.size[0] = sides ? 0.0 : 1.0;
+  gd.mu = mu;
+  tb_addGeom(m, &gd);
+  return b;
+}
+
+// §3.5.3.1: the unit disc on y = 0 at v = (-3, 0, 3), rolling without slip, mu 0.4, h = 0.01 s.
+// implicit=0: the ST step, the ground a 200 m wide box (the ST step has no half-plane in the
+// planar model), the disc exact or (sides) the thesis's polygon. Parameters mu (the disc's),
+// vx0, w0, dt, gravity.
+static void tb_sceneImplicitDisc(tbModel* m, const tbBuild* bo) {
+  int sides = (int)bo->opt[1];
+  if (sides == 1 || sides == 2) {
+    tb_setError("param 'sides' = %d: 0 (the disc) or a polygon's 3 .. 16", sides);
+    return;
+  }
+  m->opt.implicit = (int)bo->opt[0];
+  m->opt.timestep = 0.01;
+  m->opt.gravity[1] = -9.81;
+  m->opt.gravity[2] = 0.0;
+  if (m->opt.implicit) {
+    tb_halfPlaneY(m, 0.0);
+  } else {
+    static const double slab[8] = {-100.0, -1.0, 100.0, -1.0, 100.0, 0.0, -100.0, 0.0};
+    tb_prismOf(m, tb_staticBody(m, "ground"), slab, 4);
+  }
+  int b = tb_unitDisc(m, 0.0, 1.0, -3.0, 3.0, 0.4, sides);
+  tb_param1(m, "mu", "", "the disc's friction", 0.0, 1e3, 0, TB_F_GEOM_MU, 1, 0);
+  tb_param1(m, "vx0", "m/s", "initial speed along x", -1e3, 1e3, 0, TB_F_BODY_VEL, b, 0);
+  tb_param1(m, "w0", "rad/s", "initial spin (3: rolling at vx0 = -3)", -1e3, 1e3, 0, TB_F_BODY_VEL,
+            b, 5);
+  tb_optionParams(m);
+}
+
+// §3.5.3.2: fixed spheres of radius 10 at the origin and 9 at (0, 11.4, 0); a unit sphere
+// tangent to both at rest, pushed by lambda_app = (1, 2.6, -9.81) N (gravity is in it), mu 0.2,
+// e_t = e_o = 1, e_r = 0.3, h = 0.01 s. The thesis gives no mass or inertia: here 1 kg and the
+// solid sphere's 0.4 kg m^2. implicit=0: the ST step, without torsion. Parameters mu, torsion
+// (implicit), force_x, force_y, force_z, dt, gravity.
+static void tb_sceneImplicitSpheres(tbModel* m, const tbBuild* bo) {
+  m->opt.implicit = (int)bo->opt[0];
+  m->opt.timestep = 0.01;
+  memset(m->opt.gravity, 0, sizeof(m->opt.gravity));
+  static const double centre[2][3] = {{0.0, 0.0, 0.0}, {0.0, 11.4, 0.0}};
+  static const double radius[2] = {10.0, 9.0};
+  static const char* name[2] = {"sphere10", "sphere9"};
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.type = TB_GEOM_SPHERE;
+  gd.mu = 0.0;
+  for (int k = 0; k < 2; k++) {
+    gd.body = tb_staticBody(m, name[k]);
+    memcpy(m->bdef[gd.body].pos, centre[k], sizeof(centre[k]));
+    gd.size[0] = radius[k];
+    tb_addGeom(m, &gd);
+  }
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "ball";
+  bd.mass = 1.0;
+  bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.4;
+  bd.pos[1] = 6.62105263157895;
+  bd.pos[2] = 8.78417110772903;
+  bd.force[0] = 1.0;
+  bd.force[1] = 2.6;
+  bd.force[2] = -9.81;
+  gd.body = tb_addBody(m, &bd);
+  gd.size[0] = 1.0;
+  gd.mu = 0.2;
+  gd.torsion = m->opt.implicit ? 0.3 : 0.0;
+  tb_addGeom(m, &gd);
+  tb_param1(m, "mu", "", "the ball's friction", 0.0, 1e3, 0, TB_F_GEOM_MU, 2, 0);
+  if (m->opt.implicit) {
+    tb_param1(m, "torsion", "m", "the ball's torsional lever e_r", 0.0, 1e3, 0, TB_F_GEOM_IMPLICIT,
+              2, 0);
+  }
+  static const char* f[3] = {"force_x", "force_y", "force_z"};
+  for (int k = 0; k < 3; k++) {
+    tb_param1(m, f[k], "N", "the applied force", -1e6, 1e6, 0, TB_F_BODY_FORCE, gd.body, k);
+  }
+  tb_optionParams(m);
+}
+
+// §3.5.3.3: the unit disc dropped from y = 1.5 onto the half-plane y <= 0, a frictionless
+// undamped spring k = 1000 N/m with its rigid core at 0.05 m (the thesis's experiment 1; 1 m:
+// experiment 2), h = 1e-4 s. Parameters core, stiffness, damping, y0, dt, gravity.
+static void tb_sceneImplicitCompliant(tbModel* m) {
+  m->opt.implicit = 1;
+  m->opt.timestep = 1e-4;
+  m->opt.gravity[1] = -9.81;
+  m->opt.gravity[2] = 0.0;
+  tb_halfPlaneY(m, 0.0);
+  m->gdef[0].stiffness = 1000.0;
+  m->gdef[0].core = 0.05;
+  int b = tb_unitDisc(m, 0.0, 1.5, 0.0, 0.0, 0.0, 0);
+  tb_param1(m, "core", "m", "the half-plane's largest deflection (its rigid core)", 0.0, 1e6, 1,
+            TB_F_GEOM_IMPLICIT, 0, 1);
+  tb_param1(m, "stiffness", "N/m", "the half-plane's spring", 0.0, 1e12, 0, TB_F_GEOM_SOFT, 0, 0);
+  tb_param1(m, "damping", "N s/m", "the half-plane's damper", 0.0, 1e12, 0, TB_F_GEOM_SOFT, 0, 1);
+  tb_param1(m, "y0", "m", "the disc's initial height", -1e3, 1e3, 0, TB_F_BODY_POS, b, 1);
+  tb_optionParams(m);
+}
+
 tbModel* tb_buildScene(int i, const tbBuild* b) {
   tb_clearError();
   if (i < 0 || i >= TB_NSCENE) {
@@ -923,6 +1086,15 @@ tbModel* tb_buildScene(int i, const tbBuild* b) {
       break;
     case 13:
       tb_sceneCornerFinger(m, b);
+      break;
+    case 14:
+      tb_sceneImplicitDisc(m, b);
+      break;
+    case 15:
+      tb_sceneImplicitSpheres(m, b);
+      break;
+    case 16:
+      tb_sceneImplicitCompliant(m);
       break;
     default:
       tb_scenePlateBlock(m, TB_DRIVER_PLATE);

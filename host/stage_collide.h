@@ -9,17 +9,24 @@
 
 #include "engine.h"
 
-// world pose and size of geom g at the work pose of its body
-TB_HD void tb_geomPose(const tbModel* m, const tbWork* w, int g, tbGeomPose* gp) {
+// world pose and size of geom g with its body at pose (xpos, xquat: every body's)
+TB_HD void tb_geomPoseAt(const tbModel* m, const double* vary, const double* xpos,
+                         const double* xquat, int g, tbGeomPose* gp) {
   int b = m->geom_body[g];
   gp->type = m->geom_type[g];
-  memcpy(gp->size, tb_varyOf(m, w->vary, TB_F_GEOM_SIZE, g), sizeof(gp->size));
+  memcpy(gp->size, tb_varyOf(m, vary, TB_F_GEOM_SIZE, g), sizeof(gp->size));
   double off[3];
-  tbu_rotVec(off, w->xquat + 4 * b, m->geom_pos + 3 * g);
-  tbu_add3(gp->pos, w->xpos + 3 * b, off);
-  tbu_quatMul(gp->quat, w->xquat + 4 * b, m->geom_quat + 4 * g);
+  tbu_rotVec(off, xquat + 4 * b, m->geom_pos + 3 * g);
+  tbu_add3(gp->pos, xpos + 3 * b, off);
+  tbu_quatMul(gp->quat, xquat + 4 * b, m->geom_quat + 4 * g);
   gp->nvert = m->geom_nvert[g];
   gp->vert = m->geom_vert + 2 * m->geom_vertadr[g];
+  gp->exponent = tb_varyOf(m, vary, TB_F_GEOM_IMPLICIT, g)[2];
+}
+
+// ... at the work pose
+TB_HD void tb_geomPose(const tbModel* m, const tbWork* w, int g, tbGeomPose* gp) {
+  tb_geomPoseAt(m, w->vary, w->xpos, w->xquat, g, gp);
 }
 
 // distance from a shape's frame origin to its farthest surface point (planes: unused)

@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "stage_collide.h"
 #include "stage_corner.h"
+#include "stage_implicit.h"
 #include "stage_kinematic.h"
 #include "stage_probe.h"
 #include "stage_quasi.h"
@@ -381,10 +382,10 @@ TB_HD int tb_stepAnswer(tbTeam t, const tbModel* m, const tbData* d, int s, tbWo
 
 // everything after the solve: warm start kept, v+ and q+, time and the solver's statistics
 TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tbSolveResult* res) {
-  tb_saveWarm(d, s, w);
+  if (!m->opt.implicit) tb_saveWarm(d, s, w);  // (the implicit step keeps its unknowns there)
   if (m->nq > 0) {
     tb_treeApply(m, w);
-  } else if (!m->opt.quasistatic) {  // (its last round left v+ in vfree)
+  } else if (!m->opt.quasistatic && !m->opt.implicit) {  // (they left v+ in vfree)
     tb_applyImpulse(m, w);
   }
   int finite = tb_integrate(m, d, s, w) && (m->nq == 0 || tb_treeIntegrate(m, d, s, w)) &&
@@ -428,10 +429,30 @@ TB_HD void tb_stepEnd(const tbModel* m, tbData* d, int s, tbWork* w, int rc,
   }
 }
 
+// the geometrically implicit step (stage_implicit.h) of scene s by team t: its lead alone, the
+// free velocity, then the mixed NCP in velocities and closest points (its unknowns kept in
+// d->warm in place of impulses)
+TB_HD void tb_implicitStep(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
+  if (t.lane == 0 && !(d->status[s] & TB_SCENE_FAILMASK)) {
+    tb_stepValues(m, d, s, w);
+    tb_workPose(m, d, s, w);
+    tb_massInverse(m, w);
+    tb_freeVelocity(m, d, s, w);
+    tbSolveResult res;
+    tb_implicitAnswer(m, d, s, w, &res);
+    tb_stepFinish(m, d, s, w, &res);
+  }
+  tb_teamSync(t);
+}
+
 // advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w, by team t: its lead runs
 // the stages that are serial, the whole team the assembly and PGS. Every member sees the same
 // status between the stages, so all take the same way through.
 TB_HDN void tb_step(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
+  if (m->opt.implicit) {
+    tb_implicitStep(t, m, d, s, w);
+    return;
+  }
   if (!tb_stepSetUp(t, m, d, s, w)) return;
   tbSolveResult res;
   int rc = tb_stepAnswer(t, m, d, s, w, &res);

@@ -123,6 +123,10 @@ int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const c
     // a step with corner pairs may solve its problem again with other members (stage_corner.h)
     return tb_setError("option corners: a step may solve several problems, not one");
   }
+  if (m->opt.implicit) {
+    // its step is a nonlinear complementarity problem in the shapes' closest points too
+    return tb_setError("option implicit: the step's problem is not a Delassus problem");
+  }
   tbWork* w = tb_newWork(m);
   if (!w) return TB_ERR_MEMORY;
   int rc = TB_OK;

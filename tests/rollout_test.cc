@@ -290,6 +290,15 @@ TEST(GpuCornerTest, HoleAndFingerMatchTheCpuPath) {
   expectSweepOnGpu("corner-finger", "vx0", 0.05, 0.4, 18, TB_CONE_EXACT);
 }
 
+// geometrically implicit contact (thesis §3.5) on the GPU: the ball between two spheres at 512
+// frictions through its switches and separations, the compliant disc at 512 core deflections
+// through its first bounce
+TEST(GpuImplicitTest, SpheresAndCompliantDiscMatchTheCpuPath) {
+  SKIP_WITHOUT_GPU();
+  expectSweepOnGpu("implicit-spheres", "mu", 0.1, 0.3, 400, TB_CONE_EXACT);
+  expectSweepOnGpu("implicit-compliant", "core", 0.03, 0.2, 4000, TB_CONE_EXACT);
+}
+
 // every step solver runs on the GPU: box stacks (exact cone; the pyramid for the LCP solvers),
 // the LM solvers in the fused kernel with their in-kernel factorizations
 TEST(GpuSolverTest, EverySolverMatchesTheCpuPath) {

@@ -31,7 +31,11 @@ enum {
   TB_GEOM_BOX = 2,
   TB_GEOM_PLANE = 3,
   TB_GEOM_PRISM = 4,  // planar scenes: a rounded convex polygon in the xy plane, extruded along z
-  TB_NGEOMTYPE = 5
+  TB_GEOM_ELLIPSOID = 5,       // semi-axes size[0..2] along the local axes: geometrically implicit
+                               // contact only (option implicit, implicit_geom.h)
+  TB_GEOM_SUPERELLIPSOID = 6,  // sum_k |y_k / size[k]|^e <= 1, e the geom's exponent (>= 2):
+                               // option implicit only
+  TB_NGEOMTYPE = 7
 };
 
 #define TB_MAXCON_PAIR 8  // most contacts one shape pair can produce
@@ -40,11 +44,13 @@ enum {
 typedef struct tbGeomPose {
   int type;            // TB_GEOM_*
   double size[3];      // sphere: radius (0 = point particle); capsule: radius, half-length of the
-                       // segment along local z; box: half-extents; plane: unused
+                       // segment along local z; box: half-extents; ellipsoid, superellipsoid:
+                       // semi-axes; plane: unused
   double pos[3];       // world position of the shape frame
   double quat[4];      // world orientation (w,x,y,z), unit
   int nvert;           // prism: core vertices (1 disc, 2 stadium, >= 3 convex polygon)
   const double* vert;  // prism: (nvert x 2) core vertices in the shape frame's xy plane, CCW
+  double exponent;     // superellipsoid: e (implicit_geom.h)
 } tbGeomPose;
 // plane: the half-space local z <= 0 is solid; its surface is the local xy plane through pos.
 
@@ -754,7 +760,7 @@ TB_HD int tbu_collide(const tbGeomPose* a, const tbGeomPose* b, double margin,
 // upper bound on what tbu_collide can return for these two types (used to size buffers)
 TB_HD int tbu_collideMax(int type_a, int type_b) {
   int lo = type_a < type_b ? type_a : type_b, hi = type_a < type_b ? type_b : type_a;
-  if (lo < 0 || hi >= TB_NGEOMTYPE) return 0;
+  if (lo < 0 || hi >= TB_NGEOMTYPE || hi >= TB_GEOM_ELLIPSOID) return 0;
   if (hi == TB_GEOM_PRISM && lo != TB_GEOM_PRISM) return 0;  // prisms only meet prisms
   if (lo == TB_GEOM_SPHERE) return 1;
   if (lo == TB_GEOM_CAPSULE) return hi == TB_GEOM_BOX ? 3 : 2;

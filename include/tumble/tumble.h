@@ -86,6 +86,12 @@ typedef struct tbGeomDef {
   int nvert;           // TB_GEOM_PRISM: core vertices, 1 (disc) .. TB_MAXVERT2D
   const double* vert;  // TB_GEOM_PRISM: (nvert x 2) m, core vertices in the geom frame's xy
                        // plane, counter-clockwise (copied by tb_addGeom)
+  // geometrically implicit contact (option implicit) only:
+  double torsion;   // m, >= 0: e_r of the elliptic friction law, the torsional friction's lever
+                    // (spin friction up to mu e_r lambda_n); a contact uses the larger of the two
+  double core;      // m, > 0: a compliant shape's (stiffness > 0) largest normal deflection, where
+                    // its rigid core is reached (thesis §3.5.2); INFINITY: no core
+  double exponent;  // TB_GEOM_SUPERELLIPSOID: e in [2, 64] (2: the ellipsoid; a box as it grows)
 } tbGeomDef;
 tbGeomDef tb_defaultGeomDef(void);
 
@@ -197,6 +203,13 @@ typedef struct tbOption {
   // polygon's vertex, the two edges there keep it out as a disjunction (psi_1 >= 0 or
   // psi_2 >= 0), not as two half-planes whose fictitious extensions catch what slides past
   int corners;
+  // 1: geometrically implicit contact (thesis §3.5, Chakraborty, Berard, Akella & Trinkle): the
+  // shapes' closest points are unknowns of the step, solved with the velocities as one mixed
+  // NCP (Eq. 3.82-3.83, 3.92-3.93) so that contact holds at the end of the step on the exact
+  // shapes, with elliptic friction and torsion (tbGeomDef torsion) and compliant shapes with a
+  // rigid core (tbGeomDef stiffness, damping, core). Shapes: sphere, ellipsoid, plane and, in
+  // planar scenes, the disc (a prism of one core vertex); see stage_implicit.h
+  int implicit;
 } tbOption;
 tbOption tb_defaultOption(void);
 
@@ -216,6 +229,7 @@ typedef enum tbtField {
   TB_F_OPT,            // (TB_OPT_NPRM)
   TB_F_SUPPORT,        // (nsupport x TB_SUP_NPRM)
   TB_F_GEOM_SOFT,      // (ngeom x 2) contact stiffness, damping
+  TB_F_GEOM_IMPLICIT,  // (ngeom x 3) torsion e_r, core deflection, exponent (option implicit)
   TB_NFIELD
 } tbtField;
 
