@@ -219,5 +219,8 @@ int main(void) {
   tbb_costRow("implicit-spheres", "ST (no torsion)", 0, 0, 500, st);
   tbb_costRow("implicit-spheres", "implicit, elliptic friction with torsion", 1, 0, 500, st);
   tbb_costRow("implicit-compliant", "implicit, compliant with a core", 1, 0, 10000, 0.0);
+  tbb_costRow("implicit-coin", "implicit, a cut shape: falls, lands on its rim, slaps flat", 1, 0,
+              120, 0.0);
+  tbb_costRow("implicit-coin", "the same, then rests", 1, 0, 1000, 0.0);
   return 0;
 }

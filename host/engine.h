@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <tumble/collide_geom.h>
+#include <tumble/implicit_geom.h>
 #include <tumble/problem.h>
 #include <tumble/tumble.h>
 
@@ -33,6 +34,7 @@ typedef struct tbRowJ {
 // shape g[0]'s function (body b[0]), g shape g[1]'s (body b[1], the compliant one, or the plane)
 typedef struct tbImpPair {
   int g[2], b[2];
+  int off, nf, ng;    // its first unknown; f's and g's parts (tbg_parts: 1 but for cut shapes)
   double mu, er;      // friction coefficient and torsional lever e_r (m, 0: no torsion)
   double k, c, core;  // g's stiffness (N/m, 0: rigid), damping (N s/m), core deflection (m)
   double meff, len;   // the pair's reduced mass (kg) and its smaller shape's size (m)
@@ -178,12 +180,21 @@ TB_HD int tb_quasiWords(const tbModel* m) {
 
 // the implicit step's unknowns per shape pair (stage_implicit.h): closest points a1, a2, l1, l2,
 // the core's (or rigid) normal impulse, friction t, o, torsion, sigma, the algebraic and the
-// Euclidean deflection, the spring's impulse
+// Euclidean deflection, the spring's impulse; then a multiplier per part of a cut shape
 #define TB_IMP_NZ 16
 
-// the implicit step's unknowns: 6 velocities per body and TB_IMP_NZ per shape pair
+// pair p's unknowns: TB_IMP_NZ and one per part of its shapes beyond their functions
+TB_HD int tb_implicitPairUnknowns(const tbModel* m, int p) {
+  int g1 = m->pair_geom[2 * p], g2 = m->pair_geom[2 * p + 1];
+  return TB_IMP_NZ + tbg_parts(m->geom_type[g1], m->geom_nclip[g1]) - 1 +
+         tbg_parts(m->geom_type[g2], m->geom_nclip[g2]) - 1;
+}
+
+// the implicit step's unknowns: 6 velocities per body and each pair's
 TB_HD int tb_implicitUnknowns(const tbModel* m) {
-  return 6 * m->nbody + TB_IMP_NZ * m->npair;
+  int n = 6 * m->nbody;
+  for (int p = 0; p < m->npair; p++) n += tb_implicitPairUnknowns(m, p);
+  return n;
 }
 
 // the implicit step's words in a slot: 14 vectors of its unknowns, the Jacobian and the normal

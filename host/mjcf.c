@@ -377,7 +377,8 @@ static const int tb_mjGeomType[] = {TB_GEOM_SPHERE, TB_GEOM_CAPSULE, TB_GEOM_BOX
 // one <geom>, read before its body is added (its mass places the body's frame)
 typedef struct tbMjShape {
   xmlNodePtr node;
-  int type;                // TB_GEOM_*; cylinders are discs (prisms) on a tripod body
+  int type;                // TB_GEOM_*; cylinders are discs (prisms) on a tripod body, and
+                           // cylinders with option implicit
   int box_prism;           // a box on a tripod body: a rectangle prism
   double size[3];          // tumble's
   double pos[3], quat[4];  // in the MJCF body frame
@@ -407,6 +408,7 @@ static double tb_mjUnitInertia(const tbMjShape* s, double I[3]) {
       return vc + vs;
     }
     case TB_GEOM_PRISM:
+    case TB_GEOM_CYLINDER:
       if (!s->box_prism) {  // cylinder of radius r, half-height size[1]
         double h = 2.0 * s->size[1];
         v = TB_PI * r * r * h;
@@ -493,10 +495,11 @@ static int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, t
   int t = tb_mjWord(c, n, cls, "type", "sphere", tb_mjGeomTypes);
   if (t < 0) return 2;
   s->type = tb_mjGeomType[t];
+  if (s->type == TB_GEOM_PRISM && !tripod && c->m->opt.implicit) s->type = TB_GEOM_CYLINDER;
   if (s->type == TB_GEOM_PRISM && !tripod) {
     return tb_mjFail(c, n,
                      "type=\"cylinder\": tumble has cylinders only as discs of a body with "
-                     "a support tripod (tumble_tripod_BODY)");
+                     "a support tripod (tumble_tripod_BODY), or with tumble_option_implicit");
   }
   if (tb_mjNums(c, n, cls, "pos", s->pos, 3, 3) < 0 || tb_mjOrient(c, n, cls, s->quat) ||
       tb_mjSize(c, s, cls, t))
@@ -934,7 +937,8 @@ static int tb_mjAddShapes(tbMj* c, const tbMjBodyPlan* pl, int b, const tbBodyDe
     if (tb_mjNote(c, name, TB_MJ_P_FRICTION, g, 1, 1.0, 0)) return 2;
     if (soft && tb_mjNote(c, tb_mjName(soft), TB_MJ_P_GEOM_SOFT, g, 2, 1.0, 0)) return 2;
     if (rest && tb_mjNote(c, tb_mjName(rest), TB_MJ_P_GEOM_REST, g, 1, 1.0, 0)) return 2;
-    int sized = s->type == TB_GEOM_SPHERE ? 1 : s->type == TB_GEOM_CAPSULE ? 2 : 3;
+    int two = s->type == TB_GEOM_CAPSULE || s->type == TB_GEOM_CYLINDER;
+    int sized = s->type == TB_GEOM_SPHERE ? 1 : two ? 2 : 3;
     if (s->type != TB_GEOM_PLANE && s->type != TB_GEOM_PRISM &&
         (pl->inertial || bd->type != TB_BODY_DYNAMIC) &&
         tb_mjNote(c, name, TB_MJ_P_SIZE, g, sized, 1.0, 0))

@@ -194,6 +194,41 @@ static int tb_checkCompliance(const char* what, int k, double stiffness, double 
   return 0;
 }
 
+// a shape's half-spaces (tbGeomDef clip): at most TB_MAXCLIP, finite, n nonzero, on a bounded
+// shape, each leaving part of it (d above the least n . y over the uncut shape)
+static int tb_checkClips(const tbGeomDef* def, int g) {
+  if (def->nclip < 0 || def->nclip > TB_MAXCLIP) {
+    return tb_setError("geom %d: nclip %d must be in [0, %d]", g, def->nclip, TB_MAXCLIP);
+  }
+  if (def->nclip > 0 && def->type == TB_GEOM_PLANE) {
+    return tb_setError("geom %d: a plane takes no clip half-spaces", g);
+  }
+  for (int k = 0; k < def->nclip; k++) {
+    const double* c = def->clip[k];
+    double n = tbu_norm3(c);
+    if (!tb_finite(c, 4) || !(n > 0.0)) {
+      return tb_setError("geom %d: clip %d: n must be finite and nonzero, d finite", g, k);
+    }
+    if (def->type == TB_GEOM_PRISM && def->nvert != 1) continue;  // (no implicit function)
+    tbGeomPose gp;
+    memset(&gp, 0, sizeof(gp));
+    gp.type = def->type;
+    gp.vert = def->vert;
+    gp.quat[0] = 1.0;
+    memcpy(gp.size, def->size, sizeof(gp.size));
+    gp.exponent = def->exponent;
+    double dir[3], low[3];
+    for (int i = 0; i < 3; i++) dir[i] = -c[i] / n;
+    tbg_implicitSupport(&gp, dir, 0.0, low);
+    double least = -tbu_dot3(dir, low), size = fmax(def->size[0], fmax(def->size[1], def->size[2]));
+    if (!(c[3] / n - least > 1e-9 * size)) {  // (a sliver of rounding is nothing)
+      return tb_setError("geom %d: clip %d (n . y <= %g) leaves nothing of the shape", g, k,
+                         c[3] / n);
+    }
+  }
+  return 0;
+}
+
 int tb_addGeom(tbModel* m, const tbGeomDef* def) {
   if (tb_checkEditable(m)) return -1;
   int g = m->ngeom;
@@ -210,7 +245,8 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
     return -1;
   }
   if (def->type == TB_GEOM_PRISM && tb_checkPrismDef(m, def, g)) return -1;
-  int nsize = def->type == TB_GEOM_SPHERE ? 1 : def->type == TB_GEOM_CAPSULE ? 2 : 3;
+  int two = def->type == TB_GEOM_CAPSULE || def->type == TB_GEOM_CYLINDER;
+  int nsize = def->type == TB_GEOM_SPHERE ? 1 : two ? 2 : 3;
   int sized = def->type != TB_GEOM_PLANE && def->type != TB_GEOM_PRISM;
   for (int i = 0; i < nsize && sized; i++) {
     int zero_ok = def->type == TB_GEOM_SPHERE || (def->type == TB_GEOM_CAPSULE && i == 1);
@@ -240,6 +276,7 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
                 super ? "a superellipsoid's is in [2, 64]" : "a superellipsoid's only (2 else)");
     return -1;
   }
+  if (tb_checkClips(def, g)) return -1;
   if (def->type == TB_GEOM_PLANE && m->bdef[def->body].type == TB_BODY_DYNAMIC) {
     tb_setError("geom %d: a plane (half-space) cannot belong to a dynamic body", g);
     return -1;
@@ -255,6 +292,10 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
     return -1;
   }
   m->gdef[g] = *def;
+  for (int k = 0; k < def->nclip; k++) {
+    double* c = m->gdef[g].clip[k];
+    c[3] /= tbu_normalize3(c);
+  }
   m->gdef[g].vert = vert;
   m->gdef[g].nvert = vert ? def->nvert : 0;
   tbu_quatNormalize(m->gdef[g].quat);
@@ -545,11 +586,16 @@ static int tb_compileGeoms(tbModel* m) {
       TB_ALLOC(m->geom_pos, 3 * m->ngeom) || TB_ALLOC(m->geom_quat, 4 * m->ngeom)) {
     return TB_ERR_MEMORY;
   }
+  if (TB_ALLOC(m->geom_nclip, m->ngeom) || TB_ALLOC(m->geom_clip, TB_MAXCLIP * 4 * m->ngeom)) {
+    return TB_ERR_MEMORY;
+  }
   for (int g = 0; g < m->ngeom; g++) {
     m->geom_type[g] = m->gdef[g].type;
     m->geom_body[g] = m->gdef[g].body;
     memcpy(m->geom_pos + 3 * g, m->gdef[g].pos, sizeof(double) * 3);
     memcpy(m->geom_quat + 4 * g, m->gdef[g].quat, sizeof(double) * 4);
+    m->geom_nclip[g] = m->gdef[g].nclip;
+    memcpy(m->geom_clip + TB_MAXCLIP * 4 * g, m->gdef[g].clip, sizeof(m->gdef[g].clip));
   }
   return TB_OK;
 }
@@ -885,19 +931,22 @@ static int tb_checkCorners(const tbModel* m) {
 
 // option implicit: 0 or 1; every shape has an implicit function (implicit_geom.h) and the step
 // stands alone: free bodies (no joints, no support tripods), no corners, no quasistatic step
-// (restitution: tb_checkQuasistatic). Ellipsoids touch only there.
+// (restitution, and compliance of cut shapes: tb_checkQuasistatic). Ellipsoids, superellipsoids,
+// cylinders and cut shapes touch only there.
 static int tb_checkImplicit(const tbModel* m) {
   if (m->opt.implicit != 0 && m->opt.implicit != 1) {
     return tb_setError("option implicit %d must be 0 or 1", m->opt.implicit);
   }
   for (int g = 0; g < m->ngeom && !m->opt.implicit; g++) {
-    if (m->geom_type[g] == TB_GEOM_ELLIPSOID || m->geom_type[g] == TB_GEOM_SUPERELLIPSOID) {
+    int type = m->geom_type[g];
+    if (type == TB_GEOM_ELLIPSOID || type == TB_GEOM_SUPERELLIPSOID || type == TB_GEOM_CYLINDER) {
       return tb_setError(
-          "geom %d: an ellipsoid or superellipsoid touches only with option implicit", g);
+          "geom %d: an ellipsoid, superellipsoid or cylinder touches only with option implicit", g);
     }
-    if (m->gdef[g].torsion != 0.0 || isfinite(m->gdef[g].core)) {
-      return tb_setError("geom %d: torsion %g, core %g: option implicit's only", g,
-                         m->gdef[g].torsion, m->gdef[g].core);
+    if (m->gdef[g].torsion != 0.0 || isfinite(m->gdef[g].core) || m->gdef[g].nclip > 0) {
+      return tb_setError(
+          "geom %d: torsion %g, core %g, %d clip half-spaces: option implicit's only", g,
+          m->gdef[g].torsion, m->gdef[g].core, m->gdef[g].nclip);
     }
   }
   if (!m->opt.implicit) return TB_OK;
@@ -913,7 +962,7 @@ static int tb_checkImplicit(const tbModel* m) {
     if (!tbg_isImplicit(m->geom_type[g], m->geom_nvert[g])) {
       return tb_setError(
           "geom %d: type %d has no implicit function: option implicit takes spheres, "
-          "ellipsoids, superellipsoids, planes and discs (prisms of one core vertex)",
+          "ellipsoids, superellipsoids, cylinders, planes and discs (prisms of one core vertex)",
           g, m->geom_type[g]);
     }
   }
@@ -930,6 +979,11 @@ int tb_checkQuasistatic(const tbModel* m, const double* vary) {
   }
   if (!m->opt.quasistatic && !m->opt.implicit) return TB_OK;
   for (int g = 0; g < m->ngeom; g++) {
+    if (m->opt.implicit && tbg_parts(m->geom_type[g], m->geom_nclip[g]) > 1 &&
+        tb_varyOf(m, vary, TB_F_GEOM_SOFT, g)[0] > 0.0) {
+      // (the deflection's Eq. 3.90 takes the normal of one smooth function)
+      return tb_setError("geom %d: a cylinder or a shape with clip half-spaces is rigid only", g);
+    }
     double e = tb_varyOf(m, vary, TB_F_GEOM_REST, g)[0];
     if (e != 0.0) {
       return tb_setError(m->opt.quasistatic

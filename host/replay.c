@@ -43,8 +43,9 @@ void tb_viewPixel(const tbSceneView* v, const double p[3], double pix[2]) {
 
 //---- shapes ------------------------------------------------------------------------------------
 
-// an (super)ellipsoid's core: its support points along the axes and the diagonals, in its frame
-// (a sharp hull of 14 of its points)
+// a smooth shape's core (an ellipsoid's, a superellipsoid's, a cylinder's, a cut sphere's or
+// disc's, cut by its half-spaces): its support points along the axes and the diagonals, in its
+// frame (a sharp hull of 14 of its points)
 static int tb_smoothCore(const tbModel* m, const double* sz, int g, double local[][3]) {
   tbGeomPose gp;
   memset(&gp, 0, sizeof(gp));
@@ -52,13 +53,15 @@ static int tb_smoothCore(const tbModel* m, const double* sz, int g, double local
   gp.quat[0] = 1.0;
   memcpy(gp.size, sz, sizeof(gp.size));
   gp.exponent = m->vary0[tb_varyIndex(m, TB_F_GEOM_IMPLICIT, g, 2)];
+  gp.nclip = m->geom_nclip[g];
+  gp.clip = m->geom_clip + TB_MAXCLIP * 4 * g;
   int n = 0;
   for (int k = 0; k < 27; k++) {
     double dir[3] = {k % 3 - 1.0, k / 3 % 3 - 1.0, k / 9 - 1.0};
     int zeros = (dir[0] == 0.0) + (dir[1] == 0.0) + (dir[2] == 0.0);
     if (zeros == 1 || zeros == 3) continue;  // the axes (two zeros) and the 8 diagonals
     tbu_normalize3(dir);
-    tbg_implicitSupport(&gp, dir, local[n++]);
+    tbg_implicitSupport(&gp, dir, 0.0, local[n++]);
   }
   return n;
 }
@@ -75,9 +78,14 @@ static int tb_shapeCore(const tbModel* m, const double* size, const tbReplayFram
   tbu_quatMul(gquat, f->quat + 4 * b, m->geom_quat + 4 * g);
   double local[TB_CORE_MAX][3];
   int n = 0;
-  int sharp = type == TB_GEOM_BOX || type == TB_GEOM_ELLIPSOID || type == TB_GEOM_SUPERELLIPSOID;
+  int cut = (type == TB_GEOM_SPHERE || type == TB_GEOM_PRISM) && m->geom_nclip[g] > 0;
+  int smooth = type == TB_GEOM_ELLIPSOID || type == TB_GEOM_SUPERELLIPSOID ||
+               type == TB_GEOM_CYLINDER || cut;
+  int sharp = type == TB_GEOM_BOX || smooth;
   *radius = sharp ? 0.0 : sz[0];
-  if (type == TB_GEOM_SPHERE) {
+  if (smooth) {
+    n = tb_smoothCore(m, sz, g, local);
+  } else if (type == TB_GEOM_SPHERE) {
     local[n][0] = local[n][1] = local[n][2] = 0.0;
     n = 1;
   } else if (type == TB_GEOM_CAPSULE) {
@@ -89,8 +97,6 @@ static int tb_shapeCore(const tbModel* m, const double* size, const tbReplayFram
     for (; n < 8; n++) {
       for (int i = 0; i < 3; i++) local[n][i] = (n >> i & 1) ? sz[i] : -sz[i];
     }
-  } else if (type == TB_GEOM_ELLIPSOID || type == TB_GEOM_SUPERELLIPSOID) {
-    n = tb_smoothCore(m, sz, g, local);
   } else if (type == TB_GEOM_PRISM) {
     const double* v = m->geom_vert + 2 * m->geom_vertadr[g];
     for (; n < m->geom_nvert[g] && n < TB_CORE_MAX; n++) {

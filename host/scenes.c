@@ -117,6 +117,13 @@ static const tbSceneInfo tb_scenes[] = {
      10000,
      0,
      {{0}}},
+    {"implicit-coin",
+     "thesis §3.5.1.3: a coin, a cylinder (its side and two caps: an intersection of convex "
+     "functions), dropped turned lands on its rim, slaps flat and rests (geometrically "
+     "implicit contact)",
+     1000,
+     1,
+     {{"tilt", "rad", "its axis's angle from the vertical", 1.0, 0.0, 1.5707963267948966, 0}}},
 };
 
 #define TB_NSCENE ((int)(sizeof(tb_scenes) / sizeof(tb_scenes[0])))
@@ -1035,6 +1042,34 @@ static void tb_sceneImplicitCompliant(tbModel* m) {
   tb_optionParams(m);
 }
 
+// §3.5.1.3's shapes: a coin (r = 0.1 m, 2 cm thick, 1 kg) with its axis turned by tilt about x,
+// its rim 1 cm above the plane z = 0 (mu 0.5), h = 2 ms. Parameters mu (the coin's), z0 (its
+// centre's height), vx0, dt, gravity.
+static void tb_sceneImplicitCoin(tbModel* m, const tbBuild* bo) {
+  const double r = 0.1, hl = 0.01, tilt = bo->opt[0];
+  m->opt.implicit = 1;
+  m->opt.timestep = 0.002;
+  tb_ground(m, 0.0);
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "coin";
+  bd.mass = 1.0;
+  bd.inertia[0] = bd.inertia[1] = (3.0 * r * r + 4.0 * hl * hl) / 12.0;
+  bd.inertia[2] = 0.5 * r * r;
+  bd.pos[2] = r * sin(tilt) + hl * cos(tilt) + 0.01;
+  const double x[3] = {1.0, 0.0, 0.0};
+  tbu_quatAxisAngle(bd.quat, x, tilt);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = tb_addBody(m, &bd);
+  gd.type = TB_GEOM_CYLINDER;
+  gd.size[0] = r;
+  gd.size[1] = hl;
+  tb_addGeom(m, &gd);
+  tb_param1(m, "mu", "", "the coin's friction", 0.0, 1e3, 0, TB_F_GEOM_MU, 1, 0);
+  tb_param1(m, "z0", "m", "the coin's initial height", -1e3, 1e3, 0, TB_F_BODY_POS, gd.body, 2);
+  tb_param1(m, "vx0", "m/s", "initial speed along x", -1e3, 1e3, 0, TB_F_BODY_VEL, gd.body, 0);
+  tb_optionParams(m);
+}
+
 tbModel* tb_buildScene(int i, const tbBuild* b) {
   tb_clearError();
   if (i < 0 || i >= TB_NSCENE) {
@@ -1095,6 +1130,9 @@ tbModel* tb_buildScene(int i, const tbBuild* b) {
       break;
     case 16:
       tb_sceneImplicitCompliant(m);
+      break;
+    case 17:
+      tb_sceneImplicitCoin(m, b);
       break;
     default:
       tb_scenePlateBlock(m, TB_DRIVER_PLATE);

@@ -22,6 +22,8 @@ TB_HD void tb_geomPoseAt(const tbModel* m, const double* vary, const double* xpo
   gp->nvert = m->geom_nvert[g];
   gp->vert = m->geom_vert + 2 * m->geom_vertadr[g];
   gp->exponent = tb_varyOf(m, vary, TB_F_GEOM_IMPLICIT, g)[2];
+  gp->nclip = m->geom_nclip[g];
+  gp->clip = m->geom_clip + TB_MAXCLIP * 4 * g;
 }
 
 // ... at the work pose

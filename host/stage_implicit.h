@@ -4,7 +4,7 @@
 // velocities as one mixed NCP, so that contact holds at the end of the step on the exact shapes
 // (no polygonal facets, no linearized gap). Per pair (Eq. 3.76-3.83, 3.89-3.93):
 //   a1 - a2 + l1 grad f(a1) = 0,   grad f(a1) + l2 grad g(a2) = 0
-//   0 <= l1 _|_ -f(a1) >= 0,       0 <= l2 _|_ -(g(a2) + dbar) >= 0
+//   f(a1) = 0,                     0 <= l2 _|_ -(g(a2) + dbar) >= 0
 //   rigid:     0 <= p_n _|_ f(a2) >= 0                  (the rescaled conditions: touching or
 //                                                         separated, never penetrating)
 //   compliant: 0 <= p_s _|_ f(a2) + dbar >= 0,  p_s = h k d + c (d - d_prev)   (Kelvin-Voigt)
@@ -19,6 +19,14 @@
 // with the velocities v+ = v_free + M^-1 W(a, q+) p and q+ = q + h G v+ (the integration the step
 // ends with), so W, f and g are taken at the end of the step. Planar pairs pin the closest
 // points' z to their plane and p_o, p_r to 0.
+//
+// Shapes cut by half-spaces are intersections of convex parts f_0 .. f_m (Eq. 3.84-3.87, the
+// thesis's rescaling by one multiplier taken as multipliers that sum to 1, so that no part has to
+// be chosen in advance): grad f(a1) above becomes n1 = sum_k lam_k grad f_k(a1) with
+// lam_0 = 1 - sum_{k>0} lam_k and 0 <= lam_k _|_ -f_k(a1) >= 0 for every part (f(a1) = 0 when
+// there is one); l2 grad g(a2) becomes sum_j l2_j grad g_j(a2), 0 <= l2_j _|_ -g_j(a2) >= 0;
+// and p_n's gap f(a2) (no longer smooth: the largest of the parts, equal at an edge) becomes
+// l1 |n1|, the distance of a2 from a1 along n1.
 //
 // Solved by Levenberg-Marquardt on the Fischer-Burmeister form (Mylapilli & Jain's family):
 // every equation in velocity units divided by the step's velocity scale, every unknown by its
@@ -53,6 +61,7 @@ enum {
   TB_IMP_DBAR = 13,
   TB_IMP_DEFL = 14,
   TB_IMP_PS = 15,  // the spring's normal impulse
+  // then f's parts' multipliers lam_1 .. (tbImpPair nf - 1), then g's l2_1 .. (ng - 1)
 };
 enum { TB_IMP_EQ = 0, TB_IMP_FB = 1 };  // a residual row: an equation, or a complementarity pair
 
@@ -65,6 +74,10 @@ enum { TB_IMP_EQ = 0, TB_IMP_FB = 1 };  // a residual row: an equation, or a com
 #define TB_IMP_MU0 1e-3
 #define TB_IMP_MU_MIN 1e-12
 #define TB_IMP_MU_MAX 1e8
+// a closest-point search starts from a cylinder's cap's centre where the cap is within this
+// slope (0.6 deg) of facing the other shape (tbg_implicitSupport): a cap landing flat needs its
+// contact point under the centre of mass, and from the rim Newton sees no slope toward it
+#define TB_IMP_FLAT 1e-2
 
 // the step's working vectors, carved from w->imp
 typedef struct tbImpView {
@@ -130,6 +143,19 @@ TB_HD int tb_impFlat(const tbModel* m, int b) {
   return m->body_type[b] != TB_BODY_DYNAMIC || (m->body_lock[b] & TB_LOCK_PLANAR) == TB_LOCK_PLANAR;
 }
 
+// pair ip's unknowns
+TB_HD int tb_impNz(const tbImpPair* ip) {
+  return TB_IMP_NZ + ip->nf - 1 + ip->ng - 1;
+}
+
+// the pair whose unknowns hold unknown i (>= 6 nbody), and i's place among them in k
+TB_HD int tb_impPairOf(const tbModel* m, const tbWork* w, int i, int* k) {
+  int p = 0;
+  while (p + 1 < m->npair && w->imp_pair[p + 1].off <= i) p++;
+  *k = i - w->imp_pair[p].off;
+  return p;
+}
+
 // a shape's size for scaling: its smallest semi-axis or radius (planes: none, INFINITY)
 TB_HD double tb_impSize(const tbModel* m, const tbWork* w, int g) {
   const double* sz = tb_varyOf(m, w->vary, TB_F_GEOM_SIZE, g);
@@ -140,8 +166,8 @@ TB_HD double tb_impSize(const tbModel* m, const tbWork* w, int g) {
   return sz[0];
 }
 
-// pair p's shapes, roles, friction, compliance and scales for this step
-TB_HD void tb_impPairSetUp(const tbModel* m, tbWork* w, int p) {
+// pair p's shapes, roles, friction, compliance and scales for this step; its unknowns from off
+TB_HD void tb_impPairSetUp(const tbModel* m, tbWork* w, int p, int off) {
   tbImpPair* ip = &w->imp_pair[p];
   int g1 = m->pair_geom[2 * p], g2 = m->pair_geom[2 * p + 1];
   if (tb_impSwap(m, w, g1, g2)) {
@@ -151,6 +177,9 @@ TB_HD void tb_impPairSetUp(const tbModel* m, tbWork* w, int p) {
   }
   ip->g[0] = g1;
   ip->g[1] = g2;
+  ip->off = off;
+  ip->nf = tbg_parts(m->geom_type[g1], m->geom_nclip[g1]);
+  ip->ng = tbg_parts(m->geom_type[g2], m->geom_nclip[g2]);
   double inv_mass = 0.0;
   for (int side = 0; side < 2; side++) {
     int b = m->geom_body[ip->g[side]];
@@ -186,11 +215,14 @@ TB_HD double tb_impVelocityScale(const tbModel* m, const tbWork* w) {
   return vs;
 }
 
-// unknown i's scale: velocities, lengths, impulses (meff vs), torsion (meff vs len)
+// unknown i's scale: velocities, lengths, impulses (meff vs), torsion (meff vs len), plain
+// numbers (l2 and the parts' multipliers)
 TB_HD double tb_impScale(const tbModel* m, const tbWork* w, const tbImpView* v, int i) {
   if (i < 6 * m->nbody) return v->vs;
-  const tbImpPair* ip = &w->imp_pair[(i - 6 * m->nbody) / TB_IMP_NZ];
-  switch ((i - 6 * m->nbody) % TB_IMP_NZ) {
+  int k;
+  const tbImpPair* ip = &w->imp_pair[tb_impPairOf(m, w, i, &k)];
+  if (k >= TB_IMP_NZ) return 1.0;
+  switch (k) {
     case TB_IMP_L2:
       return 1.0;
     case TB_IMP_PN:
@@ -245,6 +277,21 @@ TB_HD void tb_impPush(const tbImpView* v, int b, double s, const double a[3], co
   }
 }
 
+// n1 = sum_k lam_k grad f_k(a1) over f's parts (G1 its shape) for pair unknowns u; returns
+// lam_0 = 1 - sum_{k>0} lam_k
+TB_HD double tb_impNormal(const tbGeomPose* G1, const tbImpPair* ip, const double* u,
+                          double n1[3]) {
+  double lam0 = 1.0, gk[3];
+  for (int k = 1; k < ip->nf; k++) lam0 -= u[TB_IMP_NZ + k - 1];
+  tbg_implicit(G1, u + TB_IMP_A1, gk);
+  tbu_scl3(n1, gk, lam0);
+  for (int k = 1; k < ip->nf; k++) {
+    tbg_implicitPart(G1, k, u + TB_IMP_A1, gk);
+    tbu_addscl3(n1, n1, gk, u[TB_IMP_NZ + k - 1]);
+  }
+  return lam0;
+}
+
 // a residual row: an equation's value, or a complementarity pair (a, b)
 TB_HD void tb_impEq(tbImpView* v, double* ra, int i, double value) {
   v->kind[i] = TB_IMP_EQ;
@@ -260,27 +307,43 @@ TB_HD void tb_impFb(tbImpView* v, double* ra, double* rb, int i, double a, doubl
 TB_HD void tb_impPairRows(const tbModel* m, const tbWork* w, const double* z, int p, tbImpView* v,
                           double* ra, double* rb) {
   const tbImpPair* ip = &w->imp_pair[p];
-  int row0 = 6 * m->nbody + TB_IMP_NZ * p;
+  int row0 = ip->off;
   const double* u = z + row0;
   double h = w->h, vs = v->vs, meff = ip->meff;
   tbGeomPose G1, G2;
   tb_geomPoseAt(m, w->vary, v->epos, v->equat, ip->g[0], &G1);
   tb_geomPoseAt(m, w->vary, v->epos, v->equat, ip->g[1], &G2);
-  const double *a1 = u + TB_IMP_A1, *a2 = u + TB_IMP_A2;
-  double gf[3], gg[3], gfa2[3];
-  double f1 = tbg_implicit(&G1, a1, gf), g2 = tbg_implicit(&G2, a2, gg);
-  double psi = tbg_implicit(&G1, a2, gfa2);
+  const double *a1 = u + TB_IMP_A1, *a2 = u + TB_IMP_A2, *lam = u + TB_IMP_NZ;
+  const double* l2 = lam + ip->nf - 1;
+  double gg[3], gfa2[3], gk[3], n1[3], side2[3];
+  double g2 = tbg_implicit(&G2, a2, gg);
+  double lam0 = tb_impNormal(&G1, ip, u, n1), f1 = tbg_implicit(&G1, a1, gk);
+  for (int k = 1; k < ip->nf; k++) {
+    double fk = tbg_implicitPart(&G1, k, a1, gk);
+    tb_impFb(v, ra, rb, row0 + TB_IMP_NZ + k - 1, lam[k - 1] * vs, -fk / h);
+  }
+  tbu_scl3(side2, gg, u[TB_IMP_L2]);  // g's side of the normal balance
+  for (int j = 1; j < ip->ng; j++) {
+    double gj = tbg_implicitPart(&G2, j, a2, gk);
+    tb_impFb(v, ra, rb, row0 + TB_IMP_NZ + ip->nf - 2 + j, l2[j - 1] * vs, -gj / h);
+    tbu_addscl3(side2, side2, gk, l2[j - 1]);
+  }
+  double psi = ip->nf == 1 ? tbg_implicit(&G1, a2, gfa2) : u[TB_IMP_L1] * tbu_norm3(n1);
   int planar = !isnan(ip->zref), soft = ip->k > 0.0;
   for (int k = 0; k < 3; k++) {
-    tb_impEq(v, ra, row0 + k, (a1[k] - a2[k] + u[TB_IMP_L1] * gf[k]) / h);
-    tb_impEq(v, ra, row0 + 3 + k, (gf[k] + u[TB_IMP_L2] * gg[k]) * vs);
+    tb_impEq(v, ra, row0 + k, (a1[k] - a2[k] + u[TB_IMP_L1] * n1[k]) / h);
+    tb_impEq(v, ra, row0 + 3 + k, (n1[k] + side2[k]) * vs);
   }
   if (planar) {
     tb_impEq(v, ra, row0 + 2, (a1[2] - ip->zref) / h);
     tb_impEq(v, ra, row0 + 5, (a2[2] - ip->zref) / h);
   }
   double dbar = u[TB_IMP_DBAR], defl = u[TB_IMP_DEFL];
-  tb_impEq(v, ra, row0 + TB_IMP_L1, f1 / h);
+  if (ip->nf == 1) {
+    tb_impEq(v, ra, row0 + TB_IMP_L1, f1 / h);
+  } else {
+    tb_impFb(v, ra, rb, row0 + TB_IMP_L1, lam0 * vs, -f1 / h);
+  }
   tb_impFb(v, ra, rb, row0 + TB_IMP_L2, u[TB_IMP_L2] * vs, -(g2 + dbar) / h);
   double pn = u[TB_IMP_PN], ps = u[TB_IMP_PS], P = pn + ps;
   if (soft) {
@@ -300,7 +363,7 @@ TB_HD void tb_impPairRows(const tbModel* m, const tbWork* w, const double* z, in
   }
   // the contact frame at a1 and the relative motion of the two bodies there
   double n[3], t[3], o[3];
-  tbu_copy3(n, gf);
+  tbu_copy3(n, n1);
   tbu_normalize3(n);
   tb_impFrame(ip->ref, n, t, o);
   double v1[3], v2[3], vrel[3], wrel[3];
@@ -380,8 +443,9 @@ TB_HD double tb_impResidual(const tbModel* m, const tbWork* w, const double* z, 
 // unknown j's difference step: TB_IMP_FD of its scale; a friction impulse's relative to its
 // value, so that a small one is not stepped across its cone's apex (a contact leaving with
 // friction impulses of 3e-5 N s stalled Newton at 1e-6 with steps of its scale, 2e-5)
-TB_HD double tb_impStep(const tbModel* m, const tbImpView* v, int j) {
-  int k = j < 6 * m->nbody ? -1 : (j - 6 * m->nbody) % TB_IMP_NZ;
+TB_HD double tb_impStep(const tbModel* m, const tbWork* w, const tbImpView* v, int j) {
+  int k = -1;
+  if (j >= 6 * m->nbody) tb_impPairOf(m, w, j, &k);
   int friction = k == TB_IMP_PT || k == TB_IMP_PO || k == TB_IMP_PR;
   double floor = v->scale[j] * (friction ? TB_IMP_FD_FLOOR : 1.0);
   return TB_IMP_FD * (friction ? fmax(fabs(v->z[j]), floor) : floor);
@@ -432,7 +496,7 @@ TB_HD void tb_impJacobian(const tbModel* m, const tbWork* w, tbImpView* v) {
       for (int i = 0; i < n; i++) v->J[(size_t)i * n + j] = i == j ? v->scale[j] * v->ap[i] : 0.0;
       continue;
     }
-    double e = tb_impStep(m, v, j);
+    double e = tb_impStep(m, w, v, j);
     memcpy(v->zt, v->z, sizeof(double) * n);
     v->zt[j] = v->z[j] + e;
     tb_impRows(m, w, v->zt, v, pa, pb, 0);
@@ -444,58 +508,97 @@ TB_HD void tb_impJacobian(const tbModel* m, const tbWork* w, tbImpView* v) {
   memcpy(v->zt, v->z, sizeof(double) * n);
   double* dv = v->ds;  // (free until the direction)
   for (int j = nb; j < n; j++) {
-    int p = (j - nb) / TB_IMP_NZ, r0 = nb + TB_IMP_NZ * p;
-    double e = tb_impStep(m, v, j);
+    int k, p = tb_impPairOf(m, w, j, &k), r0 = w->imp_pair[p].off;
+    double e = tb_impStep(m, w, v, j);
     memset(dv, 0, sizeof(double) * nb);
     v->zt[j] = v->z[j] + e;
     tb_impPairAlone(m, w, v->zt, p, v, pa, pb, 1.0, dv);
     v->zt[j] = v->z[j] - e;
     tb_impPairAlone(m, w, v->zt, p, v, v->am, v->bm, -1.0, dv);
     v->zt[j] = v->z[j];
-    tb_impColumn(m, v, j, r0, r0 + TB_IMP_NZ, pa, pb, dv, 0.5 * v->scale[j] / e);
+    tb_impColumn(m, v, j, r0, r0 + tb_impNz(&w->imp_pair[p]), pa, pb, dv, 0.5 * v->scale[j] / e);
   }
 }
 
 //---- the start ---------------------------------------------------------------------------------
 
-// pair p's closest points (a1, a2, l1, l2) guessed from the shapes at v's end pose: the bounded
-// shapes' support points toward each other (a plane's: the other's point projected)
-TB_HD void tb_impGuessPoints(const tbModel* m, const tbWork* w, tbImpView* v, int p) {
+// the weights w[0] of shape G's function and w[1] of its part k (>= 1; 0: none, w[1] = 0), >= 0,
+// whose gradients at a sum to nearest target (least squares); for the function alone, w[0] of
+// the target's length
+TB_HD void tb_impWeights(const tbGeomPose* G, int k, const double a[3], const double target[3],
+                         double w[2]) {
+  double g0[3], gk[3];
+  tbg_implicit(G, a, g0);
+  w[1] = 0.0;
+  if (k == 0) {
+    w[0] = tbu_norm3(target) / tbu_norm3(g0);
+    return;
+  }
+  tbg_implicitPart(G, k, a, gk);
+  double A = tbu_dot3(g0, g0), B = tbu_dot3(g0, gk), C = tbu_dot3(gk, gk);
+  double r0 = tbu_dot3(g0, target), rk = tbu_dot3(gk, target), det = A * C - B * B;
+  w[0] = det > 1e-12 * A * C ? (C * r0 - B * rk) / det : -1.0;
+  w[1] = det > 1e-12 * A * C ? (A * rk - B * r0) / det : -1.0;
+  if (w[0] < 0.0 || w[1] < 0.0) {  // the better of the two alone
+    double e0 = A > 0.0 ? fmax(r0, 0.0) / A : 0.0, ek = C > 0.0 ? fmax(rk, 0.0) / C : 0.0;
+    int first = e0 * r0 >= ek * rk;
+    w[0] = first ? e0 : 0.0;
+    w[1] = first ? 0.0 : ek;
+  }
+}
+
+// pair p's closest points (a1, a2, l1, l2 and the parts' multipliers) guessed from the shapes
+// at v's end pose: the bounded shapes' support points toward each other (a plane's: the other's
+// point projected; flat: tbg_implicitSupport's), each on the part its support point lies on
+TB_HD void tb_impGuessPoints(const tbModel* m, const tbWork* w, tbImpView* v, int p, double flat) {
   tbImpPair* ip = &w->imp_pair[p];
-  double* u = v->z + 6 * m->nbody + TB_IMP_NZ * p;
+  double* u = v->z + ip->off;
   tbGeomPose G1, G2;
   tb_geomPoseAt(m, w->vary, v->epos, v->equat, ip->g[0], &G1);
   tb_geomPoseAt(m, w->vary, v->epos, v->equat, ip->g[1], &G2);
-  double *a1 = u + TB_IMP_A1, *a2 = u + TB_IMP_A2, dir[3], gf[3], gg[3];
+  double *a1 = u + TB_IMP_A1, *a2 = u + TB_IMP_A2, dir[3], dir1[3];
+  int on1 = 0, on2 = 0;  // the parts the support points lie on
   if (G1.type == TB_GEOM_PLANE || G2.type == TB_GEOM_PLANE) {
     int first = G1.type == TB_GEOM_PLANE;
     const tbGeomPose *plane = first ? &G1 : &G2, *round = first ? &G2 : &G1;
     double *ap = first ? a1 : a2, *ar = first ? a2 : a1;
     tbg_implicit(plane, plane->pos, dir);
     tbu_scl3(dir, dir, -1.0);
-    tbg_implicitSupport(round, dir, ar);
+    *(first ? &on2 : &on1) = tbg_implicitSupport(round, dir, flat, ar);
     tbg_planeProject(plane, ar, ap);
+    tbu_scl3(dir1, dir, first ? -1.0 : 1.0);
   } else {
     tbu_sub3(dir, G2.pos, G1.pos);
     if (!(tbu_normalize3(dir) > 0.0)) dir[2] = 1.0;
-    tbg_implicitSupport(&G1, dir, a1);
+    tbu_copy3(dir1, dir);
+    on1 = tbg_implicitSupport(&G1, dir, flat, a1);
     tbu_scl3(dir, dir, -1.0);
-    tbg_implicitSupport(&G2, dir, a2);
+    on2 = tbg_implicitSupport(&G2, dir, flat, a2);
   }
   if (!isnan(ip->zref)) a1[2] = a2[2] = ip->zref;
-  tbg_implicit(&G1, a1, gf);
-  tbg_implicit(&G2, a2, gg);
+  // the multipliers: n1 along the search's direction from body 1, g's side its opposite
+  double *lam = u + TB_IMP_NZ, *l2 = lam + ip->nf - 1, wt[2], n1[3];
+  memset(lam, 0, sizeof(double) * (ip->nf + ip->ng - 2));
+  tb_impWeights(&G1, on1, a1, dir1, wt);
+  if (on1 && wt[0] + wt[1] > 0.0) lam[on1 - 1] = wt[1] / (wt[0] + wt[1]);
+  tb_impNormal(&G1, ip, u, n1);
   double d[3];
   tbu_sub3(d, a2, a1);
-  u[TB_IMP_L1] = fmax(0.0, tbu_dot3(d, gf) / tbu_dot3(gf, gf));
-  u[TB_IMP_L2] = tbu_norm3(gf) / tbu_norm3(gg);
+  u[TB_IMP_L1] = fmax(0.0, tbu_dot3(d, n1) / tbu_dot3(n1, n1));
+  tbu_scl3(n1, n1, -1.0);
+  tb_impWeights(&G2, on2, a2, n1, wt);
+  u[TB_IMP_L2] = wt[0];
+  if (on2) l2[on2 - 1] = wt[1];
 }
 
 // the step's start: the pairs set up, the unknowns from the previous step's answer (d->warm)
 // or, on a scene's first step, the free velocities and the shapes' support points; each pair's
 // tangent frame turns from the world axis least along its starting normal
 TB_HD void tb_impStart(const tbModel* m, const tbData* d, int s, tbWork* w, tbImpView* v) {
-  for (int p = 0; p < m->npair; p++) tb_impPairSetUp(m, w, p);
+  for (int p = 0, off = 6 * m->nbody; p < m->npair; p++) {
+    tb_impPairSetUp(m, w, p, off);
+    off += tb_impNz(&w->imp_pair[p]);
+  }
   v->vs = tb_impVelocityScale(m, w);
   int n = v->n, warm = d->nwarm[s] == n;
   for (int i = 0; i < n; i++) v->scale[i] = tb_impScale(m, w, v, i);
@@ -509,17 +612,17 @@ TB_HD void tb_impStart(const tbModel* m, const tbData* d, int s, tbWork* w, tbIm
   }
   tb_impEndPose(m, w, v->z, v);
   for (int p = 0; p < m->npair; p++) {
-    if (!warm) {
-      memset(v->z + 6 * m->nbody + TB_IMP_NZ * p, 0, sizeof(double) * TB_IMP_NZ);
-      tb_impGuessPoints(m, w, v, p);
-    }
-    const double* u = v->z + 6 * m->nbody + TB_IMP_NZ * p;
     tbImpPair* ip = &w->imp_pair[p];
+    if (!warm) {
+      memset(v->z + ip->off, 0, sizeof(double) * TB_IMP_NZ);
+      tb_impGuessPoints(m, w, v, p, TB_IMP_FLAT);
+    }
+    const double* u = v->z + ip->off;
     ip->dprev = warm ? u[TB_IMP_DEFL] : 0.0;
     tbGeomPose G1;
     tb_geomPoseAt(m, w->vary, v->epos, v->equat, ip->g[0], &G1);
     double n0[3];
-    tbg_implicit(&G1, u + TB_IMP_A1, n0);
+    tb_impNormal(&G1, ip, u, n0);
     tbu_normalize3(n0);
     double ez[3] = {0.0, 0.0, 1.0}, ex[3] = {1.0, 0.0, 0.0};
     tbu_copy3(ip->ref, fabs(n0[2]) < 0.9 ? ez : ex);
@@ -604,25 +707,49 @@ TB_HD void tb_impSolve(const tbModel* m, const tbWork* w, tbImpView* v, tbSolveR
   }
 }
 
+// the normal impulse of pair p that stops the approach of its closest points at v's velocities
+// z (the pair's reduced mass times the approach speed along its normal)
+TB_HD double tb_impStopping(const tbModel* m, const tbWork* w, const tbImpView* v, int p) {
+  const tbImpPair* ip = &w->imp_pair[p];
+  const double* u = v->z + ip->off;
+  tbGeomPose G1;
+  tb_geomPoseAt(m, w->vary, v->epos, v->equat, ip->g[0], &G1);
+  double n1[3], v1[3], v2[3];
+  tb_impNormal(&G1, ip, u, n1);
+  tbu_normalize3(n1);
+  tbu_pointVel(v1, tb_impVel(m, w, v->z, ip->b[0]), v->epos + 3 * ip->b[0], u + TB_IMP_A1);
+  tbu_pointVel(v2, tb_impVel(m, w, v->z, ip->b[1]), v->epos + 3 * ip->b[1], u + TB_IMP_A2);
+  return ip->meff * fmax(0.0, tbu_dot3(v1, n1) - tbu_dot3(v2, n1));
+}
+
 // a solve from the last step's answer that failed, tried again from that answer's velocities and
 // impulses with the closest points guessed anew at their end pose (a closest point that has to
 // cross a flattish face within the step, as a rocking superellipsoid's, starts far from where it
-// was); the better of the two answers kept
+// was); then, if that fails too, from caps' centres (flat: a cylinder slapping flat onto a plane
+// turns within the step from its rim onto its face, where the one contact point that stops the
+// turn is inside the face) with the normal impulses that stop each pair's approach (from the
+// last answer's, a step's worth smaller, Newton stalled). The best of the answers kept.
 TB_HD void tb_impRetry(const tbModel* m, const tbData* d, int s, tbWork* w, tbImpView* v,
                        tbSolveResult* res) {
   memcpy(v->first, v->z, sizeof(double) * v->n);
-  memcpy(v->z, d->warm + (size_t)s * d->maxrow, sizeof(double) * v->n);
-  tb_impEndPose(m, w, v->z, v);
-  for (int p = 0; p < m->npair; p++) tb_impGuessPoints(m, w, v, p);
-  tbSolveResult again;
-  tb_impSolve(m, w, v, &again);
-  again.iterations += res->iterations;
-  if (again.residual < res->residual) {
-    *res = again;
-  } else {
-    memcpy(v->z, v->first, sizeof(double) * v->n);
-    res->iterations = again.iterations;
+  for (int flat = 0; flat < 2 && !res->converged; flat++) {
+    memcpy(v->z, d->warm + (size_t)s * d->maxrow, sizeof(double) * v->n);
+    tb_impEndPose(m, w, v->z, v);
+    for (int p = 0; p < m->npair; p++) {
+      tb_impGuessPoints(m, w, v, p, flat ? INFINITY : TB_IMP_FLAT);
+      if (flat) v->z[w->imp_pair[p].off + TB_IMP_PN] = tb_impStopping(m, w, v, p);
+    }
+    tbSolveResult again;
+    tb_impSolve(m, w, v, &again);
+    again.iterations += res->iterations;
+    if (again.residual < res->residual) {
+      *res = again;
+      memcpy(v->first, v->z, sizeof(double) * v->n);
+    } else {
+      res->iterations = again.iterations;
+    }
   }
+  memcpy(v->z, v->first, sizeof(double) * v->n);
 }
 
 // the implicit step's answer for scene s: v+ into w->vfree (tb_integrate's input), the unknowns
@@ -642,7 +769,7 @@ TB_HD void tb_implicitAnswer(const tbModel* m, tbData* d, int s, tbWork* w, tbSo
   w->ncon = 0;
   w->nrow = 0;
   for (int p = 0; p < m->npair; p++) {
-    const double* u = v.z + 6 * m->nbody + TB_IMP_NZ * p;
+    const double* u = v.z + w->imp_pair[p].off;
     double gap[3];
     tbu_sub3(gap, u + TB_IMP_A2, u + TB_IMP_A1);
     w->ncon += tbu_norm3(gap) < m->opt.margin;

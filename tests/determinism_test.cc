@@ -44,7 +44,7 @@ uint64_t RunBatch(const char* scene, int threads, std::vector<int> splits, int n
 
 TEST(DeterminismTest, SameHashAcrossThreadsAndSplits) {
   for (const char* scene : {"box-stack", "pendulum", "plate-block", "sliding-sphere", "corner-hole",
-                            "corner-finger", "implicit-spheres"}) {
+                            "corner-finger", "implicit-spheres", "implicit-coin"}) {
     uint64_t ref = RunBatch(scene, 1, {}, 300);
     EXPECT_EQ(RunBatch(scene, 2, {}, 300), ref) << scene << ": 2 threads";
     EXPECT_EQ(RunBatch(scene, 2, {5, 20}, 300), ref) << scene << ": split 5/20/37";

@@ -292,11 +292,12 @@ TEST(GpuCornerTest, HoleAndFingerMatchTheCpuPath) {
 
 // geometrically implicit contact (thesis §3.5) on the GPU: the ball between two spheres at 512
 // frictions through its switches and separations, the compliant disc at 512 core deflections
-// through its first bounce
-TEST(GpuImplicitTest, SpheresAndCompliantDiscMatchTheCpuPath) {
+// through its first bounce, the coin (a cut shape) from 512 heights through its slap
+TEST(GpuImplicitTest, SpheresCompliantDiscAndCoinMatchTheCpuPath) {
   SKIP_WITHOUT_GPU();
   expectSweepOnGpu("implicit-spheres", "mu", 0.1, 0.3, 400, TB_CONE_EXACT);
   expectSweepOnGpu("implicit-compliant", "core", 0.03, 0.2, 4000, TB_CONE_EXACT);
+  expectSweepOnGpu("implicit-coin", "z0", 0.09, 0.12, 300, TB_CONE_EXACT);
 }
 
 // every step solver runs on the GPU: box stacks (exact cone; the pyramid for the LCP solvers),

@@ -35,8 +35,13 @@ enum {
                                // contact only (option implicit, implicit_geom.h)
   TB_GEOM_SUPERELLIPSOID = 6,  // sum_k |y_k / size[k]|^e <= 1, e the geom's exponent (>= 2):
                                // option implicit only
-  TB_NGEOMTYPE = 7
+  TB_GEOM_CYLINDER = 7,        // radius size[0], half-height size[1] along local z: option
+                               // implicit only (its side and two caps, an intersection)
+  TB_NGEOMTYPE = 8
 };
+
+// most half-spaces that cut one shape of the implicit step (a cylinder's caps besides)
+#define TB_MAXCLIP 6
 
 #define TB_MAXCON_PAIR 8  // most contacts one shape pair can produce
 #define TB_NFEATURE 80    // features of one pair's contacts are below this (box-box: 64 + 9)
@@ -51,6 +56,8 @@ typedef struct tbGeomPose {
   int nvert;           // prism: core vertices (1 disc, 2 stadium, >= 3 convex polygon)
   const double* vert;  // prism: (nvert x 2) core vertices in the shape frame's xy plane, CCW
   double exponent;     // superellipsoid: e (implicit_geom.h)
+  int nclip;           // the implicit step's shapes: cut by nclip half-spaces n . y <= d of the
+  const double* clip;  // shape frame, (nclip x 4: n unit, d), the shape their intersection
 } tbGeomPose;
 // plane: the half-space local z <= 0 is solid; its surface is the local xy plane through pos.
 

@@ -12,8 +12,13 @@
 //                                plane 0.3 m away)
 //   disc (a prism of one core vertex v and radius r, planar scenes): the cylinder along local z,
 //                                f = (|y_xy - v|^2 - r^2) / (2 r)
+//   cylinder, radius r:          f = |y_xy| - r, cut by its caps (the quadratic's gradient
+//                                vanishes on the axis, under a cap's centre, where a cylinder
+//                                lying on a cap touches)
 //   plane (the half-space local z <= 0):  f = y_z
-// with y the point in the shape's frame.
+// with y the point in the shape's frame. A shape may be cut by half-spaces n . y <= d (its
+// parts 1 .. nclip after the function itself, part 0; thesis Eq. 3.84-3.87): the shape is the
+// intersection of its parts.
 #ifndef TUMBLE_IMPLICIT_GEOM_H_
 #define TUMBLE_IMPLICIT_GEOM_H_
 
@@ -25,7 +30,7 @@
 // 1 when shape type (with nvert core vertices, for a prism) has an implicit function here
 TB_HD int tbg_isImplicit(int type, int nvert) {
   return type == TB_GEOM_SPHERE || type == TB_GEOM_ELLIPSOID || type == TB_GEOM_SUPERELLIPSOID ||
-         type == TB_GEOM_PLANE || (type == TB_GEOM_PRISM && nvert == 1);
+         type == TB_GEOM_CYLINDER || type == TB_GEOM_PLANE || (type == TB_GEOM_PRISM && nvert == 1);
 }
 
 // semi-axes of a sphere, an ellipsoid or a superellipsoid, and its exponent (2 but for the last)
@@ -47,6 +52,11 @@ TB_HD double tbg_implicit(const tbGeomPose* g, const double x[3], double grad[3]
     f = (u * u + v * v - r * r) / (2.0 * r);
     gy[0] = u / r;
     gy[1] = v / r;
+  } else if (g->type == TB_GEOM_CYLINDER) {
+    double rho = sqrt(y[0] * y[0] + y[1] * y[1]);
+    f = rho - g->size[0];
+    gy[0] = rho > 0.0 ? y[0] / rho : 0.0;
+    gy[1] = rho > 0.0 ? y[1] / rho : 0.0;
   } else if (g->type == TB_GEOM_SUPERELLIPSOID) {
     double a[3], e = tbg_semiAxes(g, a), s = fmin(a[0], fmin(a[1], a[2])), u[3], sum = 0.0;
     for (int k = 0; k < 3; k++) {
@@ -72,16 +82,48 @@ TB_HD double tbg_implicit(const tbGeomPose* g, const double x[3], double grad[3]
   return f;
 }
 
-// the surface point of bounded shape g farthest along world direction dir (its support point):
-// where a closest-point search starts
-TB_HD void tbg_implicitSupport(const tbGeomPose* g, const double dir[3], double p[3]) {
+// the parts of a shape of type with nclip half-spaces: its function, a cylinder's two caps, the
+// half-spaces
+TB_HD int tbg_parts(int type, int nclip) {
+  return 1 + (type == TB_GEOM_CYLINDER ? 2 : 0) + nclip;
+}
+
+// part k of shape g at world point x (0: its function; then a cylinder's caps +-z <= size[1]
+// and the half-spaces, n . y - d), and its world gradient into grad
+TB_HD double tbg_implicitPart(const tbGeomPose* g, int k, const double x[3], double grad[3]) {
+  if (k == 0) return tbg_implicit(g, x, grad);
+  double d[3], y[3], c[4] = {0.0, 0.0, k == 1 ? 1.0 : -1.0, g->size[1]};
+  int caps = g->type == TB_GEOM_CYLINDER ? 2 : 0;
+  if (k > caps) {
+    for (int i = 0; i < 4; i++) c[i] = g->clip[4 * (k - 1 - caps) + i];
+  }
+  tbu_sub3(d, x, g->pos);
+  tbu_rotVecInv(y, g->quat, d);
+  tbu_rotVec(grad, g->quat, c);
+  return tbu_dot3(c, y) - c[3];
+}
+
+// the surface point of bounded shape g farthest along world direction dir (its support point),
+// where a closest-point search starts: exact for the uncut shapes and the cylinder; a cut
+// shape's is its own, projected onto the half-spaces it lies outside of. Returns a part it lies
+// on beside the function (tbg_implicitPart's k: a cylinder's cap, or the last half-space it was
+// projected onto), 0 for none. A cylinder's cap within slope flat of facing dir counts as
+// facing it: its centre is taken (the cap is the support set; 0: the exact support point).
+TB_HD int tbg_implicitSupport(const tbGeomPose* g, const double dir[3], double flat, double p[3]) {
   double dl[3], y[3] = {0.0, 0.0, 0.0};
+  int on = 0;
   tbu_rotVecInv(dl, g->quat, dir);
-  if (g->type == TB_GEOM_PRISM) {
+  if (g->type == TB_GEOM_PRISM || g->type == TB_GEOM_CYLINDER) {
+    int prism = g->type == TB_GEOM_PRISM;
     double len = sqrt(dl[0] * dl[0] + dl[1] * dl[1]);
     double ux = len > 0.0 ? dl[0] / len : 1.0, uy = len > 0.0 ? dl[1] / len : 0.0;
-    y[0] = g->vert[0] + g->size[0] * ux;
-    y[1] = g->vert[1] + g->size[0] * uy;
+    if (!prism && dl[2] != 0.0) {  // a cylinder's cap
+      y[2] = copysign(g->size[1], dl[2]);
+      on = dl[2] > 0.0 ? 1 : 2;
+      if (len <= flat * fabs(dl[2])) ux = uy = 0.0;
+    }
+    y[0] = (prism ? g->vert[0] : 0.0) + g->size[0] * ux;
+    y[1] = (prism ? g->vert[1] : 0.0) + g->size[0] * uy;
   } else {  // u_k = y_k / a_k maximizing sum c_k u_k on sum |u_k|^e = 1, c_k = a_k dl_k
     double a[3], e = tbg_semiAxes(g, a), c[3], norm = 0.0;
     for (int k = 0; k < 3; k++) {
@@ -91,9 +133,18 @@ TB_HD void tbg_implicitSupport(const tbGeomPose* g, const double dir[3], double 
     norm = norm > 0.0 ? pow(norm, 1.0 / e) : 1.0;
     for (int k = 0; k < 3; k++) y[k] = copysign(a[k] * c[k] / norm, dl[k]);
   }
+  for (int k = 0; k < g->nclip; k++) {
+    const double* c = g->clip + 4 * k;
+    double out = tbu_dot3(c, y) - c[3];
+    if (out > 0.0) {
+      tbu_addscl3(y, y, c, -out);
+      on = tbg_parts(g->type, k);
+    }
+  }
   double off[3];
   tbu_rotVec(off, g->quat, y);
   tbu_add3(p, g->pos, off);
+  return on;
 }
 
 // the point of plane g nearest world point x

@@ -92,6 +92,9 @@ typedef struct tbGeomDef {
   double core;      // m, > 0: a compliant shape's (stiffness > 0) largest normal deflection, where
                     // its rigid core is reached (thesis §3.5.2); INFINITY: no core
   double exponent;  // TB_GEOM_SUPERELLIPSOID: e in [2, 64] (2: the ellipsoid; a box as it grows)
+  int nclip;        // the shape cut by nclip half-spaces n . y <= d of the geom frame (thesis
+  double clip[TB_MAXCLIP][4];  // Eq. 3.84-3.87: an intersection of convex functions): n (made
+                               // unit), d (m); option implicit only
 } tbGeomDef;
 tbGeomDef tb_defaultGeomDef(void);
 
@@ -207,8 +210,9 @@ typedef struct tbOption {
   // shapes' closest points are unknowns of the step, solved with the velocities as one mixed
   // NCP (Eq. 3.82-3.83, 3.92-3.93) so that contact holds at the end of the step on the exact
   // shapes, with elliptic friction and torsion (tbGeomDef torsion) and compliant shapes with a
-  // rigid core (tbGeomDef stiffness, damping, core). Shapes: sphere, ellipsoid, plane and, in
-  // planar scenes, the disc (a prism of one core vertex); see stage_implicit.h
+  // rigid core (tbGeomDef stiffness, damping, core). Shapes: sphere, ellipsoid, superellipsoid,
+  // cylinder, plane and, in planar scenes, the disc (a prism of one core vertex), each cut by
+  // half-spaces if wanted (tbGeomDef clip); see stage_implicit.h
   int implicit;
 } tbOption;
 tbOption tb_defaultOption(void);
@@ -292,6 +296,8 @@ typedef char tbName[TB_NAMELEN];
 //   geom_type, geom_body (ngeom); geom_pos (ngeom x 3), geom_quat (ngeom x 4) in the body frame;
 //   geom_nvert, geom_vertadr (ngeom): prism core vertices in geom_vert (nvert x 2, geom frame);
 //   geom_vreach (ngeom): distance of a prism's farthest core vertex from its origin
+//   geom_nclip (ngeom), geom_clip (ngeom x TB_MAXCLIP x 4): the half-spaces n . y <= d (geom
+//   frame) cutting a shape of the implicit step
 //   jnt_type, jnt_limited, jnt_servo (njnt); jnt_body (njnt x 2: a, b, -1 world); jnt_axis
 //   (njnt x 2 x 3) in each body's frame (world for -1), the anchors being per-scene
 //   (TB_JNT_ANCHOR); jnt_qrel (njnt x 4) the initial relative orientation conj(qb) qa
@@ -304,41 +310,43 @@ typedef char tbName[TB_NAMELEN];
 //   rate about its child's x, y, z axis); jnt_qadr, jnt_qdadr (njnt) a minimal joint's first
 //   coordinate in the scene's jnt_q and first rate in jnt_qd, -1 for the others
 //   vary0 (nvary) default values of the per-scene vector; param (nparam)
-#define TB_MODEL_ARRAYS(X)                      \
-  X(int, body_type, m->nbody)                   \
-  X(int, body_lock, m->nbody)                   \
-  X(tbName, body_name, m->nbody)                \
-  X(int, body_driver, m->nbody)                 \
-  X(int, geom_type, m->ngeom)                   \
-  X(int, geom_body, m->ngeom)                   \
-  X(double, geom_pos, m->ngeom * 3)             \
-  X(double, geom_quat, m->ngeom * 4)            \
-  X(int, geom_nvert, m->ngeom)                  \
-  X(int, geom_vertadr, m->ngeom)                \
-  X(double, geom_vert, m->nvert * 2)            \
-  X(double, geom_vreach, m->ngeom)              \
-  X(int, jnt_type, m->njnt)                     \
-  X(int, jnt_body, m->njnt * 2)                 \
-  X(double, jnt_axis, m->njnt * 6)              \
-  X(double, jnt_qrel, m->njnt * 4)              \
-  X(int, jnt_limited, m->njnt)                  \
-  X(int, jnt_servo, m->njnt)                    \
-  X(int, drv_type, m->ndriver)                  \
-  X(int, drv_body, m->ndriver)                  \
-  X(int, drv_nkey, m->ndriver)                  \
-  X(double, drv_key, m->ndriver* TB_MAXKEY * 8) \
-  X(int, sup_body, m->nsupport)                 \
-  X(int, pair_geom, m->npair * 2)               \
-  X(int, pair_maxcon, m->npair)                 \
-  X(int, body_parent, m->nbody)                 \
-  X(int, body_pjnt, m->nbody)                   \
-  X(int, body_dofadr, m->nbody)                 \
-  X(int, body_dofnum, m->nbody)                 \
-  X(int, dof_body, m->ndof)                     \
-  X(int, dof_axis, m->ndof)                     \
-  X(int, jnt_qadr, m->njnt)                     \
-  X(int, jnt_qdadr, m->njnt)                    \
-  X(double, vary0, m->nvary)                    \
+#define TB_MODEL_ARRAYS(X)                       \
+  X(int, body_type, m->nbody)                    \
+  X(int, body_lock, m->nbody)                    \
+  X(tbName, body_name, m->nbody)                 \
+  X(int, body_driver, m->nbody)                  \
+  X(int, geom_type, m->ngeom)                    \
+  X(int, geom_body, m->ngeom)                    \
+  X(double, geom_pos, m->ngeom * 3)              \
+  X(double, geom_quat, m->ngeom * 4)             \
+  X(int, geom_nvert, m->ngeom)                   \
+  X(int, geom_vertadr, m->ngeom)                 \
+  X(double, geom_vert, m->nvert * 2)             \
+  X(double, geom_vreach, m->ngeom)               \
+  X(int, geom_nclip, m->ngeom)                   \
+  X(double, geom_clip, m->ngeom* TB_MAXCLIP * 4) \
+  X(int, jnt_type, m->njnt)                      \
+  X(int, jnt_body, m->njnt * 2)                  \
+  X(double, jnt_axis, m->njnt * 6)               \
+  X(double, jnt_qrel, m->njnt * 4)               \
+  X(int, jnt_limited, m->njnt)                   \
+  X(int, jnt_servo, m->njnt)                     \
+  X(int, drv_type, m->ndriver)                   \
+  X(int, drv_body, m->ndriver)                   \
+  X(int, drv_nkey, m->ndriver)                   \
+  X(double, drv_key, m->ndriver* TB_MAXKEY * 8)  \
+  X(int, sup_body, m->nsupport)                  \
+  X(int, pair_geom, m->npair * 2)                \
+  X(int, pair_maxcon, m->npair)                  \
+  X(int, body_parent, m->nbody)                  \
+  X(int, body_pjnt, m->nbody)                    \
+  X(int, body_dofadr, m->nbody)                  \
+  X(int, body_dofnum, m->nbody)                  \
+  X(int, dof_body, m->ndof)                      \
+  X(int, dof_axis, m->ndof)                      \
+  X(int, jnt_qadr, m->njnt)                      \
+  X(int, jnt_qdadr, m->njnt)                     \
+  X(double, vary0, m->nvary)                     \
   X(tbParam, param, m->nparam)
 
 typedef struct tbModel {
