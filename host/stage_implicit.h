@@ -304,8 +304,8 @@ TB_HD void tb_impFb(tbImpView* v, double* ra, double* rb, int i, double a, doubl
 }
 
 // pair p's rows (at row0) for unknowns z, and its impulses into the bodies' wrenches
-TB_HD void tb_impPairRows(const tbModel* m, const tbWork* w, const double* z, int p, tbImpView* v,
-                          double* ra, double* rb) {
+TB_HDN void tb_impPairRows(const tbModel* m, const tbWork* w, const double* z, int p, tbImpView* v,
+                           double* ra, double* rb) {
   const tbImpPair* ip = &w->imp_pair[p];
   int row0 = ip->off;
   const double* u = z + row0;
@@ -404,8 +404,8 @@ TB_HD void tb_impPairRows(const tbModel* m, const tbWork* w, const double* z, in
 
 // every row for unknowns z into ra (equations, complementarity's first) and rb (its second);
 // posed: v's end pose is z's already (only pair unknowns changed since it was taken)
-TB_HD void tb_impRows(const tbModel* m, const tbWork* w, const double* z, tbImpView* v, double* ra,
-                      double* rb, int posed) {
+TB_HDN void tb_impRows(const tbModel* m, const tbWork* w, const double* z, tbImpView* v, double* ra,
+                       double* rb, int posed) {
   if (!posed) tb_impEndPose(m, w, z, v);
   memset(v->wrench, 0, sizeof(double) * 6 * m->nbody);
   for (int p = 0; p < m->npair; p++) tb_impPairRows(m, w, z, p, v, ra, rb);
@@ -423,8 +423,8 @@ TB_HD void tb_impRows(const tbModel* m, const tbWork* w, const double* z, tbImpV
 
 // Phi(z) (in units of the velocity scale) into phi, with each row's derivative weights in a and
 // b into da, db (NULL: not wanted); returns |Phi|^2 / 2
-TB_HD double tb_impResidual(const tbModel* m, const tbWork* w, const double* z, tbImpView* v,
-                            double* phi, double* da, double* db) {
+TB_HDN double tb_impResidual(const tbModel* m, const tbWork* w, const double* z, tbImpView* v,
+                             double* phi, double* da, double* db) {
   tb_impRows(m, w, z, v, v->ra, v->rb, 0);
   double theta = 0.0;
   for (int i = 0; i < v->n; i++) {
@@ -488,7 +488,7 @@ TB_HD void tb_impPairAlone(const tbModel* m, const tbWork* w, const double* z, i
 // smooth pieces, chained through the weights of tb_impResidual at z (in ap, bp). A body's
 // velocity moves every row (through the end pose); a pair's unknown only the pair's rows and its
 // bodies' momentum, so its column is differenced on that pair alone.
-TB_HD void tb_impJacobian(const tbModel* m, const tbWork* w, tbImpView* v) {
+TB_HDN void tb_impJacobian(const tbModel* m, const tbWork* w, tbImpView* v) {
   int n = v->n, nb = 6 * m->nbody;
   double *pa = v->grad, *pb = v->dz;  // (free until the direction)
   for (int j = 0; j < nb; j++) {
@@ -550,7 +550,7 @@ TB_HD void tb_impWeights(const tbGeomPose* G, int k, const double a[3], const do
 // pair p's closest points (a1, a2, l1, l2 and the parts' multipliers) guessed from the shapes
 // at v's end pose: the bounded shapes' support points toward each other (a plane's: the other's
 // point projected; flat: tbg_implicitSupport's), each on the part its support point lies on
-TB_HD void tb_impGuessPoints(const tbModel* m, const tbWork* w, tbImpView* v, int p, double flat) {
+TB_HDN void tb_impGuessPoints(const tbModel* m, const tbWork* w, tbImpView* v, int p, double flat) {
   tbImpPair* ip = &w->imp_pair[p];
   double* u = v->z + ip->off;
   tbGeomPose G1, G2;
@@ -594,7 +594,7 @@ TB_HD void tb_impGuessPoints(const tbModel* m, const tbWork* w, tbImpView* v, in
 // the step's start: the pairs set up, the unknowns from the previous step's answer (d->warm)
 // or, on a scene's first step, the free velocities and the shapes' support points; each pair's
 // tangent frame turns from the world axis least along its starting normal
-TB_HD void tb_impStart(const tbModel* m, const tbData* d, int s, tbWork* w, tbImpView* v) {
+TB_HDN void tb_impStart(const tbModel* m, const tbData* d, int s, tbWork* w, tbImpView* v) {
   for (int p = 0, off = 6 * m->nbody; p < m->npair; p++) {
     tb_impPairSetUp(m, w, p, off);
     off += tb_impNz(&w->imp_pair[p]);
@@ -633,7 +633,7 @@ TB_HD void tb_impStart(const tbModel* m, const tbData* d, int s, tbWork* w, tbIm
 
 // (J^T J + lambda I) ds = -J^T phi for the scaled step ds, and dz its unscaled; 0, or -1 when
 // the normal matrix is not positive definite even damped
-TB_HD int tb_impDirection(tbImpView* v, double lambda) {
+TB_HDN int tb_impDirection(tbImpView* v, double lambda) {
   int n = v->n;
   tbu_gram(n, n, v->J, v->H);
   tbu_matTVec(n, n, v->J, v->phi, v->grad);
@@ -663,7 +663,7 @@ TB_HD double tb_impPredicted(const tbImpView* v, double theta) {
 // v->z, its |Phi|_inf in res. The damping is mu |Phi|, mu adapted by how well the linear model
 // predicted the last step (Nielsen's rule: a fixed mu stalls where the Jacobian is small in some
 // direction, e.g. a sliding contact's sigma, whose rows scale with its impulses)
-TB_HD void tb_impSolve(const tbModel* m, const tbWork* w, tbImpView* v, tbSolveResult* res) {
+TB_HDN void tb_impSolve(const tbModel* m, const tbWork* w, tbImpView* v, tbSolveResult* res) {
   int n = v->n;
   memset(res, 0, sizeof(*res));
   double theta = tb_impResidual(m, w, v->z, v, v->phi, v->ap, v->bp), mu = TB_IMP_MU0;
@@ -709,7 +709,7 @@ TB_HD void tb_impSolve(const tbModel* m, const tbWork* w, tbImpView* v, tbSolveR
 
 // the normal impulse of pair p that stops the approach of its closest points at v's velocities
 // z (the pair's reduced mass times the approach speed along its normal)
-TB_HD double tb_impStopping(const tbModel* m, const tbWork* w, const tbImpView* v, int p) {
+TB_HDN double tb_impStopping(const tbModel* m, const tbWork* w, const tbImpView* v, int p) {
   const tbImpPair* ip = &w->imp_pair[p];
   const double* u = v->z + ip->off;
   tbGeomPose G1;
@@ -729,8 +729,8 @@ TB_HD double tb_impStopping(const tbModel* m, const tbWork* w, const tbImpView* 
 // turns within the step from its rim onto its face, where the one contact point that stops the
 // turn is inside the face) with the normal impulses that stop each pair's approach (from the
 // last answer's, a step's worth smaller, Newton stalled). The best of the answers kept.
-TB_HD void tb_impRetry(const tbModel* m, const tbData* d, int s, tbWork* w, tbImpView* v,
-                       tbSolveResult* res) {
+TB_HDN void tb_impRetry(const tbModel* m, const tbData* d, int s, tbWork* w, tbImpView* v,
+                        tbSolveResult* res) {
   memcpy(v->first, v->z, sizeof(double) * v->n);
   for (int flat = 0; flat < 2 && !res->converged; flat++) {
     memcpy(v->z, d->warm + (size_t)s * d->maxrow, sizeof(double) * v->n);
@@ -754,7 +754,7 @@ TB_HD void tb_impRetry(const tbModel* m, const tbData* d, int s, tbWork* w, tbIm
 
 // the implicit step's answer for scene s: v+ into w->vfree (tb_integrate's input), the unknowns
 // kept in d->warm, in w->ncon the pairs whose closest points are within the margin
-TB_HD void tb_implicitAnswer(const tbModel* m, tbData* d, int s, tbWork* w, tbSolveResult* res) {
+TB_HDN void tb_implicitAnswer(const tbModel* m, tbData* d, int s, tbWork* w, tbSolveResult* res) {
   tbImpView v = tb_impView(m, w);
   int warm = d->nwarm[s] == v.n;
   tb_impStart(m, d, s, w, &v);

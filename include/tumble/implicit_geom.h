@@ -40,7 +40,7 @@ TB_HD double tbg_semiAxes(const tbGeomPose* g, double a[3]) {
 }
 
 // f of shape g at world point x, and its world gradient into grad
-TB_HD double tbg_implicit(const tbGeomPose* g, const double x[3], double grad[3]) {
+TB_HDN double tbg_implicit(const tbGeomPose* g, const double x[3], double grad[3]) {
   double d[3], y[3], gy[3] = {0.0, 0.0, 0.0}, f;
   tbu_sub3(d, x, g->pos);
   tbu_rotVecInv(y, g->quat, d);
@@ -90,7 +90,7 @@ TB_HD int tbg_parts(int type, int nclip) {
 
 // part k of shape g at world point x (0: its function; then a cylinder's caps +-z <= size[1]
 // and the half-spaces, n . y - d), and its world gradient into grad
-TB_HD double tbg_implicitPart(const tbGeomPose* g, int k, const double x[3], double grad[3]) {
+TB_HDN double tbg_implicitPart(const tbGeomPose* g, int k, const double x[3], double grad[3]) {
   if (k == 0) return tbg_implicit(g, x, grad);
   double d[3], y[3], c[4] = {0.0, 0.0, k == 1 ? 1.0 : -1.0, g->size[1]};
   int caps = g->type == TB_GEOM_CYLINDER ? 2 : 0;
@@ -109,7 +109,7 @@ TB_HD double tbg_implicitPart(const tbGeomPose* g, int k, const double x[3], dou
 // on beside the function (tbg_implicitPart's k: a cylinder's cap, or the last half-space it was
 // projected onto), 0 for none. A cylinder's cap within slope flat of facing dir counts as
 // facing it: its centre is taken (the cap is the support set; 0: the exact support point).
-TB_HD int tbg_implicitSupport(const tbGeomPose* g, const double dir[3], double flat, double p[3]) {
+TB_HDN int tbg_implicitSupport(const tbGeomPose* g, const double dir[3], double flat, double p[3]) {
   double dl[3], y[3] = {0.0, 0.0, 0.0};
   int on = 0;
   tbu_rotVecInv(dl, g->quat, dir);
