@@ -87,7 +87,7 @@ static int tb_checkSceneValues(const tbModel* m, const tbData* d) {
     tb_sceneVary(m, d, s, vary);
     rc = tb_checkSupports(m, vary);
     if (rc == TB_OK) rc = tb_checkSceneJointLimits(m, vary);
-    if (rc == TB_OK) rc = tb_checkQuasistatic(m, vary);
+    if (rc == TB_OK) rc = tb_checkStepValues(m, vary);
     if (rc != TB_OK) {
       char msg[256];
       snprintf(msg, sizeof(msg), "%s", tb_lastError());

@@ -350,10 +350,10 @@ int tb_checkJointLimits(int j, int type, double lo, double hi);
 // every limited joint's bounds in one scene's values
 int tb_checkSceneJointLimits(const tbModel* m, const double* vary);
 
-// model.c: whether the model's options and one scene's values (vary) suit the quasistatic step
-// (thesis §3.4): no minimal-coordinate joints, no restitution; and the implicit step: no
-// restitution. TB_OK for the others.
-int tb_checkQuasistatic(const tbModel* m, const double* vary);
+// model.c: whether the model's options and one scene's values (vary) suit its step: the
+// quasistatic step (thesis §3.4) takes no minimal-coordinate joints and no restitution, the
+// implicit step (§3.5) no restitution and no compliant cut shapes. TB_OK for the others.
+int tb_checkStepValues(const tbModel* m, const double* vary);
 
 // step.c: what a step's contacts did, for drawing: the world point of each contact block (a
 // shape contact's midpoint, a support tripod's point) and the force its impulses put on body

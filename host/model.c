@@ -211,12 +211,7 @@ static int tb_checkClips(const tbGeomDef* def, int g) {
     }
     if (def->type == TB_GEOM_PRISM && def->nvert != 1) continue;  // (no implicit function)
     tbGeomPose gp;
-    memset(&gp, 0, sizeof(gp));
-    gp.type = def->type;
-    gp.vert = def->vert;
-    gp.quat[0] = 1.0;
-    memcpy(gp.size, def->size, sizeof(gp.size));
-    gp.exponent = def->exponent;
+    tbg_framePose(&gp, def->type, def->size, def->exponent, def->vert);
     double dir[3], low[3];
     for (int i = 0; i < 3; i++) dir[i] = -c[i] / n;
     tbg_implicitSupport(&gp, dir, 0.0, low);
@@ -931,7 +926,7 @@ static int tb_checkCorners(const tbModel* m) {
 
 // option implicit: 0 or 1; every shape has an implicit function (implicit_geom.h) and the step
 // stands alone: free bodies (no joints, no support tripods), no corners, no quasistatic step
-// (restitution, and compliance of cut shapes: tb_checkQuasistatic). Ellipsoids, superellipsoids,
+// (restitution, and compliance of cut shapes: tb_checkStepValues). Ellipsoids, superellipsoids,
 // cylinders and cut shapes touch only there.
 static int tb_checkImplicit(const tbModel* m) {
   if (m->opt.implicit != 0 && m->opt.implicit != 1) {
@@ -969,7 +964,7 @@ static int tb_checkImplicit(const tbModel* m) {
   return TB_OK;
 }
 
-int tb_checkQuasistatic(const tbModel* m, const double* vary) {
+int tb_checkStepValues(const tbModel* m, const double* vary) {
   if (m->opt.quasistatic != 0 && m->opt.quasistatic != 1) {
     return tb_setError("option quasistatic %d must be 0 or 1", m->opt.quasistatic);
   }
@@ -1012,7 +1007,7 @@ int tb_compileModel(tbModel* m) {
   if (rc == TB_OK) rc = tb_compileVary(m);
   if (rc == TB_OK) rc = tb_compileParams(m);
   if (rc == TB_OK) rc = tb_checkSupports(m, m->vary0);
-  if (rc == TB_OK) rc = tb_checkQuasistatic(m, m->vary0);
+  if (rc == TB_OK) rc = tb_checkStepValues(m, m->vary0);
   if (rc != TB_OK) return rc;
   m->nv = 6 * m->nbody;
   // a support tripod: three contacts of 3 rows

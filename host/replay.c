@@ -48,11 +48,8 @@ void tb_viewPixel(const tbSceneView* v, const double p[3], double pix[2]) {
 // frame (a sharp hull of 14 of its points)
 static int tb_smoothCore(const tbModel* m, const double* sz, int g, double local[][3]) {
   tbGeomPose gp;
-  memset(&gp, 0, sizeof(gp));
-  gp.type = m->geom_type[g];
-  gp.quat[0] = 1.0;
-  memcpy(gp.size, sz, sizeof(gp.size));
-  gp.exponent = m->vary0[tb_varyIndex(m, TB_F_GEOM_IMPLICIT, g, 2)];
+  tbg_framePose(&gp, m->geom_type[g], sz, m->vary0[tb_varyIndex(m, TB_F_GEOM_IMPLICIT, g, 2)],
+                m->geom_vert + 2 * m->geom_vertadr[g]);
   gp.nclip = m->geom_nclip[g];
   gp.clip = m->geom_clip + TB_MAXCLIP * 4 * g;
   int n = 0;

@@ -148,14 +148,6 @@ TB_HD int tb_impNz(const tbImpPair* ip) {
   return TB_IMP_NZ + ip->nf - 1 + ip->ng - 1;
 }
 
-// the pair whose unknowns hold unknown i (>= 6 nbody), and i's place among them in k
-TB_HD int tb_impPairOf(const tbModel* m, const tbWork* w, int i, int* k) {
-  int p = 0;
-  while (p + 1 < m->npair && w->imp_pair[p + 1].off <= i) p++;
-  *k = i - w->imp_pair[p].off;
-  return p;
-}
-
 // a shape's size for scaling: its smallest semi-axis or radius (planes: none, INFINITY)
 TB_HD double tb_impSize(const tbModel* m, const tbWork* w, int g) {
   const double* sz = tb_varyOf(m, w->vary, TB_F_GEOM_SIZE, g);
@@ -215,12 +207,9 @@ TB_HD double tb_impVelocityScale(const tbModel* m, const tbWork* w) {
   return vs;
 }
 
-// unknown i's scale: velocities, lengths, impulses (meff vs), torsion (meff vs len), plain
-// numbers (l2 and the parts' multipliers)
-TB_HD double tb_impScale(const tbModel* m, const tbWork* w, const tbImpView* v, int i) {
-  if (i < 6 * m->nbody) return v->vs;
-  int k;
-  const tbImpPair* ip = &w->imp_pair[tb_impPairOf(m, w, i, &k)];
+// the scale of pair ip's unknown k at velocity scale vs: lengths, impulses (meff vs), torsion
+// (meff vs len), plain numbers (l2 and the parts' multipliers)
+TB_HD double tb_impScale(const tbImpPair* ip, double vs, int k) {
   if (k >= TB_IMP_NZ) return 1.0;
   switch (k) {
     case TB_IMP_L2:
@@ -229,11 +218,11 @@ TB_HD double tb_impScale(const tbModel* m, const tbWork* w, const tbImpView* v, 
     case TB_IMP_PT:
     case TB_IMP_PO:
     case TB_IMP_PS:
-      return ip->meff * v->vs;
+      return ip->meff * vs;
     case TB_IMP_PR:
-      return ip->meff * v->vs * ip->len;
+      return ip->meff * vs * ip->len;
     case TB_IMP_SIGMA:
-      return v->vs;
+      return vs;
     default:  // a1, a2, l1, dbar, d
       return ip->len;
   }
@@ -277,16 +266,21 @@ TB_HD void tb_impPush(const tbImpView* v, int b, double s, const double a[3], co
   }
 }
 
-// n1 = sum_k lam_k grad f_k(a1) over f's parts (G1 its shape) for pair unknowns u; returns
-// lam_0 = 1 - sum_{k>0} lam_k
-TB_HD double tb_impNormal(const tbGeomPose* G1, const tbImpPair* ip, const double* u,
-                          double n1[3]) {
+// most parts of one shape: its function, a cylinder's caps, the half-spaces (tbg_parts)
+#define TB_IMP_MAXPARTS (3 + TB_MAXCLIP)
+
+// n1 = sum_k lam_k grad f_k(a1) over f's parts (G1 its shape) for pair unknowns u, and the
+// parts' values f_k(a1) into fk (NULL: not wanted); returns lam_0 = 1 - sum_{k>0} lam_k
+TB_HD double tb_impNormal(const tbGeomPose* G1, const tbImpPair* ip, const double* u, double n1[3],
+                          double* fk) {
   double lam0 = 1.0, gk[3];
   for (int k = 1; k < ip->nf; k++) lam0 -= u[TB_IMP_NZ + k - 1];
-  tbg_implicit(G1, u + TB_IMP_A1, gk);
+  double f0 = tbg_implicit(G1, u + TB_IMP_A1, gk);
+  if (fk) fk[0] = f0;
   tbu_scl3(n1, gk, lam0);
   for (int k = 1; k < ip->nf; k++) {
-    tbg_implicitPart(G1, k, u + TB_IMP_A1, gk);
+    double v = tbg_implicitPart(G1, k, u + TB_IMP_A1, gk);
+    if (fk) fk[k] = v;
     tbu_addscl3(n1, n1, gk, u[TB_IMP_NZ + k - 1]);
   }
   return lam0;
@@ -315,12 +309,11 @@ TB_HDN void tb_impPairRows(const tbModel* m, const tbWork* w, const double* z, i
   tb_geomPoseAt(m, w->vary, v->epos, v->equat, ip->g[1], &G2);
   const double *a1 = u + TB_IMP_A1, *a2 = u + TB_IMP_A2, *lam = u + TB_IMP_NZ;
   const double* l2 = lam + ip->nf - 1;
-  double gg[3], gfa2[3], gk[3], n1[3], side2[3];
+  double gg[3], gfa2[3], gk[3], n1[3], side2[3], fk[TB_IMP_MAXPARTS];
   double g2 = tbg_implicit(&G2, a2, gg);
-  double lam0 = tb_impNormal(&G1, ip, u, n1), f1 = tbg_implicit(&G1, a1, gk);
+  double lam0 = tb_impNormal(&G1, ip, u, n1, fk), f1 = fk[0];
   for (int k = 1; k < ip->nf; k++) {
-    double fk = tbg_implicitPart(&G1, k, a1, gk);
-    tb_impFb(v, ra, rb, row0 + TB_IMP_NZ + k - 1, lam[k - 1] * vs, -fk / h);
+    tb_impFb(v, ra, rb, row0 + TB_IMP_NZ + k - 1, lam[k - 1] * vs, -fk[k] / h);
   }
   tbu_scl3(side2, gg, u[TB_IMP_L2]);  // g's side of the normal balance
   for (int j = 1; j < ip->ng; j++) {
@@ -402,11 +395,10 @@ TB_HDN void tb_impPairRows(const tbModel* m, const tbWork* w, const double* z, i
   tb_impPush(v, ip->b[0], -1.0, a1, imp, tq);
 }
 
-// every row for unknowns z into ra (equations, complementarity's first) and rb (its second);
-// posed: v's end pose is z's already (only pair unknowns changed since it was taken)
+// every row for unknowns z into ra (equations, complementarity's first) and rb (its second)
 TB_HDN void tb_impRows(const tbModel* m, const tbWork* w, const double* z, tbImpView* v, double* ra,
-                       double* rb, int posed) {
-  if (!posed) tb_impEndPose(m, w, z, v);
+                       double* rb) {
+  tb_impEndPose(m, w, z, v);
   memset(v->wrench, 0, sizeof(double) * 6 * m->nbody);
   for (int p = 0; p < m->npair; p++) tb_impPairRows(m, w, z, p, v, ra, rb);
   // v = v_free + M^-1 W p for dynamic bodies; the others move as the work pose says
@@ -425,7 +417,7 @@ TB_HDN void tb_impRows(const tbModel* m, const tbWork* w, const double* z, tbImp
 // b into da, db (NULL: not wanted); returns |Phi|^2 / 2
 TB_HDN double tb_impResidual(const tbModel* m, const tbWork* w, const double* z, tbImpView* v,
                              double* phi, double* da, double* db) {
-  tb_impRows(m, w, z, v, v->ra, v->rb, 0);
+  tb_impRows(m, w, z, v, v->ra, v->rb);
   double theta = 0.0;
   for (int i = 0; i < v->n; i++) {
     double wa = 1.0, wb = 0.0;
@@ -443,9 +435,8 @@ TB_HDN double tb_impResidual(const tbModel* m, const tbWork* w, const double* z,
 // unknown j's difference step: TB_IMP_FD of its scale; a friction impulse's relative to its
 // value, so that a small one is not stepped across its cone's apex (a contact leaving with
 // friction impulses of 3e-5 N s stalled Newton at 1e-6 with steps of its scale, 2e-5)
-TB_HD double tb_impStep(const tbModel* m, const tbWork* w, const tbImpView* v, int j) {
-  int k = -1;
-  if (j >= 6 * m->nbody) tb_impPairOf(m, w, j, &k);
+// (k: j's place among its pair's unknowns, -1 for a body's velocity)
+TB_HD double tb_impStep(const tbImpView* v, int j, int k) {
   int friction = k == TB_IMP_PT || k == TB_IMP_PO || k == TB_IMP_PR;
   double floor = v->scale[j] * (friction ? TB_IMP_FD_FLOOR : 1.0);
   return TB_IMP_FD * (friction ? fmax(fabs(v->z[j]), floor) : floor);
@@ -496,27 +487,30 @@ TB_HDN void tb_impJacobian(const tbModel* m, const tbWork* w, tbImpView* v) {
       for (int i = 0; i < n; i++) v->J[(size_t)i * n + j] = i == j ? v->scale[j] * v->ap[i] : 0.0;
       continue;
     }
-    double e = tb_impStep(m, w, v, j);
+    double e = tb_impStep(v, j, -1);
     memcpy(v->zt, v->z, sizeof(double) * n);
     v->zt[j] = v->z[j] + e;
-    tb_impRows(m, w, v->zt, v, pa, pb, 0);
+    tb_impRows(m, w, v->zt, v, pa, pb);
     v->zt[j] = v->z[j] - e;
-    tb_impRows(m, w, v->zt, v, v->am, v->bm, 0);
+    tb_impRows(m, w, v->zt, v, v->am, v->bm);
     tb_impColumn(m, v, j, 0, n, pa, pb, NULL, 0.5 * v->scale[j] / e);
   }
   tb_impEndPose(m, w, v->z, v);
   memcpy(v->zt, v->z, sizeof(double) * n);
   double* dv = v->ds;  // (free until the direction)
-  for (int j = nb; j < n; j++) {
-    int k, p = tb_impPairOf(m, w, j, &k), r0 = w->imp_pair[p].off;
-    double e = tb_impStep(m, w, v, j);
-    memset(dv, 0, sizeof(double) * nb);
-    v->zt[j] = v->z[j] + e;
-    tb_impPairAlone(m, w, v->zt, p, v, pa, pb, 1.0, dv);
-    v->zt[j] = v->z[j] - e;
-    tb_impPairAlone(m, w, v->zt, p, v, v->am, v->bm, -1.0, dv);
-    v->zt[j] = v->z[j];
-    tb_impColumn(m, v, j, r0, r0 + tb_impNz(&w->imp_pair[p]), pa, pb, dv, 0.5 * v->scale[j] / e);
+  for (int p = 0; p < m->npair; p++) {
+    int r0 = w->imp_pair[p].off, nz = tb_impNz(&w->imp_pair[p]);
+    for (int k = 0; k < nz; k++) {
+      int j = r0 + k;
+      double e = tb_impStep(v, j, k);
+      memset(dv, 0, sizeof(double) * nb);
+      v->zt[j] = v->z[j] + e;
+      tb_impPairAlone(m, w, v->zt, p, v, pa, pb, 1.0, dv);
+      v->zt[j] = v->z[j] - e;
+      tb_impPairAlone(m, w, v->zt, p, v, v->am, v->bm, -1.0, dv);
+      v->zt[j] = v->z[j];
+      tb_impColumn(m, v, j, r0, r0 + nz, pa, pb, dv, 0.5 * v->scale[j] / e);
+    }
   }
 }
 
@@ -581,7 +575,7 @@ TB_HDN void tb_impGuessPoints(const tbModel* m, const tbWork* w, tbImpView* v, i
   memset(lam, 0, sizeof(double) * (ip->nf + ip->ng - 2));
   tb_impWeights(&G1, on1, a1, dir1, wt);
   if (on1 && wt[0] + wt[1] > 0.0) lam[on1 - 1] = wt[1] / (wt[0] + wt[1]);
-  tb_impNormal(&G1, ip, u, n1);
+  tb_impNormal(&G1, ip, u, n1, NULL);
   double d[3];
   tbu_sub3(d, a2, a1);
   u[TB_IMP_L1] = fmax(0.0, tbu_dot3(d, n1) / tbu_dot3(n1, n1));
@@ -601,7 +595,11 @@ TB_HDN void tb_impStart(const tbModel* m, const tbData* d, int s, tbWork* w, tbI
   }
   v->vs = tb_impVelocityScale(m, w);
   int n = v->n, warm = d->nwarm[s] == n;
-  for (int i = 0; i < n; i++) v->scale[i] = tb_impScale(m, w, v, i);
+  for (int i = 0; i < 6 * m->nbody; i++) v->scale[i] = v->vs;
+  for (int p = 0; p < m->npair; p++) {
+    const tbImpPair* ip = &w->imp_pair[p];
+    for (int k = 0; k < tb_impNz(ip); k++) v->scale[ip->off + k] = tb_impScale(ip, v->vs, k);
+  }
   if (warm) {
     memcpy(v->z, d->warm + (size_t)s * d->maxrow, sizeof(double) * n);
   } else {
@@ -622,7 +620,7 @@ TB_HDN void tb_impStart(const tbModel* m, const tbData* d, int s, tbWork* w, tbI
     tbGeomPose G1;
     tb_geomPoseAt(m, w->vary, v->epos, v->equat, ip->g[0], &G1);
     double n0[3];
-    tb_impNormal(&G1, ip, u, n0);
+    tb_impNormal(&G1, ip, u, n0, NULL);
     tbu_normalize3(n0);
     double ez[3] = {0.0, 0.0, 1.0}, ex[3] = {1.0, 0.0, 0.0};
     tbu_copy3(ip->ref, fabs(n0[2]) < 0.9 ? ez : ex);
@@ -715,7 +713,7 @@ TB_HDN double tb_impStopping(const tbModel* m, const tbWork* w, const tbImpView*
   tbGeomPose G1;
   tb_geomPoseAt(m, w->vary, v->epos, v->equat, ip->g[0], &G1);
   double n1[3], v1[3], v2[3];
-  tb_impNormal(&G1, ip, u, n1);
+  tb_impNormal(&G1, ip, u, n1, NULL);
   tbu_normalize3(n1);
   tbu_pointVel(v1, tb_impVel(m, w, v->z, ip->b[0]), v->epos + 3 * ip->b[0], u + TB_IMP_A1);
   tbu_pointVel(v2, tb_impVel(m, w, v->z, ip->b[1]), v->epos + 3 * ip->b[1], u + TB_IMP_A2);

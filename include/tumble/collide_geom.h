@@ -767,7 +767,7 @@ TB_HD int tbu_collide(const tbGeomPose* a, const tbGeomPose* b, double margin,
 // upper bound on what tbu_collide can return for these two types (used to size buffers)
 TB_HD int tbu_collideMax(int type_a, int type_b) {
   int lo = type_a < type_b ? type_a : type_b, hi = type_a < type_b ? type_b : type_a;
-  if (lo < 0 || hi >= TB_NGEOMTYPE || hi >= TB_GEOM_ELLIPSOID) return 0;
+  if (lo < 0 || hi >= TB_GEOM_ELLIPSOID) return 0;  // (those touch in the implicit step only)
   if (hi == TB_GEOM_PRISM && lo != TB_GEOM_PRISM) return 0;  // prisms only meet prisms
   if (lo == TB_GEOM_SPHERE) return 1;
   if (lo == TB_GEOM_CAPSULE) return hi == TB_GEOM_BOX ? 3 : 2;

@@ -23,9 +23,22 @@
 #define TUMBLE_IMPLICIT_GEOM_H_
 
 #include <math.h>
+#include <string.h>
 
 #include "tumble/collide_geom.h"
 #include "tumble/tb_math.h"
+
+// shape type (sizes, exponent, a prism's core vertices) in its own frame: at the origin,
+// unturned, uncut
+TB_HD void tbg_framePose(tbGeomPose* g, int type, const double size[3], double exponent,
+                         const double* vert) {
+  memset(g, 0, sizeof(*g));
+  g->type = type;
+  g->quat[0] = 1.0;
+  memcpy(g->size, size, sizeof(g->size));
+  g->exponent = exponent;
+  g->vert = vert;
+}
 
 // 1 when shape type (with nvert core vertices, for a prism) has an implicit function here
 TB_HD int tbg_isImplicit(int type, int nvert) {
