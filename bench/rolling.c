@@ -127,11 +127,25 @@ static void tbb_row(int nside, double h) {
   fflush(stdout);
 }
 
+// scene `name` built with structural options implicit (and, when there, sides); NULL after
+// saying why
+static tbModel* tbb_scene(const char* name, int implicit, int sides) {
+  int i = tb_findScene(name);
+  tbBuild b = tb_defaultBuild(i);
+  const tbSceneInfo* si = tb_sceneInfo(i);
+  for (int k = 0; k < si->nopt; k++) {
+    if (!strcmp(si->opt[k].name, "implicit")) b.opt[k] = implicit;
+    if (!strcmp(si->opt[k].name, "sides")) b.opt[k] = sides;
+  }
+  tbModel* m = tb_buildScene(i, &b);
+  if (!m) fprintf(stderr, "%s: %s\n", name, tb_lastError());
+  return m;
+}
+
 // the implicit disc's (thesis §3.5) kinetic energy after TBB_SECONDS at step h
 static double tbb_implicitEnergy(double h, int* status) {
-  int i = tb_findScene("implicit-disc");
-  tbBuild b = tb_defaultBuild(i);
-  tbModel* m = tb_buildScene(i, &b);
+  tbModel* m = tbb_scene("implicit-disc", 1, 0);
+  if (!m) return NAN;
   tbData* d = tb_newData(m, 1);
   tb_defaultParams(m, d);
   d->param[tb_findParam(m, "dt")] = h;
@@ -147,18 +161,11 @@ static double tbb_implicitEnergy(double h, int* status) {
   return e;
 }
 
-// microseconds per step of scene `name` built with structural options implicit (and, when
-// there, sides), nstep steps of one scene, best of 3; its status into *status
+// microseconds per step of tbb_scene(name, implicit, sides), nstep steps of one scene, best of
+// 3; its status into *status
 static double tbb_stepCost(const char* name, int implicit, int sides, int nstep, int* status) {
-  int i = tb_findScene(name);
-  tbBuild b = tb_defaultBuild(i);
-  const tbSceneInfo* si = tb_sceneInfo(i);
-  for (int k = 0; k < si->nopt; k++) {
-    if (!strcmp(si->opt[k].name, "implicit")) b.opt[k] = implicit;
-    if (!strcmp(si->opt[k].name, "sides")) b.opt[k] = sides;
-  }
-  tbModel* m = tb_buildScene(i, &b);
-  if (!m) return fprintf(stderr, "%s: %s\n", name, tb_lastError()), NAN;
+  tbModel* m = tbb_scene(name, implicit, sides);
+  if (!m) return NAN;
   tbData* d = tb_newData(m, 1);
   double best = INFINITY;
   for (int rep = 0; rep < 3; rep++) {
