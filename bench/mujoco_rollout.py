@@ -216,6 +216,8 @@ def main():
     ap.add_argument("--reps", type=int, default=2, choices=range(1, 101), metavar="1..100")
     ap.add_argument("--solver", default="auto", help="tumble's step solver")
     ap.add_argument("--scale", type=float, default=1.0, help="scenes x this (a quick run: 0.1)")
+    ap.add_argument("--only", action="append", metavar="SCENE",
+                    help="this scene's rows alone (repeatable; default: every row)")
     a = ap.parse_args()
 
     print("# tumble's CPU path against MuJoCo's rollout\n")
@@ -229,6 +231,8 @@ def main():
           "tumble / MuJoCo | tumble: failed, unconverged scenes, max residual |")
     print("|---|---|---:|---:|---:|---|")
     for scene, xml, nscene, nstep, poses, extra in SCENES:
+        if a.only and scene not in a.only:
+            continue
         nscene = max(a.threads, int(nscene * a.scale))
         best_t = best_m = float("inf")
         run = None

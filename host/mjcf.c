@@ -1242,8 +1242,24 @@ static int tb_mjCompiler(tbMj* c, xmlNodePtr n) {
   return 0;
 }
 
+// MuJoCo's solver names as tumble's step solvers: its Newton is auto (PGS, then a Newton
+// polish); CG has no counterpart
+static int tb_mjSolver(const tbMj* c, xmlNodePtr n, tbOption* o) {
+  static const char* const solvers[] = {"PGS", "Newton", NULL};
+  int s = tb_mjWord(c, n, -1, "solver", o->solver == TB_SOLVER_AUTO ? "Newton" : "PGS", solvers);
+  if (s < 0) return 2;
+  o->solver = s ? TB_SOLVER_AUTO : TB_SOLVER_PGS;
+  double it = o->max_iter;
+  if (tb_mjNums(c, n, -1, "iterations", &it, 1, 1) < 0) return 2;
+  if (!(it >= 1.0 && it <= 1e6 && it == floor(it))) {
+    return tb_mjFail(c, n, "iterations %g: a whole number from 1 to 1e6", it);
+  }
+  o->max_iter = (int)it;
+  return 0;
+}
+
 static int tb_mjOption(tbMj* c, xmlNodePtr n) {
-  static const char* const attrs[] = {"timestep", "gravity", "cone", NULL};
+  static const char* const attrs[] = {"timestep", "gravity", "cone", "solver", "iterations", NULL};
   static const char* const cones[] = {"elliptic", "pyramidal", NULL};
   tbOption* o = &c->m->opt;
   if (tb_mjOnly(c, n, attrs)) return 2;
@@ -1257,7 +1273,7 @@ static int tb_mjOption(tbMj* c, xmlNodePtr n) {
     return 2;
   if (!(o->timestep > 0.0)) return tb_mjFail(c, n, "timestep %g must be > 0", o->timestep);
   o->cone = cone ? TB_CONE_PYRAMID : TB_CONE_EXACT;
-  return 0;
+  return tb_mjSolver(c, n, o);
 }
 
 static int tb_mjDefault(tbMj* c, xmlNodePtr n, int parent) {

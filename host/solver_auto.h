@@ -34,6 +34,7 @@
 
 #include <tumble/problem.h>
 
+#include "solver_active.h"
 #include "solver_lemke.h"
 #include "solver_lm.h"
 #include "solver_prox.h"
@@ -310,6 +311,19 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
   return left;
 }
 
+// the guessed active set's direct answer (solver_active.h) by the lead of team t, on problems
+// up to TB_AUTO_DENSE_MAX rows that the warm start does not already solve: 1 when it meets the
+// tolerance (res and x then hold it on every member), else 0 with x as it was
+TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                            tbSolverWork* w, tbSolveResult* res) {
+  if (res->residual <= opt->tol || p->n > TB_AUTO_DENSE_MAX || tb_pastDeadline(opt)) return 0;
+  tb_teamSync(t);
+  int done = t.lane == 0 ? tb_solveActiveSet(p, opt, x, w, res) : 0;
+  if (!tb_teamShareInt(t, done)) return 0;
+  tb_teamShareResult(t, res);
+  return 1;
+}
+
 // the auto solver run by team t; every member gets the result
 TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
                         tbSolverWork* w, tbSolveResult* res) {
@@ -322,6 +336,7 @@ TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, do
   int left = opt->max_iter;
   int newton = tb_solverApplies(TB_SOLVER_MNCP_PLM, p) ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MLCP_FB_PLM;
   int nfree, m = newton == TB_SOLVER_MNCP_PLM ? p->n : tb_lcpSize(p, &nfree);
+  if (tb_activeSetFirst(t, p, opt, x, w, res)) return;
   int tried = 0, lemke = tb_solverApplies(TB_SOLVER_LEMKE, p);
   if (lemke && res->residual > opt->tol && tb_lemkeFirst(p, m, x)) {
     int probe = left < TB_AUTO_LEMKE_PROBE ? left : TB_AUTO_LEMKE_PROBE;

@@ -146,6 +146,21 @@ TEST_P(MjcfBuiltin, LoadsIntoTheBuiltInModelAndStepsAlike) {
   EXPECT_GT(file.m->nparam, 4) << "named elements give parameters";
 }
 
+// MuJoCo's solver and iterations: Newton is auto, PGS is PGS; absent, the model's default
+TEST(MjcfTest, SolverAndIterationsAreTheStepSolvers) {
+  const char* xmls[] = {"<mujoco/>", "<mujoco><option solver='Newton' iterations='1000'/></mujoco>",
+                        "<mujoco><option solver='PGS' iterations='50'/></mujoco>"};
+  const int solver[] = {tb_defaultOption().solver, TB_SOLVER_AUTO, TB_SOLVER_PGS};
+  const int iters[] = {tb_defaultOption().max_iter, 1000, 50};
+  for (int k = 0; k < 3; k++) {
+    tbModel* m = tb_loadMJCF(xmls[k]);
+    ASSERT_NE(m, nullptr) << tb_lastError();
+    EXPECT_EQ(m->opt.solver, solver[k]) << xmls[k];
+    EXPECT_EQ(m->opt.max_iter, iters[k]) << xmls[k];
+    tb_freeModel(m);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, MjcfBuiltin,
                          ::testing::Values("falling-particle", "sliding-sphere", "incline-block",
                                            "pendulum", "box-stack", "plate-particle", "plate-block",
@@ -504,6 +519,10 @@ TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
       "finite and >= 0");
   ExpectRefused("<mujoco><option\n integrator='RK4'/></mujoco>",
                 ":2: <option> attribute 'integrator'");
+  ExpectRefused("<mujoco><option\n solver='CG'/></mujoco>",
+                ":2: <option> solver=\"CG\": tumble takes PGS, Newton");
+  ExpectRefused("<mujoco><option\n iterations='0'/></mujoco>",
+                ":2: <option> iterations 0: a whole number from 1 to 1e6");
   ExpectRefused("<mujoco><worldbody>\n<geom type='plane'>", "<string>:2: not well-formed XML");
   ExpectRefused("/nonexistent/model.xml", "/nonexistent/model.xml: cannot read the file");
   ExpectRefused("<robot/>", "the root element must be <mujoco>");

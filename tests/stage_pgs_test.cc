@@ -107,7 +107,9 @@ TEST(SolverPgsTest, AnisotropicBlockMaxDissipation) {
   c.p.A = c.A.data();
   const int kIter = 5000;
   const double kTol = 1e-13;
-  std::vector<double> x(3, 0.0), work(3), u(3);
+  // (a spare entry each: GCC 12's -Warray-bounds does not see that p.n is 3 here and flags
+  // tbu_dotRange's unrolled reads in tb_problemVelocity)
+  std::vector<double> x(4, 0.0), work(4), u(4);
   tbSolveResult res;
   res = Pgs(c.p, kIter, kTol, x);
   ASSERT_TRUE(res.converged) << res.residual;

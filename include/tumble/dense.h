@@ -43,23 +43,32 @@ TB_HD void tbu_gram(int rows, int cols, const double* M, double* G) {
 }
 
 // Cholesky A = L L^T in place (lower triangle of A becomes L; the strict upper triangle is left
-// as it was). Returns 0, or -1 at the first pivot that is not positive and finite.
-TB_HD int tbu_cholesky(int n, double* A) {
+// as it was), skipping A's envelope where first is given: row i is zero left of column first[i]
+// (first[i] <= i), and so is L's, whose sums then start at the later of two rows' firsts (a
+// Delassus matrix of contacts between bodies in a chain or stack is block banded). Without it
+// (NULL) every row starts at 0. Returns 0, or -1 at the first pivot that is not positive and
+// finite.
+TB_HD int tbu_cholEnvelope(int n, double* A, const int* first) {
   for (int j = 0; j < n; j++) {
     double* aj = A + (long)j * n;
+    int fj = first ? first[j] : 0;
     double d = aj[j];
-    for (int k = 0; k < j; k++) d -= aj[k] * aj[k];
+    d -= tbu_dotRange(aj, aj, fj, j);
     if (!(d > 0.0) || d != d || d > 1e300) return -1;
     double l = sqrt(d);
     aj[j] = l;
     for (int i = j + 1; i < n; i++) {
+      int fi = first ? first[i] : 0;
+      if (fi > j) continue;  // L[i][j] = 0 left of row i's envelope
       double* ai = A + (long)i * n;
-      double s = ai[j];
-      for (int k = 0; k < j; k++) s -= ai[k] * aj[k];
-      ai[j] = s / l;
+      ai[j] = (ai[j] - tbu_dotRange(ai, aj, fi > fj ? fi : fj, j)) / l;
     }
   }
   return 0;
+}
+
+TB_HD int tbu_cholesky(int n, double* A) {
+  return tbu_cholEnvelope(n, A, NULL);
 }
 
 // solve L L^T x = b in place (L from tbu_cholesky)

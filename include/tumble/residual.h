@@ -39,10 +39,7 @@ TB_HD tbSolverOpt tb_defaultSolverOpt(void) {
 TB_HD void tb_problemVelocityTeam(tbTeam t, const tbProblem* p, const double* x, double* u) {
   tb_teamSync(t);
   for (int i = t.lane; i < p->n; i += t.size) {
-    const double* a = p->A + (size_t)i * p->n;
-    double s = p->b[i];
-    for (int j = 0; j < p->n; j++) s += a[j] * x[j];
-    u[i] = s;
+    u[i] = p->b[i] + tbu_dotRange(p->A + (size_t)i * p->n, x, 0, p->n);
   }
   tb_teamSync(t);
 }

@@ -36,6 +36,21 @@ TB_HD void tbu_copy3(double r[3], const double a[3]) {
   r[2] = a[2];
 }
 
+// sum of a[k] b[k] over k in [k0, k1), in four running sums (a fixed order, the same on every
+// backend) that the compiler can keep in vector registers where one sum would serialize
+TB_HD double tbu_dotRange(const double* a, const double* b, int k0, int k1) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  int k = k0, k4 = k0 + ((k1 - k0) & ~3);
+  for (; k < k4; k += 4) {
+    s0 += a[k] * b[k];
+    s1 += a[k + 1] * b[k + 1];
+    s2 += a[k + 2] * b[k + 2];
+    s3 += a[k + 3] * b[k + 3];
+  }
+  for (; k < k1; k++) s0 += a[k] * b[k];
+  return (s0 + s1) + (s2 + s3);
+}
+
 TB_HD double tbu_dot3(const double a[3], const double b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }

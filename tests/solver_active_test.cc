@@ -1,0 +1,154 @@
+// auto's active-set stage (host/solver_active.h): one factorization where the warm start tells
+// which contacts stick, the warm start untouched wherever the guess cannot be right.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "solver.h"
+#include "solver_active.h"
+
+namespace {
+
+// a unit cube (half size a, mass m) resting on its four bottom corners after one step h of
+// gravity: A = J M^-1 J^T of the 12 contact rows (rank 6: the corners are redundant) and b = J
+// v_free with v_free = (0, 0, -g h); its sticking answer spreads m g h evenly at the least norm
+struct RestingCube {
+  static constexpr double a = 0.1, m = 2.0, g = 9.81, h = 0.01;
+  int n = 12;
+  std::vector<double> A, b, lo, hi, mu, angle;
+  std::vector<int> type, adr, dim;
+  tbProblem p{};
+
+  explicit RestingCube(int cone)
+      : A(144),
+        b(12),
+        lo(12, 0.0),
+        hi(12, INFINITY),
+        mu(4, 0.5),
+        angle(4, 0.0),
+        type(4, TB_BLOCK_CONTACT),
+        adr(4),
+        dim(4, 3) {
+    double inertia = m * (2 * a) * (2 * a) / 6.0, J[12][6] = {};
+    const double dir[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};  // normal, tangents
+    for (int c = 0; c < 4; c++) {
+      double r[3] = {c & 1 ? a : -a, c & 2 ? a : -a, -a};
+      adr[c] = 3 * c;
+      for (int k = 0; k < 3; k++) {
+        const double* d = dir[k];
+        double* row = J[3 * c + k];
+        for (int i = 0; i < 3; i++) row[i] = d[i];
+        row[3] = r[1] * d[2] - r[2] * d[1];
+        row[4] = r[2] * d[0] - r[0] * d[2];
+        row[5] = r[0] * d[1] - r[1] * d[0];
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      b[i] = -g * h * J[i][2];
+      for (int j = 0; j < n; j++) {
+        double s = 0.0;
+        for (int k = 0; k < 6; k++) s += J[i][k] * J[j][k] / (k < 3 ? m : inertia);
+        A[i * n + j] = s;
+      }
+    }
+    p.n = n;
+    p.nblock = 4;
+    p.A = A.data();
+    p.b = b.data();
+    p.lo = lo.data();
+    p.hi = hi.data();
+    p.blk_type = type.data();
+    p.blk_adr = adr.data();
+    p.blk_dim = dim.data();
+    p.blk_mu = mu.data();
+    p.blk_angle = angle.data();
+    p.cone = cone;
+    p.facets = 4;
+    p.rank_max = 6;
+  }
+
+  // the active-set stage alone from x, as auto calls it (u = A x + b in the scratch's head)
+  int activeSet(std::vector<double>& x, tbSolveResult* res) {
+    tbSolverWork* w = tb_newSolverWork(TB_SOLVER_AUTO, n, 4, 4);
+    tb_residual(&p, x.data(), w->d);
+    int done = tb_solveActiveSet(&p, &opt, x.data(), w, res);
+    tb_freeSolverWork(w);
+    return done;
+  }
+
+  tbSolverOpt opt = tb_defaultSolverOpt();
+};
+
+// a warm start off by 1% (and with a little friction) is solved by the sticking guess in at most
+// TB_ACTIVE_REFINE + 1 solves, to the least-norm answer (within 1e-7: the factorization's
+// shift of 1e-8 keeps round-off in A's null space from growing): m g h / 4 on each corner, no
+// friction
+TEST(ActiveSetTest, RestingCubeIsOneFactorization) {
+  for (int cone = 0; cone < 2; cone++) {
+    RestingCube cube(cone);
+    double each = cube.m * cube.g * cube.h / 4.0;
+    std::vector<double> x(12, 0.0);
+    for (int c = 0; c < 4; c++) {
+      x[3 * c] = each * (1.0 + 0.01 * c);
+      x[3 * c + 1] = 0.02 * each;
+    }
+    tbSolveResult res{};
+    ASSERT_EQ(cube.activeSet(x, &res), 1) << "cone " << cone;
+    EXPECT_LE(res.residual, cube.opt.tol);
+    EXPECT_LE(res.iterations, TB_ACTIVE_REFINE + 1);
+    for (int c = 0; c < 4; c++) {
+      EXPECT_NEAR(x[3 * c], each, 1e-7 * each);
+      EXPECT_NEAR(x[3 * c + 1], 0.0, 1e-7 * each);
+      EXPECT_NEAR(x[3 * c + 2], 0.0, 1e-7 * each);
+    }
+  }
+}
+
+// from zero the approaching corners are new contacts (an impact may bounce or slide): no
+// guess, the cold start goes to auto's iterative stages, which find the same answer
+TEST(ActiveSetTest, NewContactsAreLeftToTheIterations) {
+  RestingCube cube(0);
+  std::vector<double> x(12, 0.0);
+  tbSolveResult res{};
+  EXPECT_EQ(cube.activeSet(x, &res), 0);
+  EXPECT_EQ(x, std::vector<double>(12, 0.0));
+  tbSolverWork* w = tb_newSolverWork(TB_SOLVER_AUTO, 12, 4, 4);
+  ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &cube.p, &cube.opt, x.data(), w, &res), TB_OK);
+  tb_freeSolverWork(w);
+  EXPECT_TRUE(res.converged);
+  double total = x[0] + x[3] + x[6] + x[9];
+  EXPECT_NEAR(total, cube.m * cube.g * cube.h, 1e-7 * total);
+}
+
+// a contact whose friction is on the cone's edge slides: no guess, x untouched
+TEST(ActiveSetTest, SlidingContactLeavesTheWarmStart) {
+  RestingCube cube(0);
+  std::vector<double> x(12, 0.01);
+  x[1] = 0.5 * x[0];  // |x_t| = mu x_n at the first corner
+  x[2] = 0.0;
+  std::vector<double> before = x;
+  tbSolveResult res{};
+  EXPECT_EQ(cube.activeSet(x, &res), 0);
+  EXPECT_EQ(x, before);
+}
+
+// a wrong guess (the cube lifted off: b_n > 0, so the sticking answer pulls) misses the
+// tolerance and leaves x as it was; auto's iterative stages then find x = 0
+TEST(ActiveSetTest, WrongGuessLeavesTheWarmStartAndAutoSolves) {
+  RestingCube cube(0);
+  for (double& bi : cube.b) bi = -bi;
+  std::vector<double> x(12, 0.0);
+  for (int c = 0; c < 4; c++) x[3 * c] = 0.005;
+  std::vector<double> before = x;
+  tbSolveResult res{};
+  EXPECT_EQ(cube.activeSet(x, &res), 0);
+  EXPECT_EQ(x, before);
+  tbSolverWork* w = tb_newSolverWork(TB_SOLVER_AUTO, 12, 4, 4);
+  ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &cube.p, &cube.opt, x.data(), w, &res), TB_OK);
+  tb_freeSolverWork(w);
+  EXPECT_TRUE(res.converged);
+  for (double xi : x) EXPECT_NEAR(xi, 0.0, 1e-12);
+}
+
+}  // namespace
