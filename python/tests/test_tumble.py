@@ -76,7 +76,7 @@ def test_solver_settings_are_the_clis(tmp_path):
     cli("simulate", "box-stack", "--scenes", "3", "--steps", "80", "--every", "40", "--solver",
         "auto", "--max-iter", "60", "--solver-tol", "1e-9", "--out", path)
     model = tumble.Model.builtin("box-stack")
-    assert model.solver == "pgs"
+    assert (model.solver, model.max_iter, model.tol) == ("auto", 200, 1e-8)  # the scene's own
     model.solver, model.max_iter, model.tol = "auto", 60, 1e-9
     assert (model.solver, model.max_iter, model.tol) == ("auto", 60, 1e-9)
     out = model.batch(3).rollout(80, record_every=40)
