@@ -40,7 +40,7 @@ TB_HD int tb_activeContact(const tbProblem* p, int k, const double* x, const dou
   double ft = 0.0;
   for (int j = 1; j <= ntan; j++) ft += x[i + j] * x[i + j];
   // the pyramid's polygon holds the circle of radius mu x_n cos(pi / facets)
-  double reach = p->blk_mu[k] * x[i] * (p->cone == 0 ? 1.0 : cos(3.141592653589793 / p->facets));
+  double reach = p->blk_mu[k] * x[i] * (p->cone == 0 ? 1.0 : cos(TB_PI / p->facets));
   return (ntan == 0 || sqrt(ft) < TB_ACTIVE_INSIDE * reach) ? 1 : -1;
 }
 
@@ -126,10 +126,7 @@ TB_HD int tb_solveActiveSet(const tbProblem* p, const tbSolverOpt* opt, double* 
     }
     for (int a = 0; a < k; a++) r[a] = -v[keep[a]];
   }
-  if (k == 0) {
-    tb_problemVelocity(p, cand, v);
-    rn = tb_residualFromVelocity(p, cand, v);
-  }
+  if (k == 0) rn = tb_residual(p, cand, v);
   if (!(rn <= opt->tol)) return 0;
   memcpy(x, cand, sizeof(double) * n);
   res->iterations = solves;

@@ -334,9 +334,9 @@ TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, do
   res->reason = TB_STOP_MAXITER;
   res->residual = tb_residualTeam(t, p, x, w->d);  // and u = A x + b in w->d
   int left = opt->max_iter;
+  if (tb_activeSetFirst(t, p, opt, x, w, res)) return;
   int newton = tb_solverApplies(TB_SOLVER_MNCP_PLM, p) ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MLCP_FB_PLM;
   int nfree, m = newton == TB_SOLVER_MNCP_PLM ? p->n : tb_lcpSize(p, &nfree);
-  if (tb_activeSetFirst(t, p, opt, x, w, res)) return;
   int tried = 0, lemke = tb_solverApplies(TB_SOLVER_LEMKE, p);
   if (lemke && res->residual > opt->tol && tb_lemkeFirst(p, m, x)) {
     int probe = left < TB_AUTO_LEMKE_PROBE ? left : TB_AUTO_LEMKE_PROBE;
