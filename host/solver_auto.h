@@ -51,7 +51,8 @@ TB_HD void tb_teamShareResult(tbTeam t, tbSolveResult* r) {
 
 // run one stage from x and remember x if it beats the best so far (x itself goes on from where
 // the stage left it: PGS is not monotone, and its later sweeps need its current iterate); the
-// Newton stages take their direction by `lm` (TB_LM_PROJECTED_LU or TB_LM_PROJECTED)
+// LM stages take their direction by `lm` (TB_LM_PROJECTED_LU, TB_LM_PROJECTED, or
+// TB_LM_REGULAR for the RLM and dogleg solvers)
 TB_HD double tb_stage(tbTeam t, int solver, int lm, const tbProblem* p, const tbSolverOpt* opt,
                       int budget, double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
   if (tb_pastDeadline(opt)) return acc->residual;
@@ -66,10 +67,8 @@ TB_HD double tb_stage(tbTeam t, int solver, int lm, const tbProblem* p, const tb
   } else {
     tb_teamSync(t);  // every member is done with x and the scratch
     if (t.lane == 0) {
-      if (solver == TB_SOLVER_MNCP_PLM) {
-        tb_solveMNCP(p, &o, x, w, &r, lm);
-      } else if (solver == TB_SOLVER_MLCP_FB_PLM) {
-        tb_solveMLCPFB(p, &o, x, w, &r, lm);
+      if (tb_isLmSolver(solver)) {
+        tb_lmSolve(p, &o, x, w, solver, lm, &r);
       } else {
         tb_solveLemke(p, &o, x, w, &r);
       }
@@ -281,7 +280,7 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
   q.b = br;
   q.rank_max = 0;  // A + alpha I has full rank
   tbSolverWork inner = *w;
-  inner.nd = (size_t)(Ar - w->d);
+  inner.nd = (size_t)(Ar - n - w->d);  // and the start below Ar (tb_fallBack's)
   tbSolverOpt o = *opt;
   o.tol = 0.1 * opt->tol;
   memcpy(x, best, sizeof(double) * n);
@@ -311,6 +310,27 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
   return left;
 }
 
+// where auto's stages end above the tolerance, the solvers that apply, each on its own from the
+// start x0 with the whole budget, as if it had been chosen by name, until one meets the
+// tolerance; the best iterate of all is the answer. On the default grasp study's jammed steps
+// (2-4 contacts, tol 1e-6, 1000 iterations) the stages, which judge by PGS's early rate, stop at
+// 2e-6 to 7e-4 where PGS from the warm start converges in 250-590 sweeps, or mncp-plm in 6
+// iterations. The LM solvers go first: where they fail they stop within a few hundred
+// iterations of O(n^3), which the dense cap (TB_AUTO_DENSE_MAX) bounds.
+TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int m,
+                       const double* x0, double* x, double* best, tbSolverWork* w,
+                       tbSolveResult* res) {
+  const int order[6] = {TB_SOLVER_MNCP_PLM,    TB_SOLVER_MNCP_RLM,    TB_SOLVER_NCP_DOGLEG,
+                        TB_SOLVER_MLCP_FB_PLM, TB_SOLVER_MLCP_FB_RLM, TB_SOLVER_PGS};
+  for (int k = 0; k < 6 && res->residual > opt->tol && !tb_pastDeadline(opt); k++) {
+    int solver = order[k];
+    if (!tb_solverApplies(solver, p) || (tb_isLmSolver(solver) && m > TB_AUTO_DENSE_MAX)) continue;
+    tb_teamCopy(t, x, x0, p->n);
+    tb_stage(t, solver, tb_lmProjected(solver), p, opt, opt->max_iter, x, best, w, res);
+  }
+  tb_teamCopy(t, x, best, p->n);
+}
+
 // the guessed active set's direct answer (solver_active.h) by the lead of team t, on problems
 // up to TB_AUTO_DENSE_MAX rows that the warm start does not already solve: 1 when it meets the
 // tolerance (res and x then hold it on every member), else 0 with x as it was
@@ -335,6 +355,9 @@ TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, do
   res->residual = tb_residualTeam(t, p, x, w->d);  // and u = A x + b in w->d
   int left = opt->max_iter;
   if (tb_activeSetFirst(t, p, opt, x, w, res)) return;
+  // the start, for the fallback, below the proximal Newton stage's copies of A and b
+  double* x0 = best - (size_t)p->n * p->n - 2 * (size_t)p->n;
+  if (res->residual > opt->tol) tb_teamCopy(t, x0, x, p->n);
   int newton = tb_solverApplies(TB_SOLVER_MNCP_PLM, p) ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MLCP_FB_PLM;
   int nfree, m = newton == TB_SOLVER_MNCP_PLM ? p->n : tb_lcpSize(p, &nfree);
   int tried = 0, lemke = tb_solverApplies(TB_SOLVER_LEMKE, p);
@@ -386,6 +409,7 @@ TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, do
     left -= budget;
   }
   tb_teamCopy(t, x, best, p->n);
+  if (res->residual > opt->tol) tb_fallBack(t, p, opt, m, x0, x, best, w, res);
   if (res->residual > opt->tol && tb_pastDeadline(opt)) res->reason = TB_STOP_TIME;
   tb_finishSolveTeam(t, p, opt, x, w->d, res);
 }

@@ -285,3 +285,21 @@ TEST(GraspTest, AutoConvergesAJammedTrialWherePgsAndNewtonAloneDoNot) {
   EXPECT_GT(unconvergedSteps(TB_SOLVER_MNCP_PLM), 0);
   EXPECT_EQ(unconvergedSteps(TB_SOLVER_AUTO), 0);
 }
+
+// trial 5 of cell 8 of the default study: a jammed step (step 722) that auto's stages leave at
+// 3.5e-5 after 1000 iterations (and after 19713 still above 1e-6) and that mncp-plm alone from
+// the warm start solves in 6; auto's fallback (tb_fallBack) runs it after the stages
+TEST(GraspTest, DefaultStudysJammedTrialConvergesByTheFallback) {
+  tbGraspDef g = tb_defaultGraspDef();
+  tbModel* m = tb_buildGraspModel(&g);
+  tbData* d = tb_newData(m, 1);
+  tbSweepGrid grid = Grid(21, 21, 20e-3, 20e-3, 0, -10e-3);  // the default study's
+  tb_graspDrawTrial(m, &g, &grid, 1, 8, 5, d->param);
+  ASSERT_EQ(tb_resetData(m, d), TB_OK) << tb_lastError();
+  ASSERT_EQ(tb_rollout(m, d, 0, 1, tb_graspSteps(&g), nullptr), TB_OK) << tb_lastError();
+  EXPECT_EQ(d->status[0], 0);
+  EXPECT_LE(d->resid_max[0], g.solver_tol);
+  EXPECT_GT(d->iter_max[0], g.max_iter);  // the stages spent their budget: the fallback solved it
+  tb_freeData(d);
+  tb_freeModel(m);
+}

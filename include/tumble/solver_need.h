@@ -97,11 +97,11 @@ TB_HD size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
     *ints = in > *ints ? in : *ints;
   }
   // the best iterate, and before it the proximal Newton stage's copies of A and b (b's slot
-  // holds PGS's iterate across a Newton round before that stage: tb_pgsThenNewton); the
-  // active-set stage's k^2 + 4 n fit in the same
+  // holds PGS's iterate across a Newton round before that stage: tb_pgsThenNewton) and the
+  // start (tb_fallBack); the active-set stage's k^2 + 4 n fit in the same
   size_t N = (size_t)(n > 0 ? n : 1);
   *ints = *ints > 2 * N ? *ints : 2 * N;  // the active-set stage's kept rows, their envelope
-  return d + N * N + 2 * N;
+  return d + N * N + 3 * N;
 }
 
 // the scratch (doubles, and ints in *ints) `solver` needs on problems of at most n rows and
