@@ -22,6 +22,8 @@
 
 // largest n the dense form takes (n x n doubles: 2 GiB)
 #define TB_READER_MAXN 16384
+#define TB_READER_RUN_MIN 64     // rows below which W is read whole
+#define TB_READER_RUN_FILL 0.25  // W's nonzero fraction up to which PGS reads its runs
 // largest mass matrix of a global problem (held sparse)
 #define TB_READER_MAXDOF (1 << 24)
 
@@ -901,6 +903,51 @@ static int rd_hdf5Isolated(const tbRdCtx* c, const char* path, tbFileProblem* fp
 
 //---- interface ---------------------------------------------------------------------------------
 
+// the runs of W's rows (transpose 0) or columns (1) into adr (n + 1) and run (2 per run, at
+// most cap); returns the runs' count, or -1 past cap
+static long rd_findRuns(const double* W, int n, int transpose, int* adr, int* run, long cap) {
+  long nr = 0;
+  for (int i = 0; i < n; i++) {
+    adr[i] = (int)nr;
+    int in = 0;
+    for (int j = 0; j <= n; j++) {
+      int nz = j < n && W[transpose ? (size_t)j * n + i : (size_t)i * n + j] != 0.0;
+      if (nz && !in) {
+        if (nr >= cap) return -1;
+        run[2 * nr] = j;
+      }
+      if (!nz && in) run[2 * nr++ + 1] = j;
+      in = nz;
+    }
+  }
+  adr[n] = (int)nr;
+  return nr;
+}
+
+// W's nonzero runs for PGS and u = W x + q, where the runs hold at most TB_READER_RUN_FILL of
+// W's entries (below that, reading runs costs less than reading every entry; measured on the
+// shared set, bench/solvers) and fit in as many ints as W has entries
+static int rd_runs(tbFileProblem* fp) {
+  int n = fp->n;
+  size_t nn = (size_t)n * n;
+  long nz = 0;
+  for (size_t k = 0; k < nn; k++) nz += fp->W[k] != 0.0;
+  if (n < TB_READER_RUN_MIN || (double)nz > TB_READER_RUN_FILL * (double)nn) return TB_OK;
+  long cap = nz;  // at most one run per nonzero, per orientation
+  int* mem = (int*)malloc(sizeof(int) * (size_t)(2 * (n + 1) + 4 * cap));
+  if (!mem) return TB_ERR_MEMORY;
+  int *row_adr = mem, *col_adr = mem + n + 1, *row_run = col_adr + n + 1,
+      *col_run = row_run + 2 * cap;
+  rd_findRuns(fp->W, n, 0, row_adr, row_run, cap);
+  rd_findRuns(fp->W, n, 1, col_adr, col_run, cap);
+  fp->run_mem = mem;
+  fp->runs.row_adr = row_adr;
+  fp->runs.row_run = row_run;
+  fp->runs.col_adr = col_adr;
+  fp->runs.col_run = col_run;
+  return TB_OK;
+}
+
 static int rd_view(tbFileProblem* fp) {
   int n = fp->n, nb = fp->kind == TB_FILE_FC3D ? fp->ncontact : n;
   fp->nblock = nb;
@@ -926,7 +973,7 @@ static int rd_view(tbFileProblem* fp) {
     fp->blk_mu[k] = fc ? fp->mu[k] : 0.0;
     fp->blk_angle[k] = 0.0;
   }
-  return TB_OK;
+  return rd_runs(fp);
 }
 
 static int rd_problem(const char* path, tbFileProblem* out, int isolate_hdf5) {
@@ -1001,6 +1048,7 @@ void tb_freeFileProblem(tbFileProblem* fp) {
   free(fp->blk_dim);
   free(fp->blk_mu);
   free(fp->blk_angle);
+  free(fp->run_mem);
   memset(fp, 0, sizeof *fp);
 }
 
@@ -1020,5 +1068,6 @@ tbProblem tb_fileProblemView(const tbFileProblem* fp) {
   p.blk_angle = fp->blk_angle;
   p.cone = TB_CONE_EXACT;
   p.facets = 8;  // unused by the exact cone
+  p.runs = fp->run_mem ? &fp->runs : NULL;
   return p;
 }

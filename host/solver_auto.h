@@ -277,6 +277,7 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
   double alpha = TB_AUTO_PROX_ALPHA * amax;
   tbProblem q = *p;
   q.A = Ar;
+  q.runs = NULL;  // alpha I may fill a diagonal that A's runs pass over
   q.b = br;
   q.rank_max = 0;  // A + alpha I has full rank
   tbSolverWork inner = *w;

@@ -19,6 +19,17 @@
 #include <tumble/problem.h>
 #include <tumble/team.h>
 
+// tb_addColumn over column j's nonzero runs (row j's where A is symmetric)
+TB_HD void tb_addColumnRuns(tbTeam t, const tbProblem* p, int sym, int j, double dx, double* u) {
+  const int *adr = sym ? p->runs->row_adr : p->runs->col_adr,
+            *run = sym ? p->runs->row_run : p->runs->col_run;
+  size_t n = (size_t)p->n, stride = sym ? 1 : n;
+  const double* a = sym ? p->A + (size_t)j * n : p->A + j;
+  for (int r = adr[j]; r < adr[j + 1]; r++) {
+    for (int i = run[2 * r] + t.lane; i < run[2 * r + 1]; i += t.size) u[i] += a[i * stride] * dx;
+  }
+}
+
 // u += A[:, j] dx (A need not be symmetric: LCPs from files are not, nor are the Rover FC3D
 // files). Where A is exactly symmetric its row j holds the same numbers, added in the same
 // order, read contiguously instead of with a stride of n doubles: on Box_Stacks (246 rows) PGS
@@ -26,6 +37,10 @@
 TB_HD void tb_addColumn(tbTeam t, const tbProblem* p, int sym, int j, double dx, double* u) {
   if (dx == 0.0) return;
   int n = p->n;
+  if (p->runs) {
+    tb_addColumnRuns(t, p, sym, j, dx, u);
+    return;
+  }
   if (sym) {
     const double* a = p->A + (size_t)j * n;
     for (int i = t.lane; i < n; i += t.size) u[i] += a[i] * dx;
@@ -35,10 +50,22 @@ TB_HD void tb_addColumn(tbTeam t, const tbProblem* p, int sym, int j, double dx,
   for (int i = t.lane; i < n; i += t.size) u[i] += a[(size_t)i * n] * dx;
 }
 
-// 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers)
+// 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers);
+// with runs, every nonzero is compared with its mirror (a nonzero facing a zero is one of them)
 TB_HD int tb_pgsSymmetric(tbTeam t, const tbProblem* p) {
   int n = p->n, sym = 1;
-  for (int i = t.lane; i < n && sym; i += t.size) {
+  for (int i = t.lane; i < n && sym && p->runs; i += t.size) {
+    const int* run = p->runs->row_run;
+    for (int r = p->runs->row_adr[i]; r < p->runs->row_adr[i + 1] && sym; r++) {
+      for (int j = run[2 * r]; j < run[2 * r + 1]; j++) {
+        if (!(p->A[(size_t)i * n + j] == p->A[(size_t)j * n + i])) {
+          sym = 0;
+          break;
+        }
+      }
+    }
+  }
+  for (int i = t.lane; i < n && sym && !p->runs; i += t.size) {
     for (int j = i + 1; j < n; j++) {
       if (!(p->A[(size_t)i * n + j] == p->A[(size_t)j * n + i])) {
         sym = 0;

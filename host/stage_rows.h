@@ -682,6 +682,7 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   p.blk_angle = w->blk_angle;
   p.cone = m->opt.cone;
   p.facets = m->opt.facets;
+  p.runs = NULL;  // the step's A is small and mostly full: read whole
   p.rank_max = m->ndof;
   for (int b = 0; b < m->nbody && m->nq == 0; b++) {
     p.rank_max += m->body_type[b] == TB_BODY_DYNAMIC ? 6 : 0;

@@ -403,7 +403,7 @@ TEST_F(CliTest, SolvePrintsOneJsonPerRun) {
   r = Run({"solve", ex, "--cone", "pyramid", "--solver", "lemke"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("\"cone\": \"pyramid\""), std::string::npos) << r.out;
-  // a wall-clock budget that runs out: the best iterate, reported as such (Capsules: about 1 s)
+  // a wall-clock budget that runs out: the best iterate, reported as such (Capsules: about 0.2 s)
   std::string caps = DataFile("fc3d/Capsules-i101-404.dat");
   r = Run({"solve", caps, "--max-seconds", "0.001"});
   ASSERT_EQ(r.status, 0) << r.err;

@@ -471,7 +471,7 @@ TEST(ReaderTest, WriterRefusesWhatFc3dCannotHold) {
   double A[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, b[3] = {-1, -1, -1}, lo[3] = {0, 0, 0};
   double hi[3] = {INFINITY, INFINITY, INFINITY}, mu[3] = {0, 0, 0}, ang[3] = {0, 0, 0};
   int type[3] = {TB_BLOCK_BOX, TB_BLOCK_BOX, TB_BLOCK_BOX}, adr[3] = {0, 1, 2}, dim[3] = {1, 1, 1};
-  tbProblem p = {3, 3, A, b, lo, hi, type, adr, dim, mu, ang, TB_CONE_EXACT, 8, 0};
+  tbProblem p = {3, 3, A, b, lo, hi, type, adr, dim, mu, ang, TB_CONE_EXACT, 8, 0, nullptr};
   EXPECT_EQ(tb_writeFC3D(out.c_str(), &p), TB_ERR_ARG);
   EXPECT_NE(std::string(tb_lastError()).find("block"), std::string::npos) << tb_lastError();
   p.cone = TB_CONE_PYRAMID;
@@ -481,7 +481,7 @@ TEST(ReaderTest, WriterRefusesWhatFc3dCannotHold) {
 
   // a write that fails at the end (the name is taken by a directory) leaves no partial file
   int ctype[1] = {TB_BLOCK_CONTACT}, cdim[1] = {3};
-  tbProblem c = {3, 1, A, b, lo, hi, ctype, adr, cdim, mu, ang, TB_CONE_EXACT, 8, 0};
+  tbProblem c = {3, 1, A, b, lo, hi, ctype, adr, cdim, mu, ang, TB_CONE_EXACT, 8, 0, nullptr};
   fs::create_directory(t.dir / "taken.dat");
   std::string taken = (t.dir / "taken.dat").string();
   EXPECT_EQ(tb_writeFC3D(taken.c_str(), &c), TB_ERR_ARG);

@@ -31,8 +31,9 @@ struct Lcp {
         adr(n_),
         dim(n_, 1) {
     for (int i = 0; i < n; i++) adr[i] = i;
-    p = {n,          n,          M.data(),  q.data(),     lo.data(), hi.data(), type.data(),
-         adr.data(), dim.data(), mu.data(), angle.data(), 0,         4,         0};
+    p = {n,           n,          M.data(),   q.data(),  lo.data(),    hi.data(),
+         type.data(), adr.data(), dim.data(), mu.data(), angle.data(), 0,
+         4,           0,          nullptr};
   }
   Lcp(const Lcp&) = delete;
   Lcp& operator=(const Lcp&) = delete;
@@ -293,8 +294,8 @@ TEST(SolverLemkeTest, PyramidContact) {
   std::vector<double> A = {1, 0, 0, 0, 1, 0, 0, 0, 1}, b = {-1, 3, 4}, lo(3, 0.0), hi(3, 0.0);
   int type = TB_BLOCK_CONTACT, adr = 0, dim = 3;
   double mu = 0.5, angle = 0.0;
-  tbProblem p = {3,    1,    A.data(), b.data(), lo.data(), hi.data(), &type,
-                 &adr, &dim, &mu,      &angle,   1,         4,         0};
+  tbProblem p = {3,    1,   A.data(), b.data(), lo.data(), hi.data(), &type,  &adr,
+                 &dim, &mu, &angle,   1,        4,         0,         nullptr};
   std::vector<double> x(3, 0.0);
   tbSolveResult res = Solve(TB_SOLVER_LEMKE, p, x, 1, 4, 1000, 1e-12);
   EXPECT_TRUE(res.converged) << res.reason << " " << res.residual;
@@ -319,8 +320,8 @@ TEST(SolverLemkeTest, PyramidContact) {
   // one tangent (dim 2): x_t = P_[-0.5, 0.5](-3) = -0.5
   std::vector<double> A2 = {1, 0, 0, 1}, b2 = {-1, 3};
   int dim2 = 2;
-  tbProblem p2 = {2,    1,     A2.data(), b2.data(), lo.data(), hi.data(), &type,
-                  &adr, &dim2, &mu,       &angle,    1,         4,         0};
+  tbProblem p2 = {2,     1,   A2.data(), b2.data(), lo.data(), hi.data(), &type,  &adr,
+                  &dim2, &mu, &angle,    1,         4,         0,         nullptr};
   x.assign(2, 0.0);
   res = Solve(TB_SOLVER_LEMKE, p2, x, 1, 4, 1000, 1e-12);
   EXPECT_TRUE(res.converged);

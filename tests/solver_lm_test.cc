@@ -47,7 +47,8 @@ struct Prob {
     lo.assign(n, -INFINITY);
     hi.assign(n, INFINITY);
     p = {n,          (int)type.size(), A.data(),  b.data(),     lo.data(), hi.data(), type.data(),
-         adr.data(), dim.data(),       mu.data(), angle.data(), cone,      facets,    0};
+         adr.data(), dim.data(),       mu.data(), angle.data(), cone,      facets,    0,
+         nullptr};
   }
 };
 

@@ -18,8 +18,8 @@ struct Particle {
   double mu = 0.5, angle = 0.0;
   tbProblem p;
   explicit Particle(int cone = 0) {
-    p = {3,    1,    A.data(), b.data(), lo.data(), hi.data(), &type,
-         &adr, &dim, &mu,      &angle,   cone,      4,         0};
+    p = {3,    1,   A.data(), b.data(), lo.data(), hi.data(), &type,  &adr,
+         &dim, &mu, &angle,   cone,     4,         0,         nullptr};
   }
 };
 
@@ -121,8 +121,9 @@ TEST(SolverProxTest, RandomCoupledProblem) {
   std::vector<int> type(nc, TB_BLOCK_CONTACT), adr(nc), dim(nc, 3);
   std::vector<double> mu(nc, 0.4), angle(nc, 0.0);
   for (int c = 0; c < nc; c++) adr[c] = 3 * c;
-  tbProblem p = {n,          nc,         A.data(),  b.data(),     lo.data(), hi.data(), type.data(),
-                 adr.data(), dim.data(), mu.data(), angle.data(), 0,         8,         0};
+  tbProblem p = {n,           nc,         A.data(),   b.data(),  lo.data(),    hi.data(),
+                 type.data(), adr.data(), dim.data(), mu.data(), angle.data(), 0,
+                 8,           0,          nullptr};
   std::vector<double> ref;
   for (int rule : {TB_PROXR_BLOCK, TB_PROXR_FORG}) {
     for (int jacobi = 0; jacobi < 2; jacobi++) {

@@ -69,7 +69,8 @@ struct OneContact {
   double mu, angle = 0.0;
   tbProblem p;
   OneContact(double bn, double bt, double bo, double mu_) : b{bn, bt, bo}, mu(mu_) {
-    p = {3, 1, A.data(), b.data(), lo.data(), hi.data(), &type, &adr, &dim, &mu, &angle, 0, 8, 0};
+    p = {3,    1,   A.data(), b.data(), lo.data(), hi.data(), &type,  &adr,
+         &dim, &mu, &angle,   0,        8,         0,         nullptr};
   }
 };
 

@@ -396,7 +396,7 @@ TEST(EqualityStepTest, SingularSystemsGoToTheIterativeSolver) {
   double A[4] = {1.0, 1.0, 1.0, 1.0}, b[2] = {-1.0, -1.0}, lo[2] = {-INFINITY, -INFINITY};
   double hi[2] = {INFINITY, INFINITY}, mu[2] = {0, 0}, ang[2] = {0, 0}, L[4], work[2];
   int type[2] = {TB_BLOCK_BOX, TB_BLOCK_BOX}, adr[2] = {0, 1}, dim[2] = {1, 1};
-  tbProblem p = {2, 2, A, b, lo, hi, type, adr, dim, mu, ang, 0, 4, 0};
+  tbProblem p = {2, 2, A, b, lo, hi, type, adr, dim, mu, ang, 0, 4, 0, nullptr};
   tbSolverOpt opt = tb_defaultSolverOpt();
   tbSolveResult res = {};
   ASSERT_TRUE(tb_equalitiesOnly(&p, 2));

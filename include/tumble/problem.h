@@ -23,6 +23,17 @@ extern "C" {
 
 enum { TB_BLOCK_BOX = 0, TB_BLOCK_CONTACT = 1 };
 
+// where A's nonzeros lie (host/reader.c's runs for large sparse files): row i's in the column
+// ranges [row_run[2 r], row_run[2 r + 1]) for r in [row_adr[i], row_adr[i + 1]), and column j's
+// in the row ranges of col_adr and col_run alike. PGS's column updates and u = A x + b then read
+// those alone: a large problem's A is mostly zero (Capsules: 1.6% of 858^2 entries)
+typedef struct tbRuns {
+  const int* row_adr;  // (n + 1)
+  const int* row_run;  // (2 row_adr[n])
+  const int* col_adr;  // (n + 1)
+  const int* col_run;  // (2 col_adr[n])
+} tbRuns;
+
 typedef struct tbProblem {
   int n;                    // rows
   int nblock;               // blocks
@@ -39,6 +50,7 @@ typedef struct tbProblem {
   int facets;               // pyramid facets n_d (>= 3) for 2-tangent contacts
   int rank_max;             // an upper bound on A's rank (the velocity unknowns behind A,
                             // A = G M^-1 G^T); 0: not known
+  const tbRuns* runs;       // where A's nonzeros lie, or NULL: every entry is read
 } tbProblem;
 
 typedef enum tbtSolver {

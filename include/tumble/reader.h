@@ -49,6 +49,8 @@ typedef struct tbFileProblem {
   int* blk_dim;        // (nblock) 3 or 1
   double* blk_mu;      // (nblock) mu (FC3D) or 0
   double* blk_angle;   // (nblock) 0
+  int* run_mem;        // W's nonzero runs (tbRuns) where W is sparse enough to gain, or NULL
+  tbRuns runs;         // views into run_mem
 } tbFileProblem;
 
 // Read a Siconos numerics text file (FC3D or LCP, told apart by the header: an LCP starts
