@@ -903,25 +903,21 @@ static int rd_hdf5Isolated(const tbRdCtx* c, const char* path, tbFileProblem* fp
 
 //---- interface ---------------------------------------------------------------------------------
 
-// the runs of W's rows (transpose 0) or columns (1) into adr (n + 1) and run (2 per run, at
-// most cap); returns the runs' count, or -1 past cap
-static long rd_findRuns(const double* W, int n, int transpose, int* adr, int* run, long cap) {
+// the runs of W's rows (transpose 0) or columns (1) into adr (n + 1) and run (2 per run: at
+// most as many runs as W has nonzeros)
+static void rd_findRuns(const double* W, int n, int transpose, int* adr, int* run) {
   long nr = 0;
   for (int i = 0; i < n; i++) {
     adr[i] = (int)nr;
     int in = 0;
     for (int j = 0; j <= n; j++) {
       int nz = j < n && W[transpose ? (size_t)j * n + i : (size_t)i * n + j] != 0.0;
-      if (nz && !in) {
-        if (nr >= cap) return -1;
-        run[2 * nr] = j;
-      }
+      if (nz && !in) run[2 * nr] = j;
       if (!nz && in) run[2 * nr++ + 1] = j;
       in = nz;
     }
   }
   adr[n] = (int)nr;
-  return nr;
 }
 
 // W's nonzero runs for PGS and u = W x + q, where the runs hold at most TB_READER_RUN_FILL of
@@ -934,13 +930,12 @@ static int rd_runs(tbFileProblem* fp) {
   long nz = 0;
   for (size_t k = 0; k < nn; k++) nz += fp->W[k] != 0.0;
   if (n < TB_READER_RUN_MIN || (double)nz > TB_READER_RUN_FILL * (double)nn) return TB_OK;
-  long cap = nz;  // at most one run per nonzero, per orientation
-  int* mem = (int*)malloc(sizeof(int) * (size_t)(2 * (n + 1) + 4 * cap));
+  int* mem = (int*)malloc(sizeof(int) * (size_t)(2 * (n + 1) + 4 * nz));
   if (!mem) return TB_ERR_MEMORY;
   int *row_adr = mem, *col_adr = mem + n + 1, *row_run = col_adr + n + 1,
-      *col_run = row_run + 2 * cap;
-  rd_findRuns(fp->W, n, 0, row_adr, row_run, cap);
-  rd_findRuns(fp->W, n, 1, col_adr, col_run, cap);
+      *col_run = row_run + 2 * nz;
+  rd_findRuns(fp->W, n, 0, row_adr, row_run);
+  rd_findRuns(fp->W, n, 1, col_adr, col_run);
   fp->run_mem = mem;
   fp->runs.row_adr = row_adr;
   fp->runs.row_run = row_run;

@@ -35,7 +35,6 @@ TB_HD tbSolverOpt tb_defaultSolverOpt(void) {
   return o;
 }
 
-// u = A x + b, its rows split over team t, once every member has read u and x as they were
 // row i of p->A times x, over the row's nonzero runs where p has them
 TB_HD double tb_rowDot(const tbProblem* p, int i, const double* x) {
   const double* a = p->A + (size_t)i * p->n;
@@ -48,6 +47,7 @@ TB_HD double tb_rowDot(const tbProblem* p, int i, const double* x) {
   return s;
 }
 
+// u = A x + b, its rows split over team t, once every member has read u and x as they were
 TB_HD void tb_problemVelocityTeam(tbTeam t, const tbProblem* p, const double* x, double* u) {
   tb_teamSync(t);
   for (int i = t.lane; i < p->n; i += t.size) u[i] = p->b[i] + tb_rowDot(p, i, x);
