@@ -50,29 +50,30 @@ TB_HD void tb_addColumn(tbTeam t, const tbProblem* p, int sym, int j, double dx,
   for (int i = t.lane; i < n; i += t.size) u[i] += a[(size_t)i * n] * dx;
 }
 
-// 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers);
-// with runs, every nonzero is compared with its mirror (a nonzero facing a zero is one of them)
+// whether A[i][j] == A[j][i] for j in [j0, j1)
+TB_HD int tb_mirrored(const tbProblem* p, int i, int j0, int j1) {
+  size_t n = (size_t)p->n;
+  for (int j = j0; j < j1; j++) {
+    if (!(p->A[i * n + j] == p->A[j * n + i])) return 0;
+  }
+  return 1;
+}
+
+// whether row i of p->A equals column i: right of the diagonal, or over the row's runs (a
+// nonzero facing a zero is one of them, checked from the nonzero's row)
+TB_HD int tb_rowMirrored(const tbProblem* p, int i) {
+  if (!p->runs) return tb_mirrored(p, i, i + 1, p->n);
+  const int* run = p->runs->row_run;
+  for (int r = p->runs->row_adr[i]; r < p->runs->row_adr[i + 1]; r++) {
+    if (!tb_mirrored(p, i, run[2 * r], run[2 * r + 1])) return 0;
+  }
+  return 1;
+}
+
+// 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers)
 TB_HD int tb_pgsSymmetric(tbTeam t, const tbProblem* p) {
-  int n = p->n, sym = 1;
-  for (int i = t.lane; i < n && sym && p->runs; i += t.size) {
-    const int* run = p->runs->row_run;
-    for (int r = p->runs->row_adr[i]; r < p->runs->row_adr[i + 1] && sym; r++) {
-      for (int j = run[2 * r]; j < run[2 * r + 1]; j++) {
-        if (!(p->A[(size_t)i * n + j] == p->A[(size_t)j * n + i])) {
-          sym = 0;
-          break;
-        }
-      }
-    }
-  }
-  for (int i = t.lane; i < n && sym && !p->runs; i += t.size) {
-    for (int j = i + 1; j < n; j++) {
-      if (!(p->A[(size_t)i * n + j] == p->A[(size_t)j * n + i])) {
-        sym = 0;
-        break;
-      }
-    }
-  }
+  int sym = 1;
+  for (int i = t.lane; i < p->n && sym; i += t.size) sym = tb_rowMirrored(p, i);
   return tb_teamAll(t, sym);
 }
 

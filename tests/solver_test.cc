@@ -305,7 +305,8 @@ TEST(SolverTest, SparseFilesSolveOverTheirRunsAsOverAllOfW) {
     }
     tb_freeFileProblem(&fp);
   }
-  EXPECT_GE(sparse, 6);  // Box_Stacks, BoxesStack1, both Capsules, Confeti-ex03, OneObject
+  EXPECT_GE(sparse, 7);  // Box_Stacks, BoxesStack1, both Capsules, Confeti-ex03, NESpheres,
+                         // OneObject
 }
 
 // a deadline (tbSolverOpt.deadline) already passed stops every solver that honors it before its

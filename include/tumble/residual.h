@@ -35,10 +35,9 @@ TB_HD tbSolverOpt tb_defaultSolverOpt(void) {
   return o;
 }
 
-// row i of p->A times x, over the row's nonzero runs where p has them
-TB_HD double tb_rowDot(const tbProblem* p, int i, const double* x) {
+// row i of p->A times x over the row's nonzero runs (p->runs)
+TB_HD double tb_rowDotRuns(const tbProblem* p, int i, const double* x) {
   const double* a = p->A + (size_t)i * p->n;
-  if (!p->runs) return tbu_dotRange(a, x, 0, p->n);
   const int* run = p->runs->row_run;
   double s = 0.0;
   for (int r = p->runs->row_adr[i]; r < p->runs->row_adr[i + 1]; r++) {
@@ -47,10 +46,17 @@ TB_HD double tb_rowDot(const tbProblem* p, int i, const double* x) {
   return s;
 }
 
-// u = A x + b, its rows split over team t, once every member has read u and x as they were
+// u = A x + b, its rows split over team t, once every member has read u and x as they were;
+// the dense loop stays free of the runs' test (it is the step's, on every backend)
 TB_HD void tb_problemVelocityTeam(tbTeam t, const tbProblem* p, const double* x, double* u) {
   tb_teamSync(t);
-  for (int i = t.lane; i < p->n; i += t.size) u[i] = p->b[i] + tb_rowDot(p, i, x);
+  if (p->runs) {
+    for (int i = t.lane; i < p->n; i += t.size) u[i] = p->b[i] + tb_rowDotRuns(p, i, x);
+  } else {
+    for (int i = t.lane; i < p->n; i += t.size) {
+      u[i] = p->b[i] + tbu_dotRange(p->A + (size_t)i * p->n, x, 0, p->n);
+    }
+  }
   tb_teamSync(t);
 }
 
