@@ -347,8 +347,8 @@ TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt
 }
 
 // a start x that already meets a coarse tolerance (from TB_AUTO_SWEEP_TOL), swept once by PGS
-// before it is judged, the sweep kept whatever its residual (in best too; u = A x + b in w->d
-// again). The residual is relative to ||b||, which rows far from contact inflate (a plate's far
+// before it is judged, the sweep kept whatever its residual (in best too; PGS's closing check
+// left u = A x + b behind its running u, copied to w->d where the stages read it). The residual is relative to ||b||, which rows far from contact inflate (a plate's far
 // corners, gap / h): at fp32's 1e-4 a step's warm start passed unswept with impulses a step
 // stale, and a block on the vibrating plate rose 4.6 mm from its fp64 path in 200 steps (9e-7
 // swept, as PGS, which always sweeps). At the step's 1e-8 and the grasp study's 1e-6 a passing
@@ -361,7 +361,8 @@ TB_HD void tb_sweepCoarseStart(tbTeam t, const tbProblem* p, const tbSolverOpt* 
   tbSolveResult r;
   tb_solvePGS(t, p, &once, x, w, &r);
   res->iterations = r.iterations;
-  res->residual = tb_residualTeam(t, p, x, w->d);
+  res->residual = r.residual;
+  tb_teamCopy(t, w->d, w->d + p->n, p->n);
   tb_teamCopy(t, best, x, p->n);
 }
 
