@@ -348,11 +348,12 @@ TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt
 
 // a start x that already meets a coarse tolerance (from TB_AUTO_SWEEP_TOL), swept once by PGS
 // before it is judged, the sweep kept whatever its residual (in best too; PGS's closing check
-// left u = A x + b behind its running u, copied to w->d where the stages read it). The residual is relative to ||b||, which rows far from contact inflate (a plate's far
-// corners, gap / h): at fp32's 1e-4 a step's warm start passed unswept with impulses a step
-// stale, and a block on the vibrating plate rose 4.6 mm from its fp64 path in 200 steps (9e-7
-// swept, as PGS, which always sweeps). At the step's 1e-8 and the grasp study's 1e-6 a passing
-// warm start is close enough; a sweep there would cost the grasp study 6% of its instructions.
+// left u = A x + b behind its running u, copied to w->d where the stages read it). The residual is
+// relative to ||b||, which rows far from contact inflate (a plate's far corners, gap / h): at
+// fp32's 1e-4 a step's warm start passed unswept with impulses a step stale, and a block on the
+// vibrating plate rose 4.6 mm from its fp64 path in 200 steps (9e-7 swept, as PGS, which always
+// sweeps). At the step's 1e-8 and the grasp study's 1e-6 a passing warm start is close enough; a
+// sweep there would cost the grasp study 6% of its instructions.
 TB_HD void tb_sweepCoarseStart(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
                                double* best, tbSolverWork* w, tbSolveResult* res) {
   if (res->residual > opt->tol || opt->tol < TB_AUTO_SWEEP_TOL || p->n == 0) return;
