@@ -24,6 +24,7 @@
 
 #include <tumble/dense.h>
 #include <tumble/problem.h>
+#include <tumble/residual.h>
 
 // the factorization's least shift, relative to A_SS's largest diagonal
 #define TB_ACTIVE_SHIFT 1e-8
@@ -74,33 +75,29 @@ TB_HD int tb_activeGuess(const tbProblem* p, double* x, const double* u, int* ke
   return k;
 }
 
-// r = -(b_S + A_SF x_F) on the k kept rows S of x (zero there); x_F is zero but where a box row
-// sits at a bound, so only those columns are read (A is symmetric: row j holds column j)
-TB_HD void tb_activeFirstMiss(const tbProblem* p, const int* keep, int k, const double* x,
-                              double* r) {
-  for (int a = 0; a < k; a++) r[a] = -p->b[keep[a]];
-  for (int j = 0; j < p->n; j++) {
-    if (x[j] == 0.0) continue;
-    const double* row = p->A + (size_t)j * p->n;
-    for (int a = 0; a < k; a++) r[a] -= row[keep[a]] * x[j];
+// r = -(b_S + A_SF x_F) on the k kept rows S of x (zero there), the rows split over team t; x_F
+// is zero but where a box row sits at a bound, so only those columns are read (A is symmetric:
+// row j holds column j)
+TB_HD void tb_activeFirstMiss(tbTeam t, const tbProblem* p, const int* keep, int k,
+                              const double* x, double* r) {
+  for (int a = t.lane; a < k; a += t.size) {
+    double s = -p->b[keep[a]];
+    for (int j = 0; j < p->n; j++) {
+      if (x[j] != 0.0) s -= p->A[(size_t)j * p->n + keep[a]] * x[j];
+    }
+    r[a] = s;
   }
 }
 
-// the guessed active set's answer into x (the warm start on entry) when it meets opt->tol: 1
-// with res filled, else 0 with x as it was. Scratch: w->d from offset n (w->d[0, n) holds u =
-// A x + b of the warm start, left as it is), k^2 + 3 n doubles for k kept rows; 2 n ints.
-TB_HD int tb_solveActiveSet(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                            tbSolveResult* res) {
-  int n = p->n, *keep = w->i, *first = keep + n;
-  const double* u = w->d;
-  double *cand = w->d + n, *v = cand + n, *r = v + n, *L = r + n;
-  memcpy(cand, x, sizeof(double) * n);
-  int k = tb_activeGuess(p, cand, u, keep);
-  if (k < 0) return 0;
+// A_SS + shift I into L (k x k, lower triangle) and each row's first nonzero column into first,
+// the rows split over team t; the shift relative to A_SS's largest diagonal (see the top)
+TB_HD void tb_activeMatrix(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, const int* keep,
+                           int k, double* L, int* first) {
+  int n = p->n;
   double amax = 0.0;
   for (int a = 0; a < k; a++) amax = fmax(amax, p->A[(size_t)keep[a] * n + keep[a]]);
   double shift = fmax(opt->tol, TB_ACTIVE_SHIFT) * amax;
-  for (int a = 0; a < k; a++) {
+  for (int a = t.lane; a < k; a += t.size) {
     const double* row = p->A + (size_t)keep[a] * n;
     first[a] = a;
     for (int c = 0; c <= a; c++) {
@@ -110,25 +107,55 @@ TB_HD int tb_solveActiveSet(const tbProblem* p, const tbSolverOpt* opt, double* 
     }
     L[(size_t)a * k + a] += shift;
   }
-  if (k > 0 && tbu_cholEnvelope(k, L, first)) return 0;
+}
+
+// the guessed active set's answer into x (the warm start on entry) when it meets opt->tol, by
+// team t (the guess and the triangular solves on its lead, the matrix, its factorization and
+// every u = A x + b split): 1 with res filled on every member, else 0 with x as it was. Scratch:
+// w->d from offset n (w->d[0, n) holds u = A x + b of the warm start, left as it is), k^2 + 3 n
+// doubles for k kept rows; 2 n ints.
+TB_HD int tb_solveActiveSet(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                            tbSolverWork* w, tbSolveResult* res) {
+  int n = p->n, *keep = w->i, *first = keep + n;
+  const double* u = w->d;
+  double *cand = w->d + n, *v = cand + n, *r = v + n, *L = r + n;
+  tb_teamSync(t);  // every member is done with the scratch
+  int k = 0;
+  if (t.lane == 0) {
+    memcpy(cand, x, sizeof(double) * n);
+    k = tb_activeGuess(p, cand, u, keep);
+  }
+  k = tb_teamShareInt(t, k);
+  tb_teamSync(t);  // the lead's guess
+  if (k < 0) return 0;
+  tb_activeMatrix(t, p, opt, keep, k, L, first);
+  if (k > 0 && tbu_cholEnvelope(t, k, L, first)) return 0;
   // a solve from x_S = 0, then refinement sweeps on A_SS itself while the answer misses tol
-  for (int a = 0; a < k; a++) cand[keep[a]] = 0.0;
-  tb_activeFirstMiss(p, keep, k, cand, r);
+  if (t.lane == 0) {
+    for (int a = 0; a < k; a++) cand[keep[a]] = 0.0;
+  }
+  tb_teamSync(t);
+  tb_activeFirstMiss(t, p, keep, k, cand, r);
   double rn = INFINITY;
   int solves = 0;
   while (k > 0) {
-    tbu_cholSolve(k, L, r);
-    for (int a = 0; a < k; a++) cand[keep[a]] += r[a];
-    tb_problemVelocity(p, cand, v);
+    tb_teamSync(t);  // r, every member's rows
+    if (t.lane == 0) {
+      tbu_cholSolve(k, L, r);
+      for (int a = 0; a < k; a++) cand[keep[a]] += r[a];
+    }
+    tb_problemVelocityTeam(t, p, cand, v);
     if (++solves > 1) {
       rn = tb_residualFromVelocity(p, cand, v);
       if (rn <= opt->tol || solves > TB_ACTIVE_REFINE) break;
     }
-    for (int a = 0; a < k; a++) r[a] = -v[keep[a]];
+    if (t.lane == 0) {
+      for (int a = 0; a < k; a++) r[a] = -v[keep[a]];
+    }
   }
-  if (k == 0) rn = tb_residual(p, cand, v);
+  if (k == 0) rn = tb_residualTeam(t, p, cand, v);
   if (!(rn <= opt->tol)) return 0;
-  memcpy(x, cand, sizeof(double) * n);
+  tb_teamCopy(t, x, cand, n);
   res->iterations = solves;
   res->residual = rn;
   res->converged = 1;

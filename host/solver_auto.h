@@ -24,8 +24,9 @@
 // best iterate. The answer is the best iterate seen, re-checked by tb_residual. A deadline
 // (tbSolverOpt.deadline) ends the rounds and the stages inside them at their next iteration.
 // A team (a warp on the GPU) runs it together: every member takes the same way through the
-// stages, sharing the sweeps of PGS and prox and every u = A x + b; the Newton and Lemke stages
-// run on the lead, which hands their outcome to the others (tb_teamShare). Bitwise one thread.
+// stages, sharing the sweeps of PGS and prox, the active set's factorization and every u = A x +
+// b; the Newton and Lemke stages run on the lead, which hands their outcome to the others
+// (tb_teamShare). Bitwise one thread.
 #ifndef TUMBLE_HOST_SOLVER_AUTO_H_
 #define TUMBLE_HOST_SOLVER_AUTO_H_
 
@@ -333,17 +334,15 @@ TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int
   tb_teamCopy(t, x, best, p->n);
 }
 
-// the guessed active set's direct answer (solver_active.h) by the lead of team t, on problems
-// up to TB_AUTO_DENSE_MAX rows that the warm start does not already solve: 1 when it meets the
+// the guessed active set's direct answer (solver_active.h) by team t, on problems up to
+// TB_AUTO_DENSE_MAX rows that the warm start does not already solve: 1 when it meets the
 // tolerance (res and x then hold it on every member), else 0 with x as it was
 TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
                             tbSolverWork* w, tbSolveResult* res) {
   if (res->residual <= opt->tol || p->n > TB_AUTO_DENSE_MAX || tb_pastDeadline(opt)) return 0;
-  tb_teamSync(t);
-  int done = t.lane == 0 ? tb_solveActiveSet(p, opt, x, w, res) : 0;
-  if (!tb_teamShareInt(t, done)) return 0;
-  tb_teamShareResult(t, res);
-  return 1;
+  int done = tb_solveActiveSet(t, p, opt, x, w, res);
+  tb_teamSync(t);  // every member is done with the scratch
+  return done;
 }
 
 // a start x that already meets a coarse tolerance (from TB_AUTO_SWEEP_TOL), swept once by PGS

@@ -12,18 +12,24 @@ TB_HD const double* tb_driverPrm(const tbModel* m, const double* vary, int k) {
   return tb_varyOf(m, vary, TB_F_DRIVER, k);
 }
 
-// the plate's oscillation, and on top its drift: the constant linear velocity of TB_DRV_VEL (a
+// the plate's translation, and on top its drift: the constant linear velocity of TB_DRV_VEL (a
 // fence sweeping along itself, thesis §3.4.6; 0 for a vibrating plate)
-TB_HD void tb_plateState(const double* prm, const double p0[3], double t, double pos[3],
-                         double vel[6]) {
+TB_HD void tb_plateLinearState(const double* prm, const double p0[3], double t, double pos[3],
+                               double vel[3]) {
   tbu_plateLinear(prm + TB_DRV_AMP, prm + TB_DRV_PHASE, prm[TB_DRV_OMEGA], t, p0, pos, vel);
-  tbu_plateAngVel(prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t, vel + 3);
   for (int i = 0; i < 3; i++) {
     double drift = prm[TB_DRV_VEL + i];
     if (drift == 0.0) continue;
     pos[i] += drift * t;
     vel[i] += drift;
   }
+}
+
+// the plate's oscillation at t: translation and drift, angular velocity
+TB_HD void tb_plateState(const double* prm, const double p0[3], double t, double pos[3],
+                         double vel[6]) {
+  tb_plateLinearState(prm, p0, t, pos, vel);
+  tbu_plateAngVel(prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t, vel + 3);
 }
 
 // the last plate motion whose initial orientation was worked out, and that orientation: the
@@ -83,6 +89,7 @@ TB_HD void tb_kinematicInit(const tbModel* m, const double* vary, int b, tbPlate
   }
 }
 
+// kinematic body b's pose and velocity from t to t + h (vel holds its velocity at t on entry)
 TB_HD void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, double t, double h,
                                double pos[3], double quat[4], double vel[6]) {
   int k = m->body_driver[b];
@@ -90,9 +97,11 @@ TB_HD void tb_kinematicAdvance(const tbModel* m, const double* vary, int b, doub
   const double* p0 = tb_varyOf(m, vary, TB_F_BODY_POS, b);
   switch (m->drv_type[k]) {
     case TB_DRIVER_PLATE:
-      tbu_plateQuatStep(quat, prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3, prm[TB_DRV_OMEGA], t,
-                        h);
-      tb_plateState(prm, p0, t + h, pos, vel);
+      // the angular velocity at t is the one the last step (or the reset) left in vel: bitwise
+      // what it evaluates to again, since t is the running sum of the steps' h, as t + h here
+      tbu_plateQuatStep(quat, vel + 3, prm + TB_DRV_AMP + 3, prm + TB_DRV_PHASE + 3,
+                        prm[TB_DRV_OMEGA], t, h, vel + 3);
+      tb_plateLinearState(prm, p0, t + h, pos, vel);
       break;
     case TB_DRIVER_ROCKING: {
       double q0[4];

@@ -157,19 +157,23 @@ TB_HD int tb_equalitiesOnly(const tbProblem* p, int cap) {
   return 1;
 }
 
-// A x = -b by one Cholesky factorization into L (n x n), no iterations. Returns 1 when x meets
-// the tolerance (res then says so), else 0: x untouched when A is not positive definite
-// (redundant joints), the direct answer otherwise, for the iterative solver to start from.
-TB_HD int tb_solveEqualities(const tbProblem* p, const tbSolverOpt* opt, double* x, double* L,
-                             double* work, tbSolveResult* res) {
+// A x = -b by one Cholesky factorization into L (n x n), no iterations, by team t (the
+// factorization and A x + b split, the triangular solves on its lead). Returns 1 on every member
+// when x meets the tolerance (res then says so), else 0: x untouched when A is not positive
+// definite (redundant joints), the direct answer otherwise, for the iterative solver to start
+// from.
+TB_HD int tb_solveEqualities(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                             double* L, double* work, tbSolveResult* res) {
   int n = p->n;
-  memcpy(L, p->A, sizeof(double) * n * n);
-  if (tbu_cholesky(n, L)) return 0;
-  for (int i = 0; i < n; i++) x[i] = -p->b[i];
-  tbu_cholSolve(n, L, x);
+  tb_teamCopy(t, L, p->A, n * n);
+  if (tbu_cholEnvelope(t, n, L, NULL)) return 0;
+  if (t.lane == 0) {
+    for (int i = 0; i < n; i++) x[i] = -p->b[i];
+    tbu_cholSolve(n, L, x);
+  }
   memset(res, 0, sizeof(*res));
   res->iterations = 1;
-  tb_finishSolve(p, opt, x, work, res);
+  tb_finishSolveTeam(t, p, opt, x, work, res);
   return res->converged;
 }
 
@@ -202,10 +206,8 @@ TB_HD int tb_solveRows(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res
   tbSolverOpt so = tb_stepSolverOpt(m);
   int direct = m->opt.solver == TB_SOLVER_PGS || m->opt.solver == TB_SOLVER_AUTO;
   if (direct && tb_equalitiesOnly(&p, m->maxeq)) {
-    int done =
-        t.lane == 0 ? tb_solveEqualities(&p, &so, w->x, w->eq_factor, w->solver_work.d, res) : 1;
-    done = tb_teamAll(t, done);
-    tb_teamSync(t);  // the lead's x, for the solver that follows
+    int done = tb_solveEqualities(t, &p, &so, w->x, w->eq_factor, w->solver_work.d, res);
+    tb_teamSync(t);  // every member is done with the scratch
     if (done) return 0;
   }
   return tb_solveQuiet(t, m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;

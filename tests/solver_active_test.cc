@@ -1,14 +1,21 @@
 // auto's active-set stage (host/solver_active.h): one factorization where the warm start tells
 // which contacts stick, the warm start untouched wherever the guess cannot be right.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "solver.h"
 #include "solver_active.h"
 
 namespace {
+
+bool sameResult(const tbSolveResult& a, const tbSolveResult& b) {
+  return a.converged == b.converged && a.iterations == b.iterations && a.reason == b.reason &&
+         !std::memcmp(&a.residual, &b.residual, sizeof(double));
+}
 
 // a unit cube (half size a, mass m) resting on its four bottom corners after one step h of
 // gravity: A = J M^-1 J^T of the 12 contact rows (rank 6: the corners are redundant) and b = J
@@ -68,13 +75,30 @@ struct RestingCube {
     p.rank_max = 6;
   }
 
-  // the active-set stage alone from x, as auto calls it (u = A x + b in the scratch's head)
-  int activeSet(std::vector<double>& x, tbSolveResult* res) {
+  // the active-set stage alone from x, as auto calls it (u = A x + b in the scratch's head),
+  // by one thread or by an OpenMP team of `team` threads standing in for a warp
+  int activeSet(std::vector<double>& x, tbSolveResult* res, int team = 1) {
     tbSolverWork* w = tb_newSolverWork(TB_SOLVER_AUTO, n, 4, 4);
     tb_residual(&p, x.data(), w->d);
-    int done = tb_solveActiveSet(&p, &opt, x.data(), w, res);
+    std::vector<int> done(team, -1);
+    std::vector<tbSolveResult> mine(team, tbSolveResult{});
+    int size = 0;
+#pragma omp parallel num_threads(team)
+    {
+      tbTeam t = {omp_get_thread_num(), omp_get_num_threads()};
+      done[t.lane] = tb_solveActiveSet(t, &p, &opt, x.data(), w, &mine[t.lane]);
+      if (t.lane == 0) size = t.size;
+    }
+    *res = mine[0];
+    for (int i = 1; i < team; i++) {  // every member gets the lead's outcome
+      EXPECT_EQ(done[i], done[0]) << "member " << i;
+      if (done[0]) {
+        EXPECT_TRUE(sameResult(mine[i], *res)) << "member " << i;
+      }
+    }
     tb_freeSolverWork(w);
-    return done;
+    EXPECT_EQ(size, team) << "no OpenMP team to stand in for a warp";
+    return done[0];
   }
 
   tbSolverOpt opt = tb_defaultSolverOpt();
@@ -101,6 +125,25 @@ TEST(ActiveSetTest, RestingCubeIsOneFactorization) {
       EXPECT_NEAR(x[3 * c], each, 1e-7 * each);
       EXPECT_NEAR(x[3 * c + 1], 0.0, 1e-7 * each);
       EXPECT_NEAR(x[3 * c + 2], 0.0, 1e-7 * each);
+    }
+  }
+}
+
+// a team (a warp on the GPU) splits the matrix, its factorization and every A x + b: its answer
+// and result are bitwise one thread's, on every member
+TEST(ActiveSetTest, TeamIsBitwiseOneThread) {
+  for (int cone = 0; cone < 2; cone++) {
+    RestingCube cube(cone);
+    double each = cube.m * cube.g * cube.h / 4.0;
+    std::vector<double> start(12, 0.0);
+    for (int c = 0; c < 4; c++) start[3 * c] = each * (1.0 + 0.01 * c);
+    for (int team : {2, 3}) {
+      std::vector<double> one = start, many = start;
+      tbSolveResult r1{}, rt{};
+      ASSERT_EQ(cube.activeSet(one, &r1), 1);
+      ASSERT_EQ(cube.activeSet(many, &rt, team), 1) << "team " << team << " cone " << cone;
+      EXPECT_EQ(std::memcmp(one.data(), many.data(), sizeof(double) * 12), 0) << team;
+      EXPECT_TRUE(sameResult(r1, rt)) << team;
     }
   }
 }

@@ -79,9 +79,10 @@ TEST(KinematicTest, PlateTranslationClosedForm) {
   PlateModel pm(TB_DRIVER_PLATE, amp, phase, nullptr);
   const double w = 66 * M_PI;
   pm.d->status[0] = TB_SCENE_NAN_FAIL;  // freeze the particle: only the plate is checked
+  double pos[3], quat[4], vel[6], vary[256];
+  tb_sceneVary(pm.m, pm.d, 0, vary);
+  tb_kinematicInit(pm.m, vary, 0, nullptr, pos, quat, vel);
   for (int k = 0; k < 1000; k++) {
-    double pos[3], quat[4] = {1, 0, 0, 0}, vel[6], vary[256];
-    tb_sceneVary(pm.m, pm.d, 0, vary);
     tb_kinematicAdvance(pm.m, vary, 0, k * 1e-4, 1e-4, pos, quat, vel);
     double t = (k + 1) * 1e-4;
     for (int i = 0; i < 3; i++) {
@@ -109,7 +110,7 @@ TEST(KinematicTest, CentrifugeSymmetricStartMatchesThesis) {
   double q[4] = {q0[0], q0[1], q0[2], q0[3]}, lo[3] = {1, 1, 1}, hi[3] = {-1, -1, -1};
   double h = 2 * M_PI / (66 * M_PI) / 4096;
   for (int k = 0; k < 4096; k++) {
-    tbu_plateQuatStep(q, amp, phase, 66 * M_PI, k * h, h);
+    tbu_plateQuatStepAt(q, amp, phase, 66 * M_PI, k * h, h);
     double e[3];
     tbu_quat2Euler(e, q);
     for (int i = 0; i < 3; i++) {

@@ -402,11 +402,11 @@ TEST(EqualityStepTest, SingularSystemsGoToTheIterativeSolver) {
   ASSERT_TRUE(tb_equalitiesOnly(&p, 2));
   EXPECT_FALSE(tb_equalitiesOnly(&p, 1));  // more rows than the capacity
   double x[2] = {0.25, 0.5};
-  EXPECT_EQ(tb_solveEqualities(&p, &opt, x, L, work, &res), 0);
+  EXPECT_EQ(tb_solveEqualities(tb_solo(), &p, &opt, x, L, work, &res), 0);
   EXPECT_EQ(x[0], 0.25);
   EXPECT_EQ(x[1], 0.5);
   A[3] = 2.0;  // now positive definite: x = A^-1 (1, 1) = (1, 0)
-  ASSERT_EQ(tb_solveEqualities(&p, &opt, x, L, work, &res), 1);
+  ASSERT_EQ(tb_solveEqualities(tb_solo(), &p, &opt, x, L, work, &res), 1);
   EXPECT_NEAR(x[0], 1.0, 1e-15);
   EXPECT_NEAR(x[1], 0.0, 1e-15);
   EXPECT_EQ(res.iterations, 1);

@@ -1,9 +1,11 @@
-// Small dense linear algebra shared by the CPU solvers and (later) the kernels: row-major
-// matrices, no allocation, plain loops in a fixed order (deterministic results).
+// Small dense linear algebra shared by the CPU solvers and the kernels: row-major matrices, no
+// allocation, plain loops in a fixed order (deterministic results). The factorizations a team
+// splits compute every entry with the serial code, so a team's factors are bitwise one thread's.
 #ifndef TUMBLE_DENSE_H_
 #define TUMBLE_DENSE_H_
 
 #include "tb_math.h"
+#include "team.h"
 
 // r = M v, M (rows x cols)
 TB_HD void tbu_matVec(int rows, int cols, const double* M, const double* v, double* r) {
@@ -47,8 +49,10 @@ TB_HD void tbu_gram(int rows, int cols, const double* M, double* G) {
 // (first[i] <= i), and so is L's, whose sums then start at the later of two rows' firsts (a
 // Delassus matrix of contacts between bodies in a chain or stack is block banded). Without it
 // (NULL) every row starts at 0. Returns 0, or -1 at the first pivot that is not positive and
-// finite.
-TB_HD int tbu_cholEnvelope(int n, double* A, const int* first) {
+// finite. Team t splits each column's rows below the pivot (every member computes the pivot, and
+// every member returns the same).
+TB_HD int tbu_cholEnvelope(tbTeam t, int n, double* A, const int* first) {
+  tb_teamSync(t);  // A as every member wrote it
   for (int j = 0; j < n; j++) {
     double* aj = A + (long)j * n;
     int fj = first ? first[j] : 0;
@@ -56,19 +60,21 @@ TB_HD int tbu_cholEnvelope(int n, double* A, const int* first) {
     d -= tbu_dotRange(aj, aj, fj, j);
     if (!(d > 0.0) || d != d || d > 1e300) return -1;
     double l = sqrt(d);
-    aj[j] = l;
-    for (int i = j + 1; i < n; i++) {
+    tb_teamSync(t);  // every member has read the pivot's entry
+    if (t.lane == 0) aj[j] = l;
+    for (int i = j + 1 + t.lane; i < n; i += t.size) {
       int fi = first ? first[i] : 0;
       if (fi > j) continue;  // L[i][j] = 0 left of row i's envelope
       double* ai = A + (long)i * n;
       ai[j] = (ai[j] - tbu_dotRange(ai, aj, fi > fj ? fi : fj, j)) / l;
     }
+    tb_teamSync(t);  // column j, for the columns right of it
   }
   return 0;
 }
 
 TB_HD int tbu_cholesky(int n, double* A) {
-  return tbu_cholEnvelope(n, A, NULL);
+  return tbu_cholEnvelope(tb_solo(), n, A, NULL);
 }
 
 // solve L L^T x = b in place (L from tbu_cholesky)

@@ -35,14 +35,14 @@ TB_HD void tbu_plateAngVel(const double amp[3], const double phase[3], double w,
   for (int i = 0; i < 3; i++) out[i] = amp[i] == 0.0 ? 0.0 : -amp[i] / w * cos(w * t + phase[i]);
 }
 
-// one RK4 step of the plate quaternion from t to t + h
-TB_HD void tbu_plateQuatStep(double q[4], const double amp[3], const double phase[3], double w,
-                             double t, double h) {
-  double w0[3], wm[3], w1[3], k1[4], k2[4], k3[4], k4[4], y[4];
-  tbu_plateAngVel(amp, phase, w, t, w0);
+// one RK4 step of the plate quaternion from t to t + h, w0 the angular velocity at t; the one at
+// t + h into w1 (which may be w0)
+TB_HD void tbu_plateQuatStep(double q[4], const double w0[3], const double amp[3],
+                             const double phase[3], double w, double t, double h, double w1[3]) {
+  double wm[3], k1[4], k2[4], k3[4], k4[4], y[4];
+  tbu_quatDeriv(k1, q, w0);
   tbu_plateAngVel(amp, phase, w, t + 0.5 * h, wm);
   tbu_plateAngVel(amp, phase, w, t + h, w1);
-  tbu_quatDeriv(k1, q, w0);
   for (int i = 0; i < 4; i++) y[i] = q[i] + 0.5 * h * k1[i];
   tbu_quatDeriv(k2, y, wm);
   for (int i = 0; i < 4; i++) y[i] = q[i] + 0.5 * h * k2[i];
@@ -51,6 +51,14 @@ TB_HD void tbu_plateQuatStep(double q[4], const double amp[3], const double phas
   tbu_quatDeriv(k4, y, w1);
   for (int i = 0; i < 4; i++) q[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
   tbu_quatNormalize(q);
+}
+
+// tbu_plateQuatStep from t, its angular velocity evaluated there
+TB_HD void tbu_plateQuatStepAt(double q[4], const double amp[3], const double phase[3], double w,
+                               double t, double h) {
+  double w0[3], w1[3];
+  tbu_plateAngVel(amp, phase, w, t, w0);
+  tbu_plateQuatStep(q, w0, amp, phase, w, t, h, w1);
 }
 
 // extremum of the parabola through (-1, a), (0, b), (1, c): refines a sampled max or min
@@ -70,14 +78,14 @@ TB_HD void tbu_plateQuat0(double q0[4], const double amp[3], const double phase[
   double e_prev[3], e_cur[3], e_next[3], lo[3], hi[3];
   // sample 0 is the identity; an extremum there is exact (zero rate), so no refinement
   tbu_quat2Euler(e_prev, q);
-  tbu_plateQuatStep(q, amp, phase, w, 0.0, h);
+  tbu_plateQuatStepAt(q, amp, phase, w, 0.0, h);
   tbu_quat2Euler(e_cur, q);
   for (int i = 0; i < 3; i++) {
     lo[i] = e_prev[i] < e_cur[i] ? e_prev[i] : e_cur[i];
     hi[i] = e_prev[i] > e_cur[i] ? e_prev[i] : e_cur[i];
   }
   for (int k = 1; k <= TB_PLATE_INIT_SAMPLES; k++) {
-    tbu_plateQuatStep(q, amp, phase, w, k * h, h);
+    tbu_plateQuatStepAt(q, amp, phase, w, k * h, h);
     tbu_quat2Euler(e_next, q);
     for (int i = 0; i < 3; i++) {
       // a sampled local extremum, refined by a parabola through its neighbours
