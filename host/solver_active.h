@@ -78,8 +78,8 @@ TB_HD int tb_activeGuess(const tbProblem* p, double* x, const double* u, int* ke
 // r = -(b_S + A_SF x_F) on the k kept rows S of x (zero there), the rows split over team t; x_F
 // is zero but where a box row sits at a bound, so only those columns are read (A is symmetric:
 // row j holds column j)
-TB_HD void tb_activeFirstMiss(tbTeam t, const tbProblem* p, const int* keep, int k,
-                              const double* x, double* r) {
+TB_HD void tb_activeFirstMiss(tbTeam t, const tbProblem* p, const int* keep, int k, const double* x,
+                              double* r) {
   for (int a = t.lane; a < k; a += t.size) {
     double s = -p->b[keep[a]];
     for (int j = 0; j < p->n; j++) {
