@@ -136,10 +136,10 @@ TB_HD int tb_solveActiveSet(tbTeam t, const tbProblem* p, const tbSolverOpt* opt
   }
   tb_teamSync(t);
   tb_activeFirstMiss(t, p, keep, k, cand, r);
+  tb_teamSync(t);  // r, every member's rows, for the lead's solves (it alone writes r after)
   double rn = INFINITY;
   int solves = 0;
   while (k > 0) {
-    tb_teamSync(t);  // r, every member's rows
     if (t.lane == 0) {
       tbu_cholSolve(k, L, r);
       for (int a = 0; a < k; a++) cand[keep[a]] += r[a];
