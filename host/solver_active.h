@@ -77,12 +77,14 @@ TB_HD int tb_activeGuess(const tbProblem* p, double* x, const double* u, int* ke
 
 // r = -(b_S + A_SF x_F) on the k kept rows S of x (zero there), the rows split over team t; x_F
 // is zero but where a box row sits at a bound, so only those columns are read (A is symmetric:
-// row j holds column j)
+// row j holds column j), and where none does (contacts alone), r = -b_S
 TB_HD void tb_activeFirstMiss(tbTeam t, const tbProblem* p, const int* keep, int k, const double* x,
                               double* r) {
+  int j0 = 0;
+  while (j0 < p->n && x[j0] == 0.0) j0++;
   for (int a = t.lane; a < k; a += t.size) {
     double s = -p->b[keep[a]];
-    for (int j = 0; j < p->n; j++) {
+    for (int j = j0; j < p->n; j++) {
       if (x[j] != 0.0) s -= p->A[(size_t)j * p->n + keep[a]] * x[j];
     }
     r[a] = s;
@@ -99,23 +101,21 @@ TB_HD void tb_activeMatrix(tbTeam t, const tbProblem* p, const tbSolverOpt* opt,
   double shift = fmax(opt->tol, TB_ACTIVE_SHIFT) * amax;
   for (int a = t.lane; a < k; a += t.size) {
     const double* row = p->A + (size_t)keep[a] * n;
-    first[a] = a;
-    for (int c = 0; c <= a; c++) {
-      double v = row[keep[c]];
-      L[(size_t)a * k + c] = v;
-      if (v != 0.0 && c < first[a]) first[a] = c;
-    }
+    int f = 0;
+    while (f < a && row[keep[f]] == 0.0) f++;
+    first[a] = f;
+    for (int c = 0; c <= a; c++) L[(size_t)a * k + c] = row[keep[c]];
     L[(size_t)a * k + a] += shift;
   }
 }
 
-// the guessed active set's answer into x (the warm start on entry) when it meets opt->tol, by
-// team t (the guess and the triangular solves on its lead, the matrix, its factorization and
-// every u = A x + b split): 1 with res filled on every member, else 0 with x as it was. Scratch:
-// w->d from offset n (w->d[0, n) holds u = A x + b of the warm start, left as it is), k^2 + 3 n
-// doubles for k kept rows; 2 n ints.
-TB_HD int tb_solveActiveSet(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
-                            tbSolverWork* w, tbSolveResult* res) {
+// the guessed active set's answer into x (the warm start on entry) when its residual is at most
+// need (opt->tol, or less where the warm start already meets it), by team t (the guess and the
+// triangular solves on its lead, the matrix, its factorization and every u = A x + b split): 1 with
+// res filled on every member, else 0 with x as it was. Scratch: w->d from offset n (w->d[0, n)
+// holds u = A x + b of the warm start, left as it is), k^2 + 3 n doubles for k kept rows; 2 n ints.
+TB_HD int tb_solveActiveSet(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double need,
+                            double* x, tbSolverWork* w, tbSolveResult* res) {
   int n = p->n, *keep = w->i, *first = keep + n;
   const double* u = w->d;
   double *cand = w->d + n, *v = cand + n, *r = v + n, *L = r + n;
@@ -147,14 +147,14 @@ TB_HD int tb_solveActiveSet(tbTeam t, const tbProblem* p, const tbSolverOpt* opt
     tb_problemVelocityTeam(t, p, cand, v);
     if (++solves > 1) {
       rn = tb_residualFromVelocity(p, cand, v);
-      if (rn <= opt->tol || solves > TB_ACTIVE_REFINE) break;
+      if (rn <= need || solves > TB_ACTIVE_REFINE) break;
     }
     if (t.lane == 0) {
       for (int a = 0; a < k; a++) r[a] = -v[keep[a]];
     }
   }
   if (k == 0) rn = tb_residualTeam(t, p, cand, v);
-  if (!(rn <= opt->tol)) return 0;
+  if (!(rn <= need)) return 0;
   tb_teamCopy(t, x, cand, n);
   res->iterations = solves;
   res->residual = rn;

@@ -99,6 +99,7 @@ TB_HD double tb_stage(tbTeam t, int solver, int lm, const tbProblem* p, const tb
 #define TB_AUTO_LEMKE_PROBE 4    // PGS sweeps before that Lemke (easy LCPs end in 2 or 3)
 #define TB_AUTO_LAST_CHUNK 100   // sweeps between two looks at the clock in the last PGS stage
 #define TB_AUTO_SWEEP_TOL 1e-5   // from this tolerance (fp32's 1e-4) a passing start is swept
+#define TB_AUTO_WARM_EXACT 1e-4  // below it, one passing by less than this x tol is made exact
 
 // cost of one Newton iteration (direction, line search) in PGS sweeps on m unknowns: a sweep
 // costs O(m^2), an iteration O(m^3) plus a fixed overhead. Measured on the shared files (2
@@ -335,12 +336,20 @@ TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int
 }
 
 // the guessed active set's direct answer (solver_active.h) by team t, on problems up to
-// TB_AUTO_DENSE_MAX rows that the warm start does not already solve: 1 when it meets the
-// tolerance (res and x then hold it on every member), else 0 with x as it was
+// TB_AUTO_DENSE_MAX rows: 1 when it meets the tolerance (res and x then hold it on every
+// member), else 0 with x as it was. Below the coarse tolerances (which tb_sweepCoarseStart
+// serves) a warm start that meets the tolerance by less than TB_AUTO_WARM_EXACT is replaced by
+// the answer where that is better: a step's impulses off by the tolerance move the bodies by as
+// much, and a resting stack whose warm start passed at 9e-9 tilted until the start missed on two
+// steps in three (each then factorized); with exact answers it stays put, and its warm start
+// passes on most steps
 TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
                             tbSolverWork* w, tbSolveResult* res) {
-  if (res->residual <= opt->tol || p->n > TB_AUTO_DENSE_MAX || tb_pastDeadline(opt)) return 0;
-  int done = tb_solveActiveSet(t, p, opt, x, w, res);
+  int passes = res->residual <= opt->tol;
+  if (passes && (opt->tol >= TB_AUTO_SWEEP_TOL || res->residual <= TB_AUTO_WARM_EXACT * opt->tol))
+    return 0;
+  if (p->n > TB_AUTO_DENSE_MAX || tb_pastDeadline(opt)) return 0;
+  int done = tb_solveActiveSet(t, p, opt, fmin(opt->tol, res->residual), x, w, res);
   tb_teamSync(t);  // every member is done with the scratch
   return done;
 }

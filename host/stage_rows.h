@@ -355,7 +355,10 @@ TB_HD void tb_jointRows(tbRowSink* k, int j) {
   if (type == TB_JOINT_SPHERICAL && m->jnt_limited[j]) tb_coneLimitRow(k, j, &f, h, prm);
   if (type != TB_JOINT_REVOLUTE && type != TB_JOINT_PRISMATIC) return;
   // the joint coordinate's row: limits, servo and damping (a minimal joint's damping is in its
-  // mass matrix)
+  // mass matrix); a free hinge or slider has none, and skips the coordinate's atan2
+  double c = prm[TB_JNT_CDAMP];
+  int damped = c > 0.0 && m->jnt_qadr[j] < 0;
+  if (!m->jnt_limited[j] && !m->jnt_servo[j] && !damped) return;
   double q = tb_jointCoord(m, j, &f);
   tbRowJ crow, row;
   if (type == TB_JOINT_PRISMATIC) {
@@ -381,8 +384,7 @@ TB_HD void tb_jointRows(tbRowSink* k, int j) {
     row.bias = -(kp * (prm[TB_JNT_TPOS] - q) + kd * prm[TB_JNT_TVEL]) / den;
     tb_pushBox(k, &row, -fm, fm, -(1 + 16 * j + 10));
   }
-  double c = prm[TB_JNT_CDAMP];
-  if (c > 0.0 && m->jnt_qadr[j] < 0) {
+  if (damped) {
     // the impulse -h c qdot+: the servo's row with kp = 0, kd = c, no target, no bound
     row = crow;
     row.kind = TB_ROW_VELOCITY;

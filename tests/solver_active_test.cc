@@ -86,7 +86,7 @@ struct RestingCube {
 #pragma omp parallel num_threads(team)
     {
       tbTeam t = {omp_get_thread_num(), omp_get_num_threads()};
-      done[t.lane] = tb_solveActiveSet(t, &p, &opt, x.data(), w, &mine[t.lane]);
+      done[t.lane] = tb_solveActiveSet(t, &p, &opt, opt.tol, x.data(), w, &mine[t.lane]);
       if (t.lane == 0) size = t.size;
     }
     *res = mine[0];
@@ -192,6 +192,40 @@ TEST(ActiveSetTest, WrongGuessLeavesTheWarmStartAndAutoSolves) {
   tb_freeSolverWork(w);
   EXPECT_TRUE(res.converged);
   for (double xi : x) EXPECT_NEAR(xi, 0.0, 1e-12);
+}
+
+// auto on a warm start that meets the tolerance by less than TB_AUTO_WARM_EXACT (a step's
+// impulses off by the tolerance move a resting stack by as much): the active set's exact answer
+// replaces it; a start within that margin is left as it is, no iteration
+TEST(ActiveSetTest, AutoMakesALooselyPassingStartExact) {
+  RestingCube cube(0);
+  double each = cube.m * cube.g * cube.h / 4.0;
+  std::vector<double> exact(12, 0.0);
+  for (int c = 0; c < 4; c++) exact[3 * c] = each;
+  tbSolveResult res{};
+  ASSERT_EQ(cube.activeSet(exact, &res), 1);
+  ASSERT_LE(res.residual, 1e-3 * TB_AUTO_WARM_EXACT * cube.opt.tol);
+  tbSolverWork* w = tb_newSolverWork(TB_SOLVER_AUTO, 12, 4, 4);
+  // the first corner's push off by a growing fraction until the start just passes
+  std::vector<double> loose = exact;
+  double r = 0.0;
+  for (double off = 1e-12; off < 1e-6 && r <= 0.1 * cube.opt.tol; off *= 2.0) {
+    loose[0] = exact[0] * (1.0 + off);
+    r = tb_residual(&cube.p, loose.data(), w->d);
+  }
+  ASSERT_GT(r, TB_AUTO_WARM_EXACT * cube.opt.tol);
+  ASSERT_LE(r, cube.opt.tol);
+  ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &cube.p, &cube.opt, loose.data(), w, &res), TB_OK);
+  EXPECT_TRUE(res.converged);
+  EXPECT_GE(res.iterations, 1);
+  EXPECT_LE(res.residual, TB_AUTO_WARM_EXACT * cube.opt.tol);
+  for (int i = 0; i < 12; i++) EXPECT_NEAR(loose[i], exact[i], 1e-9 * each) << i;
+  std::vector<double> kept = exact;
+  ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &cube.p, &cube.opt, kept.data(), w, &res), TB_OK);
+  tb_freeSolverWork(w);
+  EXPECT_TRUE(res.converged);
+  EXPECT_EQ(res.iterations, 0);
+  EXPECT_EQ(std::memcmp(kept.data(), exact.data(), sizeof(double) * 12), 0);
 }
 
 }  // namespace
