@@ -99,7 +99,8 @@ TB_HD double tb_stage(tbTeam t, int solver, int lm, const tbProblem* p, const tb
 #define TB_AUTO_LEMKE_PROBE 4    // PGS sweeps before that Lemke (easy LCPs end in 2 or 3)
 #define TB_AUTO_LAST_CHUNK 100   // sweeps between two looks at the clock in the last PGS stage
 #define TB_AUTO_SWEEP_TOL 1e-5   // from this tolerance (fp32's 1e-4) a passing start is swept
-#define TB_AUTO_WARM_EXACT 1e-4  // below it, one passing by less than this x tol is made exact
+#define TB_AUTO_WARM_EXACT 1e-4  // a start passing by less than this x tol is made exact...
+#define TB_AUTO_EXACT_TOL 1e-7   // ...below this tolerance (the step's 1e-8, not the grasp's 1e-6)
 
 // cost of one Newton iteration (direction, line search) in PGS sweeps on m unknowns: a sweep
 // costs O(m^2), an iteration O(m^3) plus a fixed overhead. Measured on the shared files (2
@@ -337,16 +338,17 @@ TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int
 
 // the guessed active set's direct answer (solver_active.h) by team t, on problems up to
 // TB_AUTO_DENSE_MAX rows: 1 when it meets the tolerance (res and x then hold it on every
-// member), else 0 with x as it was. Below the coarse tolerances (which tb_sweepCoarseStart
-// serves) a warm start that meets the tolerance by less than TB_AUTO_WARM_EXACT is replaced by
-// the answer where that is better: a step's impulses off by the tolerance move the bodies by as
-// much, and a resting stack whose warm start passed at 9e-9 tilted until the start missed on two
-// steps in three (each then factorized); with exact answers it stays put, and its warm start
-// passes on most steps
+// member), else 0 with x as it was. Below TB_AUTO_EXACT_TOL a warm start that meets the
+// tolerance by less than TB_AUTO_WARM_EXACT is replaced by the answer where that is better: a
+// step's impulses off by the tolerance move the bodies by as much, and a resting stack whose
+// warm start passed at 9e-9 tilted until the start missed on two steps in three (each then
+// factorized); with exact answers it stays put, and its warm start passes on most steps. The
+// grasp study's 1e-6 is a choice of speed: there the exact answers cost 7.5% of its
+// instructions (the active set ran on 3 steps in 4) and moved its parts by 5e-11 m
 TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
                             tbSolverWork* w, tbSolveResult* res) {
   int passes = res->residual <= opt->tol;
-  if (passes && (opt->tol >= TB_AUTO_SWEEP_TOL || res->residual <= TB_AUTO_WARM_EXACT * opt->tol))
+  if (passes && (opt->tol >= TB_AUTO_EXACT_TOL || res->residual <= TB_AUTO_WARM_EXACT * opt->tol))
     return 0;
   if (p->n > TB_AUTO_DENSE_MAX || tb_pastDeadline(opt)) return 0;
   int done = tb_solveActiveSet(t, p, opt, fmin(opt->tol, res->residual), x, w, res);
@@ -387,13 +389,20 @@ TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, do
   int left = opt->max_iter;
   tb_sweepCoarseStart(t, p, opt, x, best, w, res);
   if (tb_activeSetFirst(t, p, opt, x, w, res)) return;
+  if (res->residual <= opt->tol) {
+    // the start passes as it is: its residual is from scratch (u in w->d), which
+    // tb_finishSolveTeam would compute again
+    res->converged = 1;
+    res->reason = TB_STOP_CONVERGED;
+    return;
+  }
   // the start, for the fallback, below the proximal Newton stage's copies of A and b
   double* x0 = best - (size_t)p->n * p->n - 2 * (size_t)p->n;
-  if (res->residual > opt->tol) tb_teamCopy(t, x0, x, p->n);
+  tb_teamCopy(t, x0, x, p->n);
   int newton = tb_solverApplies(TB_SOLVER_MNCP_PLM, p) ? TB_SOLVER_MNCP_PLM : TB_SOLVER_MLCP_FB_PLM;
   int nfree, m = newton == TB_SOLVER_MNCP_PLM ? p->n : tb_lcpSize(p, &nfree);
   int tried = 0, lemke = tb_solverApplies(TB_SOLVER_LEMKE, p);
-  if (lemke && res->residual > opt->tol && tb_lemkeFirst(p, m, x)) {
+  if (lemke && tb_lemkeFirst(p, m, x)) {
     int probe = left < TB_AUTO_LEMKE_PROBE ? left : TB_AUTO_LEMKE_PROBE;
     tb_stage(t, TB_SOLVER_PGS, TB_LM_PROJECTED_LU, p, opt, probe, x, best, w, res);
     left -= probe;

@@ -631,6 +631,28 @@ TB_HD double tb_rowFree(const tbModel* m, const tbWork* w, const tbRowJ* r) {
   return tb_rowVelocity(m, r, w->vfree, r->kind == TB_ROW_VELOCITY ? w->xvel : NULL) + r->bias;
 }
 
+// a + x . y over 6 entries, in order
+TB_HD double tb_addDot6(double a, const double* x, const double* y) {
+  for (int k = 0; k < 6; k++) a += x[k] * y[k];
+  return a;
+}
+
+// J_i M^-1 J_j^T of rows ri and j: over the sides (si, sj) in order on one body, each body's
+// 6-term product added in turn (the bodies as locals: the stores to A would make the compiler
+// read them again)
+TB_HD double tb_delassusEntry(const tbWork* w, const tbRowJ* ri, int j) {
+  const int* bj = w->row[j].body;
+  const double* mj = w->row_MJ + 12 * j;
+  double a = 0.0;
+  for (int si = 0; si < 2; si++) {
+    int b = ri->body[si];
+    if (b < 0) continue;
+    if (b == bj[0]) a = tb_addDot6(a, ri->J[si], mj);
+    if (b == bj[1]) a = tb_addDot6(a, ri->J[si], mj + 6);
+  }
+  return a;
+}
+
 // A = J M^-1 J^T + cfm, b = J v_free + bias; team t splits the rows (row i's owner writes row i
 // of A right of the diagonal and its mirror below)
 TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
@@ -651,18 +673,7 @@ TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
   tb_teamSync(t);
   for (int i = t.lane; i < n; i += t.size) {
     const tbRowJ* ri = &w->row[i];
-    for (int j = i; j < n; j++) {
-      const tbRowJ* rj = &w->row[j];
-      double a = 0.0;
-      for (int si = 0; si < 2; si++) {
-        for (int sj = 0; sj < 2; sj++) {
-          if (ri->body[si] < 0 || ri->body[si] != rj->body[sj]) continue;
-          const double* mj = w->row_MJ + 12 * j + 6 * sj;
-          for (int k = 0; k < 6; k++) a += ri->J[si][k] * mj[k];
-        }
-      }
-      w->A[i * n + j] = w->A[j * n + i] = a;
-    }
+    for (int j = i; j < n; j++) w->A[i * n + j] = w->A[j * n + i] = tb_delassusEntry(w, ri, j);
     w->A[i * n + i] += ri->cfm;
   }
   tb_teamSync(t);

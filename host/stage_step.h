@@ -116,10 +116,9 @@ TB_HD int tb_integrate(const tbModel* m, tbData* d, int s, const tbWork* w) {
   return finite;
 }
 
-// the step's problem: values, pose, free velocity, contacts and rows; too many contacts stop
-// the scene (its status says so)
+// the step's problem from the scene's values in w (tb_stepValues): pose, free velocity, contacts
+// and rows; too many contacts stop the scene (its status says so)
 TB_HD void tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
-  tb_stepValues(m, d, s, w);
   tb_workPose(m, d, s, w);
   if (m->nq > 0) {
     if (tb_treeFreeVelocity(m, d, s, w)) {
@@ -436,7 +435,6 @@ TB_HD void tb_stepEnd(const tbModel* m, tbData* d, int s, tbWork* w, int rc,
 // d->warm in place of impulses)
 TB_HD void tb_implicitStep(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
   if (t.lane == 0 && !(d->status[s] & TB_SCENE_FAILMASK)) {
-    tb_stepValues(m, d, s, w);
     tb_workPose(m, d, s, w);
     tb_massInverse(m, w);
     tb_freeVelocity(m, d, s, w);
@@ -447,10 +445,11 @@ TB_HD void tb_implicitStep(tbTeam t, const tbModel* m, tbData* d, int s, tbWork*
   tb_teamSync(t);
 }
 
-// advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w, by team t: its lead runs
-// the stages that are serial, the whole team the assembly and PGS. Every member sees the same
-// status between the stages, so all take the same way through.
-TB_HDN void tb_step(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
+// advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w, which holds the scene's
+// values (tb_stepValues), by team t: its lead runs the stages that are serial, the whole team
+// the assembly and PGS. Every member sees the same status between the stages, so all take the
+// same way through.
+TB_HDN void tb_stepHeld(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
   if (m->opt.implicit) {
     tb_implicitStep(t, m, d, s, w);
     return;
@@ -460,6 +459,13 @@ TB_HDN void tb_step(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
   int rc = tb_stepAnswer(t, m, d, s, w, &res);
   if (t.lane == 0) tb_stepEnd(m, d, s, w, rc, &res);
   tb_teamSync(t);
+}
+
+// one step of scene s, its values first
+TB_HD void tb_step(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
+  if (t.lane == 0) tb_stepValues(m, d, s, w);
+  tb_teamSync(t);
+  tb_stepHeld(t, m, d, s, w);
 }
 
 //---- a scene's rollout -------------------------------------------------------------------------
@@ -495,10 +501,12 @@ TB_HD void tb_rolloutObserve(const tbModel* m, const tbData* one, int s, int k, 
   if (probe) tb_probeStep(probe, m, one, s, k, w, &rs->ps);
 }
 
-// a rollout's start: scene s of d loaded into w's one-scene batch, and observed
+// a rollout's start: scene s of d loaded into w's one-scene batch, its values into w (the same
+// on every step of the rollout: its parameters stay), and observed
 TB_HD void tb_rolloutLoad(const tbModel* m, const tbData* d, int s, int nstep, tbRecord* rec,
                           const tbProbe* probe, tbWork* w, tbRolloutState* rs) {
   tb_sceneCopy(d, s, &w->scene, 0);
+  tb_stepValues(m, &w->scene, 0, w);
   rs->r = 0;
   if (probe) tb_probeBegin(probe, &rs->ps);
   tb_rolloutObserve(m, &w->scene, s, 0, nstep, rec, probe, w, rs);
@@ -521,7 +529,7 @@ TB_HD void tb_rolloutScene(tbTeam t, const tbModel* m, tbData* d, int s, int nst
   if (lead) tb_rolloutLoad(m, d, s, nstep, rec, probe, w, &rs);
   tb_teamSync(t);
   for (int k = 1; k <= nstep; k++) {
-    tb_step(t, m, &w->scene, 0, w);
+    tb_stepHeld(t, m, &w->scene, 0, w);
     if (lead) tb_rolloutObserve(m, &w->scene, s, k, nstep, rec, probe, w, &rs);
   }
   if (lead) tb_rolloutStore(d, s, probe, w, &rs);

@@ -603,6 +603,11 @@ TEST(Collide2dTest, GapMatchesSampledDistance) {
     double e[2] = {c[m].pa[0] - c[m].pb[0], c[m].pa[1] - c[m].pb[1]};
     EXPECT_NEAR(e[0] * c[m].n[1] - e[1] * c[m].n[0], 0.0, 1e-10);
     for (int i = 0; i < n; i++) EXPECT_GE(Gap(c[i]), Gap(c[m]) - 1e-12);
+    // a margin just short of the gap culls the pair, just past it keeps it, whether the boxes
+    // about the cores or the whole search decide
+    tbContact2 near[2];
+    EXPECT_EQ(Collide(a, b, Gap(c[m]) - 1e-9, near), 0) << "trial " << trial;
+    EXPECT_GE(Collide(a, b, Gap(c[m]) + 1e-9, near), 1) << "trial " << trial;
     if (trial % 4 == 0) {  // sample-to-sample, no exact geometry
       double h, dd = DenseDist(a, b, &h);
       EXPECT_LE(Gap(c[m]) + a.r + b.r, dd + 1e-12);

@@ -196,7 +196,8 @@ TEST(ActiveSetTest, WrongGuessLeavesTheWarmStartAndAutoSolves) {
 
 // auto on a warm start that meets the tolerance by less than TB_AUTO_WARM_EXACT (a step's
 // impulses off by the tolerance move a resting stack by as much): the active set's exact answer
-// replaces it; a start within that margin is left as it is, no iteration
+// replaces it; a start within that margin is left as it is, no iteration, and so is the loose
+// start at the tolerances from TB_AUTO_EXACT_TOL (the grasp study's, a choice of speed)
 TEST(ActiveSetTest, AutoMakesALooselyPassingStartExact) {
   RestingCube cube(0);
   double each = cube.m * cube.g * cube.h / 4.0;
@@ -215,6 +216,7 @@ TEST(ActiveSetTest, AutoMakesALooselyPassingStartExact) {
   }
   ASSERT_GT(r, TB_AUTO_WARM_EXACT * cube.opt.tol);
   ASSERT_LE(r, cube.opt.tol);
+  const std::vector<double> start = loose;
   ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &cube.p, &cube.opt, loose.data(), w, &res), TB_OK);
   EXPECT_TRUE(res.converged);
   EXPECT_GE(res.iterations, 1);
@@ -222,10 +224,19 @@ TEST(ActiveSetTest, AutoMakesALooselyPassingStartExact) {
   for (int i = 0; i < 12; i++) EXPECT_NEAR(loose[i], exact[i], 1e-9 * each) << i;
   std::vector<double> kept = exact;
   ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &cube.p, &cube.opt, kept.data(), w, &res), TB_OK);
-  tb_freeSolverWork(w);
   EXPECT_TRUE(res.converged);
   EXPECT_EQ(res.iterations, 0);
   EXPECT_EQ(std::memcmp(kept.data(), exact.data(), sizeof(double) * 12), 0);
+  tbSolverOpt coarse = cube.opt;
+  coarse.tol = TB_AUTO_EXACT_TOL;
+  ASSERT_GT(r, TB_AUTO_WARM_EXACT * coarse.tol);
+  std::vector<double> as_is = start;
+  ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &cube.p, &coarse, as_is.data(), w, &res), TB_OK);
+  tb_freeSolverWork(w);
+  EXPECT_TRUE(res.converged);
+  EXPECT_EQ(res.iterations, 0);
+  EXPECT_EQ(res.residual, r);
+  EXPECT_EQ(std::memcmp(as_is.data(), start.data(), sizeof(double) * 12), 0);
 }
 
 }  // namespace
