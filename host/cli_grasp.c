@@ -43,6 +43,7 @@ static void tb_graspUsage(FILE* f) {
       "low|medium|high]\n"
       "         [--speed normal|fast[,...]] [--force N] [--tol 0.5mm] [--cone exact|pyramid]\n"
       "         [--facets K] [--dt H] [--solver NAME] [--max-iter K] [--solver-tol T]\n"
+      "         [--rest-speed 1e-5 (m/s; 0: every step computed)]\n"
       "         [--seed S] [--threads T] [--chunk N] [--device auto|cpu|gpu]\n"
       "         [--precision fp64|fp32]\n"
       "         [--out PREFIX] [--resume] [--yes] [--replay CELL,TRIAL [--replay-speed 0.25] "
@@ -168,6 +169,12 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
     int rc = tb_parseInt(opt, val, 1, 1000000, &v);
     a->def.max_iter = (int)v;
     return rc;
+  }
+  if (!strcmp(opt, "--rest-speed")) {
+    if (tb_parseNumber(opt, val, &a->def.rest_speed)) return 2;
+    return a->def.rest_speed >= 0.0 && isfinite(a->def.rest_speed)
+               ? 0
+               : tb_cliError("--rest-speed %s: must be finite and >= 0 (m/s; 0: never rest)", val);
   }
   if (!strcmp(opt, "--solver-tol")) {
     if (tb_parseNumber(opt, val, &a->def.solver_tol)) return 2;
@@ -400,18 +407,18 @@ static int tb_graspOutCommit(tbGraspOut* o, const tbGraspArgs* a, const tbSweepT
 
 // a condition as text, for its journal: every option that changes a trial's row
 static void tb_studyKey(const tbGraspArgs* a, const tbGraspDef* g, char* key, size_t n) {
-  snprintf(key, n,
-           "grasp %s %s part %d mass %.17g r %.17g mus %.17g %.17g mug %.17g %.17g v %.17g %.17g "
-           "F %.17g w %.17g %.17g %.17g m %.17g tri %.17g %.17g settle %.17g tol %.17g dt %.17g "
-           "cone %d %d solver %d %d %.17g %.17g grid %d %d %.17g %.17g %.17g %.17g trials %d "
-           "seed %llu",
-           TUMBLE_VERSION, TUMBLE_COMMIT, g->part, g->part_mass, g->radius, g->mu_surface[0],
-           g->mu_surface[1], g->mu_gripper[0], g->mu_gripper[1], g->speed, g->speed_jitter,
-           g->force, g->open_width, g->finger_width, g->finger_length, g->finger_mass,
-           g->tripod_radius, g->tripod_jitter, g->settle, g->tol, g->dt, g->cone, g->facets,
-           g->solver, g->max_iter, g->solver_tol, g->sor, a->grid.nx, a->grid.ny, a->grid.extent_x,
-           a->grid.extent_y, a->grid.center_x, a->grid.center_y, a->trials,
-           (unsigned long long)a->seed);
+  snprintf(
+      key, n,
+      "grasp %s %s part %d mass %.17g r %.17g mus %.17g %.17g mug %.17g %.17g v %.17g %.17g "
+      "F %.17g w %.17g %.17g %.17g m %.17g tri %.17g %.17g settle %.17g rest %.17g %.17g tol %.17g "
+      "dt %.17g cone %d %d solver %d %d %.17g %.17g grid %d %d %.17g %.17g %.17g %.17g trials %d "
+      "seed %llu",
+      TUMBLE_VERSION, TUMBLE_COMMIT, g->part, g->part_mass, g->radius, g->mu_surface[0],
+      g->mu_surface[1], g->mu_gripper[0], g->mu_gripper[1], g->speed, g->speed_jitter, g->force,
+      g->open_width, g->finger_width, g->finger_length, g->finger_mass, g->tripod_radius,
+      g->tripod_jitter, g->settle, g->rest_speed, g->rest_time, g->tol, g->dt, g->cone, g->facets,
+      g->solver, g->max_iter, g->solver_tol, g->sor, a->grid.nx, a->grid.ny, a->grid.extent_x,
+      a->grid.extent_y, a->grid.center_x, a->grid.center_y, a->trials, (unsigned long long)a->seed);
 }
 
 // a replayed trial row: into the trials table and the tally, as tb_graspSweepRange counts it

@@ -57,6 +57,12 @@ tbGraspDef tb_defaultGraspDef(void) {
   g.tripod_radius = 0.012;
   g.tripod_jitter = 0.004;
   g.settle = 0.3;
+  // a trial is over once it rests: the fingers stalled on a held part, or closed on nothing.
+  // On the default study the trials rest after 792 of their 1689 steps on average (7 of 13,230
+  // never do), and holding them changes no outcome: the parts' final poses move by at most
+  // 5e-8 m and 3.2e-5 rad, the map is bitwise the same
+  g.rest_speed = 1e-5;
+  g.rest_time = 0.05;
   g.tol = 0.5e-3;
   g.dt = 1e-3;
   g.cone = TB_CONE_EXACT;
@@ -115,6 +121,12 @@ int tb_checkGraspDef(const tbGraspDef* g) {
   }
   if (!(g->settle >= 0.0) || !isfinite(g->settle)) {
     return tb_setError("grasp: settle %g must be finite and >= 0", g->settle);
+  }
+  if (!(g->rest_speed >= 0.0) || !isfinite(g->rest_speed)) {
+    return tb_setError("grasp: rest_speed %g must be finite and >= 0 (m/s)", g->rest_speed);
+  }
+  if (!(g->rest_time >= 0.0) || !isfinite(g->rest_time)) {
+    return tb_setError("grasp: rest_time %g must be finite and >= 0 (s)", g->rest_time);
   }
   if (g->open_width <= 2.0 * (g->radius + tb_toothA)) {
     return tb_setError("grasp: open_width %g must clear the part (> %g)", g->open_width,
@@ -238,6 +250,8 @@ tbModel* tb_buildGraspModel(const tbGraspDef* g) {
   m->opt.max_iter = g->max_iter;
   m->opt.tol = g->solver_tol;
   m->opt.sor = g->sor;
+  m->opt.rest_speed = g->rest_speed;
+  m->opt.rest_time = g->rest_time;
   int part = tb_addPart(m, g);
   int right = tb_addFinger(m, g, 1), left = tb_addFinger(m, g, -1);
   tbSupportDef sd = tb_defaultSupportDef();
@@ -553,13 +567,13 @@ int tb_graspSweepRange(const tbGraspDef* g, const tbSweepGrid* grid, int trials,
       run->failed += failed;
       run->unconverged += (d->status[i] & TB_SCENE_UNCONVERGED) != 0;
       run->resid_max = fmax(run->resid_max, d->resid_max[i]);
+      run->scene_steps += (double)d->nstep[i];
     }
     run->trials += ns;
     if (progress) tb_progressUpdate(progress, progress->done + ns);
     if (rc == TB_OK && tb_interrupted()) rc = TB_INTERRUPTED;
   }
   run->seconds = omp_get_wtime() - wall0;
-  run->scene_steps = (double)run->trials * nstep;
   d->nscene = chunk;
   tb_freeData(d);
   tb_freeModel(m);

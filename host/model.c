@@ -910,6 +910,27 @@ static int tb_checkOption(const tbOption* o) {
   return TB_OK;
 }
 
+// options rest_speed and rest_time: finite, >= 0, and a scene at rest only where nothing but its
+// state moves it (a kinematic body's motion would go on while the scene is held)
+static int tb_checkRest(const tbModel* m) {
+  const tbOption* o = &m->opt;
+  if (!(o->rest_speed >= 0.0) || !isfinite(o->rest_speed)) {
+    return tb_setError("option rest_speed %g must be finite and >= 0 (m/s; 0: never)",
+                       o->rest_speed);
+  }
+  if (!(o->rest_time >= 0.0) || !isfinite(o->rest_time)) {
+    return tb_setError("option rest_time %g must be finite and >= 0 (s)", o->rest_time);
+  }
+  for (int b = 0; b < m->nbody && o->rest_speed > 0.0; b++) {
+    if (m->bdef[b].type == TB_BODY_KINEMATIC) {
+      return tb_setError(
+          "option rest_speed: body '%s' is kinematic, its motion goes on while a scene rests",
+          m->body_name[b]);
+    }
+  }
+  return TB_OK;
+}
+
 // option corners: 0 or 1, and only with the dynamic step in maximal coordinates
 static int tb_checkCorners(const tbModel* m) {
   if (m->opt.corners != 0 && m->opt.corners != 1) {
@@ -1002,6 +1023,7 @@ int tb_compileModel(tbModel* m) {
   if (rc == TB_OK) rc = tb_compileTree(m);
   if (rc == TB_OK) rc = tb_checkCorners(m);
   if (rc == TB_OK) rc = tb_checkImplicit(m);
+  if (rc == TB_OK) rc = tb_checkRest(m);
   if (rc == TB_OK) rc = tb_compileDrivers(m);
   if (rc == TB_OK) rc = tb_compilePairs(m);
   if (rc == TB_OK) rc = tb_compileVary(m);

@@ -48,14 +48,15 @@ TB_HD void tb_posedGeoms(const tbModel* m, tbWork* w) {
   }
 }
 
-// fastest speed of any point of any moving body: |v| + |w| r over the body's shapes
-TB_HD double tb_maxPointSpeed(const tbModel* m, const tbWork* w) {
+// fastest speed of any point of any moving body's shapes, the bodies' twists in vel (6 each):
+// |v| + |w| r over the body's shapes
+TB_HD double tb_maxPointSpeed(const tbModel* m, const tbWork* w, const double* vel) {
   double vmax = 0.0;
   for (int g = 0; g < m->ngeom; g++) {
     int b = m->geom_body[g];
     if (m->body_type[b] == TB_BODY_STATIC || m->geom_type[g] == TB_GEOM_PLANE) continue;
     double r = tbu_norm3(m->geom_pos + 3 * g) + w->greach[g];
-    double v = tbu_norm3(w->xvel + 6 * b) + tbu_norm3(w->xvel + 6 * b + 3) * r;
+    double v = tbu_norm3(vel + 6 * b) + tbu_norm3(vel + 6 * b + 3) * r;
     vmax = v > vmax ? v : vmax;
   }
   return vmax;
@@ -78,7 +79,7 @@ TB_HD int tb_buriedContact(const tbModel* m, const tbWork* w) {
 // (thesis §4.2.1), the option's margin plus the distance two bodies at the fastest point speed
 // could close in one step; a corner pair's reach is twice it (tbg2_corners)
 TB_HD double tb_stepMargin(const tbModel* m, const tbWork* w) {
-  return m->opt.margin + 2.0 * w->h * tb_maxPointSpeed(m, w);
+  return m->opt.margin + 2.0 * w->h * tb_maxPointSpeed(m, w, w->xvel);
 }
 
 // the index of the other member of contact c's corner pair (feature f), -1 for an ordinary one:

@@ -486,12 +486,28 @@ TB_HD void tb_record(const tbModel* m, const tbData* one, int s, int r, tbRecord
   }
 }
 
-// what a rollout of scene s keeps besides its one-scene batch: its probe's running state and
-// the records written
+// what a rollout of scene s keeps besides its one-scene batch: its probe's running state, the
+// records written, and the steps it has been still for against the still steps that make a rest
 typedef struct tbRolloutState {
   tbProbeState ps;
   int r;
+  int still, rest;
 } tbRolloutState;
+
+// the steps of h that span the option rest_time (at least one), 0 where scenes never rest
+TB_HD int tb_restSteps(const tbModel* m, double h) {
+  if (!(m->opt.rest_speed > 0.0)) return 0;
+  double k = ceil(m->opt.rest_time / h - 1e-9);  // a quotient rounded up past a whole number
+  return k < 1.0 ? 1 : k > 1e9 ? 1000000000 : (int)k;
+}
+
+// after a computed step of scene one (its shapes' reach in w): a step is still when every point
+// of every shape moves slower than rest_speed, and rs->rest still steps in a row rest the scene
+TB_HD void tb_restWatch(const tbModel* m, tbData* one, const tbWork* w, tbRolloutState* rs) {
+  if (!rs->rest || (one->status[0] & TB_SCENE_FAILMASK)) return;
+  rs->still = tb_maxPointSpeed(m, w, one->body_vel) < m->opt.rest_speed ? rs->still + 1 : 0;
+  if (rs->still >= rs->rest) one->status[0] |= TB_SCENE_RESTED;
+}
 
 // after step k of nstep (0: the start) of scene s in one: its record when due, its probe's step
 TB_HD void tb_rolloutObserve(const tbModel* m, const tbData* one, int s, int k, int nstep,
@@ -507,7 +523,8 @@ TB_HD void tb_rolloutLoad(const tbModel* m, const tbData* d, int s, int nstep, t
                           const tbProbe* probe, tbWork* w, tbRolloutState* rs) {
   tb_sceneCopy(d, s, &w->scene, 0);
   tb_stepValues(m, &w->scene, 0, w);
-  rs->r = 0;
+  rs->r = rs->still = 0;
+  rs->rest = tb_restSteps(m, w->h);
   if (probe) tb_probeBegin(probe, &rs->ps);
   tb_rolloutObserve(m, &w->scene, s, 0, nstep, rec, probe, w, rs);
 }
@@ -522,15 +539,23 @@ TB_HD void tb_rolloutStore(tbData* d, int s, const tbProbe* probe, tbWork* w,
 // nstep steps of scene s by team t in slot view w, recording into rec as it asks and reducing
 // into probe (either may be NULL). The scene is stepped in the slot's one-scene batch, loaded
 // once and stored once: on the GPU its state stays on chip, and the batch may have either layout.
+// Once the scene rests (tbOption rest_speed) its state is held and only its clock runs on; the
+// team reads the status the lead wrote after a sync.
 TB_HD void tb_rolloutScene(tbTeam t, const tbModel* m, tbData* d, int s, int nstep, tbRecord* rec,
                            const tbProbe* probe, tbWork* w) {
-  int lead = t.lane == 0;
+  int lead = t.lane == 0, rests = m->opt.rest_speed > 0.0;
   tbRolloutState rs;
   if (lead) tb_rolloutLoad(m, d, s, nstep, rec, probe, w, &rs);
   tb_teamSync(t);
   for (int k = 1; k <= nstep; k++) {
-    tb_stepHeld(t, m, &w->scene, 0, w);
+    if (!(w->scene.status[0] & TB_SCENE_RESTED)) {
+      tb_stepHeld(t, m, &w->scene, 0, w);
+      if (lead) tb_restWatch(m, &w->scene, w, &rs);
+    } else if (lead) {
+      w->scene.time[0] += w->h;
+    }
     if (lead) tb_rolloutObserve(m, &w->scene, s, k, nstep, rec, probe, w, &rs);
+    if (rests) tb_teamSync(t);
   }
   if (lead) tb_rolloutStore(d, s, probe, w, &rs);
 }

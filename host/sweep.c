@@ -239,7 +239,8 @@ void tb_statusText(int status, char* buf, size_t n) {
               {TB_SCENE_SOLVER_FAIL, "solver-inapplicable"},
               {TB_SCENE_START_FAIL, "starts-buried"},
               {TB_SCENE_BALANCE_FAIL, "no-equilibrium"},
-              {TB_SCENE_UNCONVERGED, "unconverged"}};
+              {TB_SCENE_UNCONVERGED, "unconverged"},
+              {TB_SCENE_RESTED, "rested"}};
   size_t len = 0;
   buf[0] = 0;
   for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++) {

@@ -32,6 +32,15 @@ struct Model {
     bd.mass = mass;
     return tb_addBody(m, &bd);
   }
+  // a kinematic body "conveyor" moved by a constant-velocity driver
+  int conveyor() {
+    int k = body(TB_BODY_KINEMATIC, "conveyor");
+    tbDriverDef dd = tb_defaultDriverDef();
+    dd.type = TB_DRIVER_CONSTVEL;
+    dd.body = k;
+    EXPECT_EQ(tb_addDriver(m, &dd), 0) << tb_lastError();
+    return k;
+  }
   int sphere(int body, double r = 0.1) {
     tbGeomDef gd = tb_defaultGeomDef();
     gd.body = body;
@@ -236,17 +245,35 @@ TEST(ModelTest, CompileNamesKinematicBodyWithoutDriver) {
   // the same model with a driver compiles
   Model N;
   N.body(TB_BODY_STATIC, "ground");
-  int k = N.body(TB_BODY_KINEMATIC, "conveyor");
+  N.conveyor();
   N.sphere(N.body(TB_BODY_DYNAMIC, "ball"));
-  tbDriverDef dd = tb_defaultDriverDef();
-  dd.type = TB_DRIVER_CONSTVEL;
-  dd.body = k;
-  ASSERT_EQ(tb_addDriver(N.m, &dd), 0) << tb_lastError();
   EXPECT_EQ(tb_compileModel(N.m), TB_OK) << tb_lastError();
   EXPECT_TRUE(N.m->compiled);
   // and is frozen afterwards
   EXPECT_EQ(N.body(TB_BODY_DYNAMIC, "late"), -1);
   EXPECT_TRUE(Mentions("compiled")) << tb_lastError();
+}
+
+// options rest_speed and rest_time: finite and >= 0, and no rest where a kinematic body moves
+// the scene on its own
+TEST(ModelTest, CompileNamesBadRestOptions) {
+  const double bad[] = {-1e-5, kNaN, kInf};
+  for (int field = 0; field < 2; field++) {
+    for (double v : bad) {
+      Model M;
+      M.sphere(M.body(TB_BODY_DYNAMIC, "ball"));
+      M.m->opt.rest_speed = field == 0 ? v : 1e-5;
+      M.m->opt.rest_time = field == 1 ? v : 0.05;
+      EXPECT_NE(tb_compileModel(M.m), TB_OK) << v;
+      EXPECT_TRUE(Mentions(field == 0 ? "rest_speed" : "rest_time")) << tb_lastError();
+    }
+  }
+  Model K;
+  K.conveyor();
+  K.sphere(K.body(TB_BODY_DYNAMIC, "ball"));
+  K.m->opt.rest_speed = 1e-5;
+  EXPECT_NE(tb_compileModel(K.m), TB_OK);
+  EXPECT_TRUE(Mentions("rest_speed") && Mentions("'conveyor'")) << tb_lastError();
 }
 
 TEST(ModelTest, CompileRejectsParamWithoutTarget) {

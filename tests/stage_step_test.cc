@@ -322,6 +322,44 @@ TEST(SolverLayoutTest, AutoByATeamIsBitwiseOnAJammedGrasp) {
   EXPECT_GT(a.d->iter_max[0], 100) << "a step that needed more than the first stages";
 }
 
+// two grasp trials that come to rest (tbOption rest_speed), recorded to their end: in the device
+// layouts and by a team (whose members read the rest from the status the lead writes) they are
+// bitwise one thread's, and every record after the rest holds the rested state as the clock runs
+TEST(RestLayoutTest, RestedTrialsAreBitwiseInEveryLayout) {
+  tbGraspDef g = tb_defaultGraspDef();
+  const int n = 2, nstep = tb_graspSteps(&g);
+  const double offset[n][2] = {{0.0, -0.012}, {-0.004, -0.002}};
+  Scene a(tb_buildGraspModel(&g), n);
+  for (int i = 0; i < n; i++)
+    tb_graspDraw(a.m, &g, 1, i, 0, offset[i], a.d->param + i * a.m->nparam);
+  ASSERT_EQ(tb_resetData(a.m, a.d), TB_OK) << tb_lastError();
+  Recording ra(a.m, n, nstep);
+  ASSERT_EQ(tb_rollout(a.m, a.d, 0, n, nstep, &ra.rec), TB_OK) << tb_lastError();
+  size_t width = 13 * (size_t)a.m->nbody;
+  for (int i = 0; i < n; i++) {
+    ASSERT_EQ(a.d->status[i], TB_SCENE_RESTED) << i;
+    int rested = (int)(a.d->nstep[i] / ra.rec.every) + 1;  // the first record after the rest
+    ASSERT_LT(rested, ra.rec.nrecord - 1) << i;
+    const double* last = &ra.state[((size_t)i * ra.rec.nrecord + ra.rec.nrecord - 1) * width];
+    for (int r = rested; r < ra.rec.nrecord; r++) {
+      size_t at = (size_t)i * ra.rec.nrecord + r;
+      EXPECT_EQ(std::memcmp(&ra.state[at * width], last, sizeof(double) * width), 0) << r;
+      EXPECT_GT(ra.time[at], ra.time[at - 1]) << r;
+    }
+  }
+  for (Layout layout : kLayouts) {
+    Scene b(tb_buildGraspModel(&g), n);
+    std::memcpy(b.d->param, a.d->param, sizeof(double) * n * a.m->nparam);
+    ASSERT_EQ(tb_resetData(b.m, b.d), TB_OK) << tb_lastError();
+    Recording rb(b.m, n, nstep);
+    deviceLayoutRollout(b.m, b.d, nstep, &rb.rec, nullptr, layout);
+    const char* how = kLayoutName[layout];
+    EXPECT_EQ(firstDifference(a.d, b.d), "") << how;
+    EXPECT_TRUE(sameBits(ra.state, rb.state)) << how;
+    EXPECT_TRUE(sameBits(ra.time, rb.time)) << how;
+  }
+}
+
 // the plate probes (field statistics, the ch. 6 objective's terms) in the device layouts
 TEST(PlateProbeLayoutTest, BitwiseTheCpuLayout) {
   const int n = 20, nstep = 400;

@@ -57,6 +57,9 @@ typedef struct tbGraspDef {
   double tripod_radius;  // m, nominal support points on this circle at 90, 210, 330 deg (0.012)
   double tripod_jitter;  // m, each point displaced uniformly within this disc (0.004)
   double settle;         // s simulated after the slowest closing time (0.3)
+  double rest_speed;     // m/s: a trial whose every point has moved slower than this for
+                         // rest_time ends there, its state held (1e-5; 0: every step computed)
+  double rest_time;      // s (0.05)
   double tol;            // m, success tolerance (0.5e-3)
   double dt;             // s, time step (1e-3)
   int cone;              // tbtCone
@@ -108,7 +111,7 @@ typedef struct tbGraspRun {
   long unconverged;    // scenes with a step whose solver stopped above its tolerance (a warning)
   double resid_max;    // the largest final solver residual of any step of any scene
   double seconds;      // wall time
-  double scene_steps;  // trials x steps
+  double scene_steps;  // steps computed (a trial at rest holds its last ones: not counted)
 } tbGraspRun;
 int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint64_t seed,
                   int chunk, tbProgress* progress, FILE* log, tbSweepTally* t, tbGraspRun* run);

@@ -214,6 +214,14 @@ typedef struct tbOption {
   // cylinder, plane and, in planar scenes, the disc (a prism of one core vertex), each cut by
   // half-spaces if wanted (tbGeomDef clip); see stage_implicit.h
   int implicit;
+  // a scene at rest stops computing steps: once every point of its shapes has moved slower than
+  // rest_speed (m/s) for rest_time (s), its state is held through the rollout's remaining steps
+  // (its time runs on, records and probes see the held state, nstep counts the steps computed)
+  // and its status carries TB_SCENE_RESTED. 0: every step is computed. Only for models that
+  // nothing moves but their own state (no kinematic body): the step is then a function of the
+  // state alone, and a state at rest stays there up to that speed
+  double rest_speed;
+  double rest_time;
 } tbOption;
 tbOption tb_defaultOption(void);
 
@@ -417,6 +425,7 @@ enum {
   TB_SCENE_SOLVER_FAIL = 8,    // the model's solver does not apply to a step's problem
   TB_SCENE_START_FAIL = 16,    // the start sinks a shape into another (tb_buriedContact)
   TB_SCENE_BALANCE_FAIL = 32,  // a quasistatic step found no equilibrium (stage_quasi.h)
+  TB_SCENE_RESTED = 64,        // came to rest (tbOption rest_speed): its last steps held
   TB_SCENE_FAILMASK = 1 | 2 | 8 | 16 | 32,
 };
 
