@@ -20,15 +20,15 @@ static void tb_grasp3dUsage(FILE* f) {
       f,
       "usage: tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
       "         [--mu M|LO:HI] [--pos-noise L] [--yaw-noise DEG] [--force N] [--speed V]\n"
-      "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--max-iter K]\n"
-      "         [--tol T] [--seed S] [--threads T] [--device auto|cpu|gpu]\n"
+      "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--solver NAME]\n"
+      "         [--max-iter K] [--tol T] [--seed S] [--threads T] [--device auto|cpu|gpu]\n"
       "         [--precision fp64|fp32] [--out PREFIX]\n"
       "         [--resume] [--yes] [--replay CELL,TRIAL [--replay-speed 0.25] [--view side|top]]\n"
       "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
       "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
       "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
-      "  2mm, yaw-noise 10 deg, force 5 N per finger, speed 0.1 m/s, dt 0.002 s, PGS with\n"
-      "  max-iter 50 and tol 1e-6 per step.\n"
+      "  2mm, yaw-noise 10 deg, force 5 N per finger, speed 0.1 m/s, dt 0.002 s, solver\n"
+      "  auto with max-iter 1000 and tol 1e-6 per step.\n"
       "  Writes PREFIX.csv and PREFIX.png (default PREFIX grasp3d). --replay runs trial TRIAL\n"
       "  of cell CELL (x fastest) alone, bitwise as in the study, and writes\n"
       "  PREFIX-replay-CELL-TRIAL.csv (every step) and .mp4.\n");
@@ -157,6 +157,9 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       if (!rc && !(d->dt > 0.0 && d->dt <= 0.01)) {
         return tb_cliError("--dt %s: must be in (0, 0.01] (s)", val);
       }
+    } else if (!strcmp(arg, "--solver")) {
+      d->solver = tb_findSolver(val);
+      if (d->solver < 0) return tb_cliError("--solver %s: unknown (see tumble solve --list)", val);
     } else if (!strcmp(arg, "--max-iter")) {
       long k;
       rc = tb_parseInt(arg, val, 1, 1000000, &k);
@@ -230,12 +233,12 @@ static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, 
 static void tb_grasp3dKey(const tbGrasp3dDef* d, char* key, size_t n) {
   snprintf(key, n,
            "grasp3d %s %s %d %.17g %.17g %.17g m %.17g %.17g mu %.17g %.17g noise %.17g %.17g "
-           "F %.17g v %.17g lift %.17g hold %.17g dt %.17g it %d tol %.17g grid %d %d %.17g %.17g "
-           "%.17g %.17g trials %d seed %llu",
+           "F %.17g v %.17g lift %.17g hold %.17g dt %.17g solver %d it %d tol %.17g "
+           "grid %d %d %.17g %.17g %.17g %.17g trials %d seed %llu",
            TUMBLE_VERSION, TUMBLE_COMMIT, d->object, d->size[0], d->size[1], d->size[2], d->mass_lo,
            d->mass_hi, d->mu_lo, d->mu_hi, d->pos_noise, d->yaw_noise, d->force, d->close_speed,
-           d->lift, d->hold, d->dt, d->max_iter, d->tol, d->grid.nx, d->grid.ny, d->grid.extent_x,
-           d->grid.extent_y, d->grid.center_x, d->grid.center_y, d->trials,
+           d->lift, d->hold, d->dt, d->solver, d->max_iter, d->tol, d->grid.nx, d->grid.ny,
+           d->grid.extent_x, d->grid.extent_y, d->grid.center_x, d->grid.center_y, d->trials,
            (unsigned long long)d->seed);
 }
 

@@ -317,21 +317,32 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
 
 // where auto's stages end above the tolerance, the solvers that apply, each on its own from the
 // start x0 with the whole budget, as if it had been chosen by name, until one meets the
-// tolerance; the best iterate of all is the answer. On the default grasp study's jammed steps
-// (2-4 contacts, tol 1e-6, 1000 iterations) the stages, which judge by PGS's early rate, stop at
-// 2e-6 to 7e-4 where PGS from the warm start converges in 250-590 sweeps, or mncp-plm in 6
-// iterations. The LM solvers go first: where they fail they stop within a few hundred
-// iterations of O(n^3), which the dense cap (TB_AUTO_DENSE_MAX) bounds.
+// tolerance; then the Newton methods again from zero; the best iterate of all is the answer. On
+// the default grasp study's jammed steps (2-4 contacts, tol 1e-6, 1000 iterations) the stages,
+// which judge by PGS's early rate, stop at 2e-6 to 7e-4 where PGS from the warm start converges
+// in 250-590 sweeps, or mncp-plm in 6 iterations. The LM solvers go first: where they fail they
+// stop within a few hundred iterations of O(n^3), which the dense cap (TB_AUTO_DENSE_MAX)
+// bounds. A warm start can hold every method where it does not converge: on grasp3d's first
+// lift step (cell 8, trial 3 of a 5x5 grid) mncp-plm from it stalls at 4e-2 after 3000
+// iterations, and auto's stages at 6e-6, where mncp-plm from zero converges in 49.
 TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int m,
                        const double* x0, double* x, double* best, tbSolverWork* w,
                        tbSolveResult* res) {
   const int order[6] = {TB_SOLVER_MNCP_PLM,    TB_SOLVER_MNCP_RLM,    TB_SOLVER_NCP_DOGLEG,
                         TB_SOLVER_MLCP_FB_PLM, TB_SOLVER_MLCP_FB_RLM, TB_SOLVER_PGS};
-  for (int k = 0; k < 6 && res->residual > opt->tol && !tb_pastDeadline(opt); k++) {
-    int solver = order[k];
-    if (!tb_solverApplies(solver, p) || (tb_isLmSolver(solver) && m > TB_AUTO_DENSE_MAX)) continue;
-    tb_teamCopy(t, x, x0, p->n);
-    tb_stage(t, solver, tb_lmProjected(solver), p, opt, opt->max_iter, x, best, w, res);
+  for (int cold = 0; cold < 2; cold++) {
+    for (int k = 0; k < 6 - cold && res->residual > opt->tol && !tb_pastDeadline(opt); k++) {
+      int solver = order[k];
+      if (!tb_solverApplies(solver, p) || (tb_isLmSolver(solver) && m > TB_AUTO_DENSE_MAX)) {
+        continue;
+      }
+      if (cold) {
+        tb_teamZero(t, x, p->n);
+      } else {
+        tb_teamCopy(t, x, x0, p->n);
+      }
+      tb_stage(t, solver, tb_lmProjected(solver), p, opt, opt->max_iter, x, best, w, res);
+    }
   }
   tb_teamCopy(t, x, best, p->n);
 }

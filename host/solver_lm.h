@@ -6,7 +6,10 @@
 // so every z gives an F in the cone and a v with Coulomb's law between them; the equation is
 //   Phi = (A + cfm I) F(z) + b - v = (A + cfm I - I) F(z) - z + b     (contact rows)
 //   Phi_i = ((A + cfm I) x + b)_i                                       (equality box rows,
-// whose unknown is the impulse x_i itself: M&J Eq. 31-32's p_b rows).
+// whose unknown is the impulse x_i itself: M&J Eq. 31-32's p_b rows), and for a bounded box row
+// (a servo's force limit) the same map on [lo, hi]: x_i = mid(lo, hi, y_i), v_i = x_i - y_i,
+//   Phi_i = ((A + cfm I) x + b)_i - v_i                                 (0 inside the bounds,
+// x_i at a bound with u_i of the sign that holds it there outside them).
 // MLCP-FB (pyramid): the LCP form of problem.h (free rows first), w = M z + q,
 //   phi_i = -w_i (free rows),  phi_i = sqrt(z_i^2 + w_i^2) - z_i - w_i (complementarity rows).
 // Both generalized Jacobians are closed form: Todorov's block with the notes' repairs (stick
@@ -109,6 +112,12 @@ TB_HD void tb_lmTestTodorov(const double* z, int dim, double mu, double* F, doub
   tb_todorov(z, dim, mu, F, dF);
 }
 
+// x = mid(lo, hi, y) of box row i, and whether y lies strictly inside the bounds (dx/dy = 1)
+TB_HD double tb_boxMap(const tbProblem* p, int i, double y, int* inside) {
+  *inside = y > p->lo[i] && y < p->hi[i];
+  return y <= p->lo[i] ? p->lo[i] : y >= p->hi[i] ? p->hi[i] : y;
+}
+
 //---- the two equations ---------------------------------------------------------------------------
 
 // problem impulses x of a point y
@@ -121,7 +130,8 @@ TB_HD void tb_lmImpulse(const tbLm* c, const double* y, double* x) {
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k];
     if (p->blk_type[k] == TB_BLOCK_BOX) {
-      x[i] = y[i];
+      int inside;
+      x[i] = tb_boxMap(p, i, y[i], &inside);
     } else {
       tb_todorov(y + i, p->blk_dim[k], p->blk_mu[k], x + i, NULL);
     }
@@ -150,7 +160,9 @@ TB_HD double tb_lmPhi(const tbLm* c, const double* y, double* phi) {
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k];
     if (p->blk_type[k] == TB_BLOCK_BOX) {
-      phi[i] = c->us[i];
+      int inside;
+      tb_boxMap(p, i, y[i], &inside);
+      phi[i] = inside ? c->us[i] : c->us[i] - c->xs[i] + y[i];
     } else {
       for (int r = i; r < i + p->blk_dim[k]; r++) phi[r] = c->us[r] - c->xs[r] - y[r];
     }
@@ -187,12 +199,18 @@ TB_HDN void tb_lmJac(const tbLm* c, const double* y, double* J) {
     }
     return;
   }
-  // J = (A + cfm I) D - E with D = dX/dy (block diagonal), E = D + I on contact rows, 0 else
+  // J = (A + cfm I) D - E with D = dX/dy (block diagonal), E = D + I on contact rows, D - I on
+  // box rows at a bound, 0 on box rows inside theirs
   for (int k = 0; k < p->nblock; k++) {
-    int i = p->blk_adr[k], dim = p->blk_dim[k];
+    int i = p->blk_adr[k], dim = p->blk_dim[k], inside = 1;
     double F[3], dF[9] = {1.0, 0, 0, 0, 0, 0, 0, 0, 0};
     int contact = p->blk_type[k] == TB_BLOCK_CONTACT;
-    if (contact) tb_todorov(y + i, dim, p->blk_mu[k], F, dF);
+    if (contact) {
+      tb_todorov(y + i, dim, p->blk_mu[k], F, dF);
+    } else {
+      tb_boxMap(p, i, y[i], &inside);
+      dF[0] = inside;
+    }
     for (int r = 0; r < n; r++) {
       const double* ar = p->A + (size_t)r * n + i;
       double* jr = J + (size_t)r * n + i;
@@ -211,15 +229,17 @@ TB_HDN void tb_lmJac(const tbLm* c, const double* y, double* J) {
     for (int r = 0; r < dim; r++) {  // the block's own rows: + cfm D - E
       for (int col = 0; col < dim; col++) {
         double dz = dF[r * dim + col];
-        J[(size_t)(i + r) * n + i + col] += c->cfm * dz - (contact ? dz + (r == col) : 0.0);
+        J[(size_t)(i + r) * n + i + col] += c->cfm * dz - (contact  ? dz + (r == col)
+                                                           : inside ? 0.0
+                                                                    : dz - 1.0);
       }
     }
   }
 }
 
-// 1 when J at y is singular for sure: its rows where E is zero (box rows, active normals,
-// sticking tangents) are rows of A D, so more of them than A's rank bound are dependent (a box's
-// four coplanar corners sticking: 12 such rows against 6 velocity unknowns)
+// 1 when J at y is singular for sure: its rows where E is zero (box rows inside their bounds,
+// active normals, sticking tangents) are rows of A D, so more of them than A's rank bound are
+// dependent (a box's four coplanar corners sticking: 12 such rows against 6 velocity unknowns)
 TB_HD int tb_lmSurelySingular(const tbLm* c, const double* y) {
   const tbProblem* p = c->p;
   if (c->kind != TB_LM_MNCP || c->cfm != 0.0 || p->rank_max <= 0) return 0;
@@ -228,7 +248,7 @@ TB_HD int tb_lmSurelySingular(const tbLm* c, const double* y) {
     const double* z = y + p->blk_adr[k];
     int dim = p->blk_dim[k];
     if (p->blk_type[k] == TB_BLOCK_BOX) {
-      rows++;
+      rows += z[0] > p->lo[p->blk_adr[k]] && z[0] < p->hi[p->blk_adr[k]];
       continue;
     }
     rows += z[0] < 0.0;
@@ -610,15 +630,21 @@ TB_HD void tb_dogTry(const tbLm* c, tbLmState* s, const double* y0, const double
   }
 }
 
-// best point on the segment y0 + t e, t in (0, 1]: the end and every per-contact kink inside
+// best point on the segment y0 + t e, t in (0, 1]: the end and every per-block kink inside
 TB_HDN void tb_dogSegment(const tbLm* c, tbLmState* s, const double* y0, const double* e,
                           double* bt, double* bpsi) {
   const tbProblem* p = c->p;
   *bt = 0.0;
   tb_dogTry(c, s, y0, e, 1.0, bt, bpsi);
   for (int k = 0; k < p->nblock; k++) {
-    if (p->blk_type[k] != TB_BLOCK_CONTACT) continue;
     int i = p->blk_adr[k], ntan = p->blk_dim[k] - 1;
+    if (p->blk_type[k] == TB_BLOCK_BOX) {  // a bounded row's bounds
+      for (int side = 0; side < 2 && e[i] != 0.0; side++) {
+        double t = ((side ? p->hi[i] : p->lo[i]) - y0[i]) / e[i];
+        if (t > 0.0 && t < 1.0) tb_dogTry(c, s, y0, e, t, bt, bpsi);
+      }
+      continue;
+    }
     double zn = y0[i], en = e[i], mu = p->blk_mu[k];
     // the plane z_n = 0
     if (en != 0.0) {
@@ -916,11 +942,17 @@ TB_HD void tb_lmStart(const tbProblem* p, const tbSolverOpt* opt, const double* 
     tb_lmSetupMNCP(p, opt->cfm, w, c, s);
     if (projected == TB_LM_PROJECTED_LU) s->piv = w->i;  // n of the 2n ints tb_solverNeed gives
     // warm start z = v - F with v ~ u = (A + cfm I) x + b: the exact inverse of F at a solution
+    // (a bounded box row's y = x - v, an equality's y = x)
     tb_problemVelocity(p, x, c->us);
     for (int k = 0; k < p->nblock; k++) {
       int i = p->blk_adr[k];
       for (int r = i; r < i + p->blk_dim[k]; r++) {
-        s->y[r] = p->blk_type[k] == TB_BLOCK_BOX ? x[r] : c->us[r] + opt->cfm * x[r] - x[r];
+        double v = c->us[r] + opt->cfm * x[r];
+        if (p->blk_type[k] == TB_BLOCK_CONTACT) {
+          s->y[r] = v - x[r];
+        } else {
+          s->y[r] = tb_isFree(p, r) ? x[r] : x[r] - v;
+        }
       }
     }
   }

@@ -48,7 +48,8 @@ struct Sweep {
 // Joints to kinematic bodies: the finger's prismatic joint to its keyframed carrier must carry
 // it down the descent (bilateral rows: Phi/h with the carrier's pose at t+h) and along the
 // closing stroke (servo row: the carrier's velocity at t+h). Before the fingers touch anything,
-// y and z follow to the solver's tolerance and x to the servo's transient lag (< 1 mm).
+// y and z follow to within the mount's deflection (microns), x to the servo's transient lag
+// (< 1 mm).
 TEST_F(Grasp3dTest, FingerJointFollowsKinematicCarrier) {
   tbGrasp3dDef def = SmallDef(1);
   def.grid.extent_x = 0.08;  // a wide open jaw: nothing is touched for a while
@@ -75,7 +76,8 @@ TEST_F(Grasp3dTest, FingerJointFollowsKinematicCarrier) {
   const double* f = d->body_pos + 3 * info.finger[0];
   EXPECT_LT(f[2], z0 - 0.02);  // it did descend with the carrier
   EXPECT_GT(f[0], x0 + 0.01);  // and it did close
-  EXPECT_LT(worst_yz, 1e-6);
+  // the mount's compliance (1e6 N/m): the keyframes' velocity changes deflect it by microns
+  EXPECT_LT(worst_yz, 1e-5);
   EXPECT_LT(worst_x, 1e-3);
   EXPECT_EQ(d->status[0] & TB_SCENE_FAILMASK, 0);
   tb_freeWork(w);
@@ -126,6 +128,20 @@ TEST_F(Grasp3dTest, OffsetBeyondReachFails) {
   Sweep s(d);
   EXPECT_EQ(s.Valid(), 8);
   EXPECT_EQ(s.Success(), 0);
+}
+
+// every step of a 5x5 grid's 100 trials meets the 1e-6 tolerance on the defaults (auto, compliant
+// finger mounts): the closing grip's contact changes, the lift and the hold. With rigid mounts and
+// PGS this grid left 60 trials with a step above it (up to 0.17: a held part's loop through both
+// fingers has no exact answer; host/grasp3d.c kMountStiffness)
+TEST_F(Grasp3dTest, EveryStepConvergesOnTheDefaults) {
+  tbGrasp3dDef d = tb_defaultGrasp3dDef();
+  d.grid.nx = d.grid.ny = 5;
+  d.trials = 4;
+  Sweep s(d);
+  EXPECT_EQ(s.Valid(), 100);
+  EXPECT_EQ(s.r.unconverged, 0);
+  EXPECT_GT(s.Success(), 20);  // the map is not empty: the centre cells hold their parts
 }
 
 // the sweep's tallies equal scene-by-scene runs (one scene per batch): results do not depend on
@@ -225,13 +241,21 @@ TEST_F(Grasp3dTest, MapMirrorSymmetric) {
 }
 
 TEST_F(Grasp3dTest, BadInputExits2WritingNothing) {
-  const std::vector<std::vector<std::string>> bad = {
-      {"--grid", "0"},      {"--extent", "-5mm"},  {"--trials", "0"},         {"--object", "cube"},
-      {"--mu", "-0.1:0.5"}, {"--mu", "0.6:0.2"},   {"--size", "30x50"},       {"--mass", "0"},
-      {"--size", "abc"},    {"--frobnicate", "1"}, {"--extent", "4 furlongs"}};
+  const std::vector<std::vector<std::string>> bad = {{"--grid", "0"},
+                                                     {"--extent", "-5mm"},
+                                                     {"--trials", "0"},
+                                                     {"--object", "cube"},
+                                                     {"--mu", "-0.1:0.5"},
+                                                     {"--mu", "0.6:0.2"},
+                                                     {"--size", "30x50"},
+                                                     {"--mass", "0"},
+                                                     {"--size", "abc"},
+                                                     {"--frobnicate", "1"},
+                                                     {"--extent", "4 furlongs"},
+                                                     {"--solver", "newt"}};
   const std::vector<std::string> names = {"--grid", "--extent",     "--trials", "--object",
                                           "--mu",   "--mu",         "--size",   "--mass",
-                                          "--size", "--frobnicate", "--extent"};
+                                          "--size", "--frobnicate", "--extent", "--solver"};
   for (size_t i = 0; i < bad.size(); i++) {
     std::vector<std::string> args = {"grasp3d"};
     args.insert(args.end(), bad[i].begin(), bad[i].end());

@@ -323,6 +323,84 @@ double MaxDiff(const std::vector<double>& a, const std::vector<double>& b) {
 
 // random well-posed problems: each LM solver reaches tol or says it did not; converged answers
 // have a re-computed residual <= tol and the same post-step velocities as PGS
+// a servo's force limit (a box row bounded on both sides) and a joint limit (bounded below) in
+// the MNCP: x = mid(lo, hi, y), Phi = u - x + y outside the bounds; its Jacobian against central
+// differences away from the kinks (the bounds and the contacts' own), then the solves on random
+// problems with such rows: mncp-plm (auto's Newton stage) meets 1e-8 on every one, the seed's RLM
+// and the dogleg on most (RLM stalls on some as on RandomProblemsAgreeWithPgs' problems), each
+// answer within the bounds and at PGS's velocities (W is nonsingular)
+TEST(SolverLmTest, BoundedBoxRows) {
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> U(-1, 1);
+  auto bound = [](Prob& q) {
+    q.lo[0] = -0.2;
+    q.hi[0] = 0.3;
+    q.lo[1] = 0.0;
+  };
+  Prob q = Random(rng, 3, 6, 2, 0.7, 0, 6);
+  bound(q);
+  ASSERT_TRUE(tb_solverApplies(TB_SOLVER_MNCP_PLM, &q.p));
+  tbSolverWork* w = tb_newSolverWork(TB_SOLVER_MNCP_RLM, q.n, q.ncontact, q.p.facets);
+  std::vector<double> y(q.n), J((size_t)q.n * q.n), phi(q.n), pp(q.n), pm(q.n);
+  int npoint = 0, nclamped = 0;
+  for (int trial = 0; trial < 80; trial++) {
+    for (double& v : y) v = U(rng);
+    bool nearKink = std::fabs(y[0] - q.lo[0]) < 0.05 || std::fabs(y[0] - q.hi[0]) < 0.05 ||
+                    std::fabs(y[1]) < 0.05;
+    for (int k = 2; k < (int)q.type.size(); k++) {
+      int i = q.adr[k];
+      double fn = y[i] < 0 ? -y[i] : 0.0, zt = std::hypot(y[i + 1], y[i + 2]);
+      nearKink = nearKink || std::fabs(y[i]) < 0.05 || std::fabs(zt - q.mu[k] * fn) < 0.05;
+    }
+    if (nearKink) continue;
+    npoint++;
+    nclamped += y[0] < q.lo[0] || y[0] > q.hi[0] || y[1] < 0.0;
+    tb_lmTestEval(0, &q.p, y.data(), phi.data(), J.data(), w);
+    const double h = 1e-6;  // as JacobiansAgainstFiniteDifferences
+    for (int c = 0; c < q.n; c++) {
+      std::vector<double> yp = y, ym = y;
+      yp[c] += h;
+      ym[c] -= h;
+      tb_lmTestEval(0, &q.p, yp.data(), pp.data(), nullptr, w);
+      tb_lmTestEval(0, &q.p, ym.data(), pm.data(), nullptr, w);
+      for (int r = 0; r < q.n; r++) {
+        ASSERT_NEAR(J[(size_t)r * q.n + c], (pp[r] - pm[r]) / (2 * h), 1e-7)
+            << "entry " << r << "," << c;
+      }
+    }
+  }
+  EXPECT_GT(npoint, 5);
+  EXPECT_GT(nclamped, 2);  // points with a row at its bound were checked too
+  tb_freeSolverWork(w);
+
+  tbSolverOpt opt = tb_defaultSolverOpt();
+  opt.tol = 1e-8;
+  opt.max_iter = 200;
+  tbSolverOpt pgs = opt;
+  pgs.max_iter = 100000;
+  int nbound = 0, nconv[TB_NSOLVER] = {0};
+  for (int rep = 0; rep < 12; rep++) {
+    Prob r = Random(rng, 1 + rep % 4, 6, 2, 0.5, 0, 6);
+    bound(r);
+    Outcome ref = Solve(TB_SOLVER_PGS, r.p, pgs, r.ncontact);
+    ASSERT_TRUE(ref.res.converged) << rep;
+    for (int solver : kLmSolvers) {
+      Outcome o = Solve(solver, r.p, opt, r.ncontact);
+      if (!o.res.converged) continue;
+      nconv[solver]++;
+      EXPECT_LE(o.x[0], r.hi[0]);
+      EXPECT_GE(o.x[0], r.lo[0]);
+      EXPECT_GE(o.x[1], 0.0);
+      EXPECT_LT(MaxDiff(o.u, ref.u), 1e-6) << tb_solverName(solver) << " rep " << rep;
+    }
+    nbound += ref.x[0] == r.lo[0] || ref.x[0] == r.hi[0];
+  }
+  EXPECT_EQ(nconv[TB_SOLVER_MNCP_PLM], 12);
+  EXPECT_GE(nconv[TB_SOLVER_MNCP_RLM], 10);
+  EXPECT_GE(nconv[TB_SOLVER_NCP_DOGLEG], 10);
+  EXPECT_GT(nbound, 0);  // the servo's limit held in some of them
+}
+
 TEST(SolverLmTest, RandomProblemsAgreeWithPgs) {
   tbSolverOpt opt = NewtonOpt();
   tbSolverOpt pgs = opt;

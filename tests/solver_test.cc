@@ -63,8 +63,8 @@ TEST(SolverTest, NamesAndApplicability) {
   tbProblem p = {4, 2, A, b, lo, hi, type, adr, dim, mu, ang, 0, 4, 0, nullptr};
   EXPECT_TRUE(tb_solverApplies(TB_SOLVER_PGS, &p));
   EXPECT_TRUE(tb_solverApplies(TB_SOLVER_AUTO, &p));
-  EXPECT_FALSE(tb_solverApplies(TB_SOLVER_MNCP_RLM, &p));  // a bounded row
-  EXPECT_FALSE(tb_solverApplies(TB_SOLVER_LEMKE, &p));     // the exact cone is no LCP
+  EXPECT_TRUE(tb_solverApplies(TB_SOLVER_MNCP_RLM, &p));  // a bounded row: x = mid(lo, hi, y)
+  EXPECT_FALSE(tb_solverApplies(TB_SOLVER_LEMKE, &p));    // the exact cone is no LCP
   p.cone = 1;
   EXPECT_FALSE(tb_solverApplies(TB_SOLVER_MLCP_FB_PLM, &p));  // a bounded row again
   lo[0] = 0.0;

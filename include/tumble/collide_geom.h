@@ -464,6 +464,14 @@ TB_HD int tbg_clipSide(const tbgClipVert* in, int nin, tbgClipVert* out, int axi
   return n;
 }
 
+// b's face axis is taken over a's only where it separates them by this much more, relative to the
+// larger box (the clip's snap: round-off and drift of the poses). Two faces pressed flat (a part
+// held between box fingers) separate along either axis by amounts that differ by round-off; with
+// 1e-9 the choice flipped from step to step, and with it the contacts' features, so that the
+// finger's four contacts started cold every few steps (a held grasp3d step: 172 iterations
+// where its matched warm start takes 2 to 4)
+#define TBG_FACE_BIAS 1e-6
+
 // Box-box. Face axis: the reference face is the chosen box's face pointing at the other box;
 // the incident face is the other box's face most anti-parallel to it; clip incident against the
 // reference side planes, keep points below margin with gap = height above the reference face.
@@ -516,7 +524,7 @@ TB_HD int tbg_collideBoxBox(const tbGeomPose* a, const tbGeomPose* b, double mar
   // contact on the same (face) axis from step to step
   int mode = 0;  // 0: face of a, 1: face of b, 2: edge-edge
   double best = sepA;
-  if (sepB > best + 1e-9 * scale) {
+  if (sepB > best + TBG_FACE_BIAS * scale) {
     mode = 1;
     best = sepB;
   }

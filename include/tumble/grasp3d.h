@@ -31,8 +31,9 @@ typedef struct tbGrasp3dDef {
   double lift;              // m, lift height (0.05)
   double hold;              // s, hold time after the lift (1.0)
   double dt;                // s, time step (> 0)
-  int max_iter;             // PGS sweeps per step (>= 1)
-  double tol;               // PGS relative residual at which a step's solve stops (> 0)
+  int solver;               // tbtSolver of each step (auto)
+  int max_iter;             // the solver's iterations per step (>= 1)
+  double tol;               // relative residual at which a step's solve stops (> 0)
   tbSweepGrid grid;         // gripper offsets from the object's nominal position
   int trials;               // trials per cell (>= 1)
   uint64_t seed;            // draws: tbu_uniform01(seed, tb_sweepKey(cell, trial), TB_G3_DRAW_*)

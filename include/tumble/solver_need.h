@@ -17,17 +17,6 @@ TB_HD int tb_hasContacts(const tbProblem* p) {
   return 0;
 }
 
-// box rows the implicit MNCP can hold: equalities only
-TB_HD int tb_onlyEqualityBoxes(const tbProblem* p) {
-  for (int k = 0; k < p->nblock; k++) {
-    int i = p->blk_adr[k];
-    if (p->blk_type[k] == TB_BLOCK_BOX && (p->lo[i] != -INFINITY || p->hi[i] != INFINITY)) {
-      return 0;
-    }
-  }
-  return 1;
-}
-
 // 1 if the solver solves this problem (cone kind, row kinds), else 0
 TB_HD int tb_solverApplies(int solver, const tbProblem* p) {
   int nfree;
@@ -40,7 +29,7 @@ TB_HD int tb_solverApplies(int solver, const tbProblem* p) {
     case TB_SOLVER_MNCP_RLM:
     case TB_SOLVER_MNCP_PLM:
     case TB_SOLVER_NCP_DOGLEG:
-      return p->cone == 0 && tb_hasContacts(p) && tb_onlyEqualityBoxes(p);
+      return p->cone == 0 && tb_hasContacts(p);
     case TB_SOLVER_MLCP_FB_RLM:
     case TB_SOLVER_MLCP_FB_PLM:
       return tb_lcpSize(p, &nfree) >= 0;

@@ -84,4 +84,11 @@ TB_HD void tb_teamCopy(tbTeam t, double* dst, const double* src, int n) {
   tb_teamSync(t);
 }
 
+// x[0..n) = 0, the entries split over the team, seen by every member afterwards
+TB_HD void tb_teamZero(tbTeam t, double* x, int n) {
+  tb_teamSync(t);
+  for (int i = t.lane; i < n; i += t.size) x[i] = 0.0;
+  tb_teamSync(t);
+}
+
 #endif  // TUMBLE_TEAM_H_
