@@ -322,9 +322,10 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
 // which judge by PGS's early rate, stop at 2e-6 to 7e-4 where PGS from the warm start converges
 // in 250-590 sweeps, or mncp-plm in 6 iterations. The LM solvers go first: where they fail they
 // stop within a few hundred iterations of O(n^3), which the dense cap (TB_AUTO_DENSE_MAX)
-// bounds. A warm start can hold every method where it does not converge: on grasp3d's first
-// lift step (cell 8, trial 3 of a 5x5 grid) mncp-plm from it stalls at 4e-2 after 3000
-// iterations, and auto's stages at 6e-6, where mncp-plm from zero converges in 49.
+// bounds. A warm start can hold every method where it does not converge: on a grasp3d trial's
+// first lift step (cell 8, trial 3 of a 5x5 grid, stiff mounts and rigid pads) mncp-plm from it
+// stalls at 4e-2 after 3000 iterations, and auto's stages at 6e-6, where mncp-plm from zero
+// converges in 49.
 TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int m,
                        const double* x0, double* x, double* best, tbSolverWork* w,
                        tbSolveResult* res) {
