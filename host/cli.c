@@ -172,6 +172,11 @@ int tb_parseDevice(const char* command, const char* val) {
   return 0;
 }
 
+int tb_parseSolver(const char* val, int* solver) {
+  *solver = tb_findSolver(val);
+  return *solver < 0 ? tb_cliError("--solver %s: unknown (see tumble solve --list)", val) : 0;
+}
+
 int tb_parsePrecision(const char* val) {
   int prec = !strcmp(val, "fp64") ? TB_FP64 : !strcmp(val, "fp32") ? TB_FP32 : -1;
   if (prec < 0) return tb_cliError("--precision %s: expected fp64 or fp32", val);
@@ -437,8 +442,7 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       rc = tb_parseInt(arg, val, 3, 256, &f);
       a->build.facets = (int)f;
     } else if (!strcmp(arg, "--solver")) {
-      a->solver = tb_findSolver(val);
-      if (a->solver < 0) rc = tb_cliError("--solver %s: unknown (see tumble solve --list)", val);
+      rc = tb_parseSolver(val, &a->solver);
     } else if (!strcmp(arg, "--max-iter")) {
       rc = tb_parseInt(arg, val, 1, 1000000L, &a->max_iter);
     } else if (!strcmp(arg, "--replay")) {

@@ -30,6 +30,8 @@ int tb_parseLengths(const char* what, const char* s, double bare_unit, double* o
 // --device auto|cpu|gpu, applied to tb_rollout at once (tb_setDevice); 0, or 2 after an error
 // naming command (gpu without a usable device)
 int tb_parseDevice(const char* command, const char* val);
+// --solver NAME (tumble solve --list) into *solver; 0, or 2 after an error naming it
+int tb_parseSolver(const char* val, int* solver);
 // --precision fp64|fp32, applied to tb_rollout at once (tb_setPrecision; fp32 says once on
 // stderr that it raises solver tolerances to TB_FP32_MIN_TOL); 0, or 2 after an error
 int tb_parsePrecision(const char* val);

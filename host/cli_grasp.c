@@ -161,9 +161,7 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
                                                 : tb_cliError("--dt %s: must be in (0, 0.01]", val);
   }
   if (!strcmp(opt, "--solver")) {
-    a->def.solver = tb_findSolver(val);
-    return a->def.solver < 0 ? tb_cliError("--solver %s: unknown (see tumble solve --list)", val)
-                             : 0;
+    return tb_parseSolver(val, &a->def.solver);
   }
   if (!strcmp(opt, "--max-iter")) {
     int rc = tb_parseInt(opt, val, 1, 1000000, &v);

@@ -158,8 +158,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
         return tb_cliError("--dt %s: must be in (0, 0.01] (s)", val);
       }
     } else if (!strcmp(arg, "--solver")) {
-      d->solver = tb_findSolver(val);
-      if (d->solver < 0) return tb_cliError("--solver %s: unknown (see tumble solve --list)", val);
+      rc = tb_parseSolver(val, &d->solver);
     } else if (!strcmp(arg, "--max-iter")) {
       long k;
       rc = tb_parseInt(arg, val, 1, 1000000, &k);

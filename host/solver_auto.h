@@ -243,6 +243,14 @@ TB_HD int tb_pgsThenNewton(tbTeam t, const tbProblem* p, const tbSolverOpt* opt,
   return left;
 }
 
+// 1 when x[0, n) is all zero (a cold start)
+TB_HD int tb_allZero(int n, const double* x) {
+  for (int i = 0; i < n; i++) {
+    if (x[i] != 0.0) return 0;
+  }
+  return 1;
+}
+
 // Lemke early: on a standard LCP of at most TB_AUTO_LEMKE_FIRST unknowns started from zero, where
 // no iterate carries information, after TB_AUTO_LEMKE_PROBE PGS sweeps (which finish the easy
 // ones: lcp_trivial, lcp_ortiz, lcp_exp_murty, lcp_CPS_1 in 2 or 3), Lemke's pivots (O(m^2)
@@ -252,11 +260,7 @@ TB_HD int tb_pgsThenNewton(tbTeam t, const tbProblem* p, const tbSolverOpt* opt,
 // the stages below go on from the best point. A step's problem starts from the last step's
 // impulses: there PGS goes first.
 TB_HD int tb_lemkeFirst(const tbProblem* p, int m, const double* x) {
-  if (m > TB_AUTO_LEMKE_FIRST) return 0;
-  for (int i = 0; i < p->n; i++) {
-    if (x[i] != 0.0) return 0;
-  }
-  return 1;
+  return m <= TB_AUTO_LEMKE_FIRST && tb_allZero(p->n, x);
 }
 
 // Proximal point with Newton inside (Siconos' FRICTION_3D_PROX): the MNCP on A + alpha I and
@@ -331,10 +335,13 @@ TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int
                        tbSolveResult* res) {
   const int order[6] = {TB_SOLVER_MNCP_PLM,    TB_SOLVER_MNCP_RLM,    TB_SOLVER_NCP_DOGLEG,
                         TB_SOLVER_MLCP_FB_PLM, TB_SOLVER_MLCP_FB_RLM, TB_SOLVER_PGS};
-  for (int cold = 0; cold < 2; cold++) {
-    for (int k = 0; k < 6 - cold && res->residual > opt->tol && !tb_pastDeadline(opt); k++) {
+  // (a start of zero already was the cold one)
+  int starts = tb_allZero(p->n, x0) ? 1 : 2;
+  for (int cold = 0; cold < starts; cold++) {
+    for (int k = 0; k < 6 && res->residual > opt->tol && !tb_pastDeadline(opt); k++) {
       int solver = order[k];
-      if (!tb_solverApplies(solver, p) || (tb_isLmSolver(solver) && m > TB_AUTO_DENSE_MAX)) {
+      if (!tb_solverApplies(solver, p) || (tb_isLmSolver(solver) && m > TB_AUTO_DENSE_MAX) ||
+          (cold && !tb_isLmSolver(solver))) {
         continue;
       }
       if (cold) {

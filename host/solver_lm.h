@@ -112,10 +112,9 @@ TB_HD void tb_lmTestTodorov(const double* z, int dim, double mu, double* F, doub
   tb_todorov(z, dim, mu, F, dF);
 }
 
-// x = mid(lo, hi, y) of box row i, and whether y lies strictly inside the bounds (dx/dy = 1)
-TB_HD double tb_boxMap(const tbProblem* p, int i, double y, int* inside) {
-  *inside = y > p->lo[i] && y < p->hi[i];
-  return y <= p->lo[i] ? p->lo[i] : y >= p->hi[i] ? p->hi[i] : y;
+// whether y of box row i lies strictly inside its bounds: there x = mid(lo, hi, y) = y, dx/dy = 1
+TB_HD int tb_boxInside(const tbProblem* p, int i, double y) {
+  return y > p->lo[i] && y < p->hi[i];
 }
 
 //---- the two equations ---------------------------------------------------------------------------
@@ -130,8 +129,7 @@ TB_HD void tb_lmImpulse(const tbLm* c, const double* y, double* x) {
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k];
     if (p->blk_type[k] == TB_BLOCK_BOX) {
-      int inside;
-      x[i] = tb_boxMap(p, i, y[i], &inside);
+      x[i] = tbu_clamp(y[i], p->lo[i], p->hi[i]);
     } else {
       tb_todorov(y + i, p->blk_dim[k], p->blk_mu[k], x + i, NULL);
     }
@@ -160,9 +158,7 @@ TB_HD double tb_lmPhi(const tbLm* c, const double* y, double* phi) {
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k];
     if (p->blk_type[k] == TB_BLOCK_BOX) {
-      int inside;
-      tb_boxMap(p, i, y[i], &inside);
-      phi[i] = inside ? c->us[i] : c->us[i] - c->xs[i] + y[i];
+      phi[i] = tb_boxInside(p, i, y[i]) ? c->us[i] : c->us[i] - c->xs[i] + y[i];
     } else {
       for (int r = i; r < i + p->blk_dim[k]; r++) phi[r] = c->us[r] - c->xs[r] - y[r];
     }
@@ -208,7 +204,7 @@ TB_HDN void tb_lmJac(const tbLm* c, const double* y, double* J) {
     if (contact) {
       tb_todorov(y + i, dim, p->blk_mu[k], F, dF);
     } else {
-      tb_boxMap(p, i, y[i], &inside);
+      inside = tb_boxInside(p, i, y[i]);
       dF[0] = inside;
     }
     for (int r = 0; r < n; r++) {
@@ -248,7 +244,7 @@ TB_HD int tb_lmSurelySingular(const tbLm* c, const double* y) {
     const double* z = y + p->blk_adr[k];
     int dim = p->blk_dim[k];
     if (p->blk_type[k] == TB_BLOCK_BOX) {
-      rows += z[0] > p->lo[p->blk_adr[k]] && z[0] < p->hi[p->blk_adr[k]];
+      rows += tb_boxInside(p, p->blk_adr[k], z[0]);
       continue;
     }
     rows += z[0] < 0.0;
