@@ -43,6 +43,20 @@ typedef struct tbImpPair {
   double dprev;       // the deflection at the step's start (m)
 } tbImpPair;
 
+// The step reads its Delassus matrix over the nonzero runs of its rows (tbRuns: the rows whose
+// blocks share a dynamic body with the row's) where it has at least TB_STEP_RUN_ROWS rows and
+// the runs hold at most TB_RUN_FILL of its entries: a pile's rows each meet a few neighbours.
+// The scratch holds TB_STEP_RUNS_PER_ROW runs a row on average; a step that needs more reads A
+// whole.
+#define TB_STEP_RUN_ROWS 48
+#define TB_STEP_RUNS_PER_ROW 16
+
+// the runs a slot holds: none where the model never has TB_STEP_RUN_ROWS rows, nor in minimal
+// coordinates (the tree couples every row of a chain)
+TB_HD int tb_stepRunCap(const tbModel* m) {
+  return m->nq == 0 && m->maxrow >= TB_STEP_RUN_ROWS ? TB_STEP_RUNS_PER_ROW * m->maxrow : 0;
+}
+
 // One slot of step scratch per thread (CPU) or per scene (GPU), every array slot-strided in a
 // batch-owned tbScratch: (type, name, count per slot). One table drives the host allocation, the
 // device allocation and the slot views, so the two backends cannot disagree on a size.
@@ -64,6 +78,9 @@ typedef struct tbImpPair {
 //                      inertias, velocities, bias accelerations and forces
 //   imp_pair, imp, imp_kind  the implicit step's pairs, its unknowns, residuals, difference
 //                      Jacobian and normal matrix, and each residual's kind (stage_implicit.h)
+//   run_adr, run       the nonzero runs of A's rows (tbRuns, tb_assembleRuns), where the model
+//                      can use them (tb_stepRunCap)
+//   body_blk_adr, body_blk  each dynamic body's blocks, in order (the runs' index)
 //   solver_d, solver_i the model solver's scratch (tb_solverNeed)
 //   scene_buf          the arrays of the one-scene batch `scene` (tb_workScene) in which a
 //                      rollout keeps its scene: on chip on the GPU, between one load and one store
@@ -95,6 +112,10 @@ typedef struct tbImpPair {
   X(double, blk_mu, tb_cap(m->maxrow))                           \
   X(double, blk_angle, tb_cap(m->maxrow))                        \
   X(double, eq_factor, tb_cap(m->maxeq) * tb_cap(m->maxeq))      \
+  X(int, run_adr, tb_stepRunCap(m) ? m->maxrow + 1 : 1)          \
+  X(int, run, tb_cap(2 * tb_stepRunCap(m)))                      \
+  X(int, body_blk_adr, tb_stepRunCap(m) ? m->nbody + 1 : 1)      \
+  X(int, body_blk, tb_cap(tb_stepRunCap(m) ? 2 * m->maxrow : 0)) \
   X(double, dof_S, tb_cap(m->ndof) * 6)                          \
   X(double, tree_nu, tb_cap(m->ndof))                            \
   X(double, qfree, tb_cap(m->ndof))                              \
@@ -228,6 +249,8 @@ struct tbWork {
   tbSolverWork solver_work;  // solver_d and solver_i as the solvers take them
   tbData scene;              // one scene, its arrays in scene_buf
   int ncon, nrow, nblock;
+  int use_runs;  // 1 when runs holds this step's A's nonzero runs (tb_assembleRuns)
+  tbRuns runs;   // over run_adr and run (A is symmetric: its columns' runs are its rows')
   double h, gravity[3], frame_angle, facet_angle;  // per step, from vary (TB_F_OPT)
   char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
 };
@@ -239,6 +262,7 @@ TB_HD void tb_workSolver(const tbScratch* sc, tbWork* w) {
   w->solver_work.i = w->solver_i;
   w->solver_work.ni = sc->nsolver_i;
   w->ncon = w->nrow = w->nblock = 0;
+  w->use_runs = 0;
   w->own = NULL;
 }
 

@@ -22,8 +22,7 @@
 
 // largest n the dense form takes (n x n doubles: 2 GiB)
 #define TB_READER_MAXN 16384
-#define TB_READER_RUN_MIN 16    // rows below which W is read whole
-#define TB_READER_RUN_FILL 0.5  // W's nonzero fraction up to which PGS reads its runs
+#define TB_READER_RUN_MIN 16  // rows below which W is read whole
 // largest mass matrix of a global problem (held sparse)
 #define TB_READER_MAXDOF (1 << 24)
 
@@ -920,7 +919,7 @@ static void rd_findRuns(const double* W, int n, int transpose, int* adr, int* ru
   adr[n] = (int)nr;
 }
 
-// W's nonzero runs for PGS and u = W x + q, where the runs hold at most TB_READER_RUN_FILL of
+// W's nonzero runs for PGS and u = W x + q, where the runs hold at most TB_RUN_FILL of
 // W's entries. 200 PGS sweeps on the shared files (2 cores): over the runs 15x, 6.7x, 3.7x
 // faster at fill 1.6%, 2.0%, 3.3% (Capsules, Box_Stacks), 2.3x at 22% (BoxesStack1, 156 rows),
 // 1.2x at 29% (OneObject, 69 rows), 1.03x at 17% on 27 rows; 0.85-0.93x on full matrices
@@ -929,7 +928,7 @@ static int rd_runs(tbFileProblem* fp) {
   size_t nn = (size_t)n * n;
   long nz = 0;
   for (size_t k = 0; k < nn; k++) nz += fp->W[k] != 0.0;
-  if (n < TB_READER_RUN_MIN || (double)nz > TB_READER_RUN_FILL * (double)nn) return TB_OK;
+  if (n < TB_READER_RUN_MIN || (double)nz > TB_RUN_FILL * (double)nn) return TB_OK;
   int* mem = (int*)malloc(sizeof(int) * (size_t)(2 * (n + 1) + 4 * nz));
   if (!mem) return TB_ERR_MEMORY;
   int *row_adr = mem, *col_adr = mem + n + 1, *row_run = col_adr + n + 1,

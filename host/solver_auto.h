@@ -86,6 +86,7 @@ TB_HD double tb_stage(tbTeam t, int solver, int lm, const tbProblem* p, const tb
 }
 
 #define TB_AUTO_DENSE_MAX 300    // dense Newton first only up to this many unknowns
+#define TB_AUTO_FALLBACK_MAX 64  // the fallback's Newton methods only up to this many
 #define TB_AUTO_MIN_SWEEPS 20    // PGS sweeps before the first switch to Newton
 #define TB_AUTO_CHECK_MAX 60     // PGS on at most this many rows: residual every 2nd sweep
 #define TB_AUTO_CHUNK 10         // PGS sweeps between two looks at its rate
@@ -324,12 +325,14 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
 // tolerance; then the Newton methods again from zero; the best iterate of all is the answer. On
 // the default grasp study's jammed steps (2-4 contacts, tol 1e-6, 1000 iterations) the stages,
 // which judge by PGS's early rate, stop at 2e-6 to 7e-4 where PGS from the warm start converges
-// in 250-590 sweeps, or mncp-plm in 6 iterations. The LM solvers go first: where they fail they
-// stop within a few hundred iterations of O(n^3), which the dense cap (TB_AUTO_DENSE_MAX)
-// bounds. A warm start can hold every method where it does not converge: on a grasp3d trial's
-// first lift step (cell 8, trial 3 of a 5x5 grid, stiff mounts and rigid pads) mncp-plm from it
-// stalls at 4e-2 after 3000 iterations, and auto's stages at 6e-6, where mncp-plm from zero
-// converges in 49.
+// in 250-590 sweeps, or mncp-plm in 6 iterations. The LM solvers go first, on problems up to
+// TB_AUTO_FALLBACK_MAX unknowns: where they fail they stop within a few hundred iterations of
+// O(n^3). The grasp study's fallbacks see 21 to 48 rows; a pile of 27 spheres falls back on
+// steps of 138 to 200 rows, where the ten Newton runs took 0.9 s a step (least squares by QR
+// on 2n x n, each iteration 2 ms) and none met the tolerance. A warm start can hold every method
+// where it does not converge: on a grasp3d trial's first lift step (cell 8, trial 3 of a 5x5 grid,
+// stiff mounts and rigid pads) mncp-plm from it stalls at 4e-2 after 3000 iterations, and auto's
+// stages at 6e-6, where mncp-plm from zero converges in 49.
 TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int m,
                        const double* x0, double* x, double* best, tbSolverWork* w,
                        tbSolveResult* res) {
@@ -340,7 +343,7 @@ TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int
   for (int cold = 0; cold < starts; cold++) {
     for (int k = 0; k < 6 && res->residual > opt->tol && !tb_pastDeadline(opt); k++) {
       int solver = order[k];
-      if (!tb_solverApplies(solver, p) || (tb_isLmSolver(solver) && m > TB_AUTO_DENSE_MAX) ||
+      if (!tb_solverApplies(solver, p) || (tb_isLmSolver(solver) && m > TB_AUTO_FALLBACK_MAX) ||
           (cold && !tb_isLmSolver(solver))) {
         continue;
       }
@@ -355,6 +358,12 @@ TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int
   tb_teamCopy(t, x, best, p->n);
 }
 
+// whether a start at residual r is the answer as it is: it meets the tolerance, and below
+// TB_AUTO_EXACT_TOL by TB_AUTO_WARM_EXACT of it (tb_activeSetFirst says why)
+TB_HD int tb_startKept(const tbSolverOpt* opt, double r) {
+  return r <= opt->tol && (opt->tol >= TB_AUTO_EXACT_TOL || r <= TB_AUTO_WARM_EXACT * opt->tol);
+}
+
 // the guessed active set's direct answer (solver_active.h) by team t, on problems up to
 // TB_AUTO_DENSE_MAX rows: 1 when it meets the tolerance (res and x then hold it on every
 // member), else 0 with x as it was. Below TB_AUTO_EXACT_TOL a warm start that meets the
@@ -366,9 +375,7 @@ TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int
 // instructions (the active set ran on 3 steps in 4) and moved its parts by 5e-11 m
 TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
                             tbSolverWork* w, tbSolveResult* res) {
-  int passes = res->residual <= opt->tol;
-  if (passes && (opt->tol >= TB_AUTO_EXACT_TOL || res->residual <= TB_AUTO_WARM_EXACT * opt->tol))
-    return 0;
+  if (tb_startKept(opt, res->residual)) return 0;
   if (p->n > TB_AUTO_DENSE_MAX || tb_pastDeadline(opt)) return 0;
   int done = tb_solveActiveSet(t, p, opt, fmin(opt->tol, res->residual), x, w, res);
   tb_teamSync(t);  // every member is done with the scratch
@@ -396,6 +403,39 @@ TB_HD void tb_sweepCoarseStart(tbTeam t, const tbProblem* p, const tbSolverOpt* 
   tb_teamCopy(t, best, x, p->n);
 }
 
+// a step's problem of one block (a particle's or a sphere's contact) swept once by PGS where its
+// warm start is not kept as it is (tb_startKept) and would go to the active set (it misses the
+// tolerance, or its contact sticks or is off): 1 when it was, x, res and u = A x + b in w->d then
+// holding the better of the start and the sweep. Where the block's Delassus matrix is isotropic
+// the sweep is its exact solve, cheaper than the active set's factorization (plate-particle:
+// 1e-19 in one sweep; with the factorization auto took 21% longer than PGS over the scene, now
+// 5%). A cold start has no guess to sweep from: the stages take it
+TB_HD int tb_sweptOneBlock(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                           double* best, tbSolverWork* w, tbSolveResult* res) {
+  if (p->nblock != 1 || tb_startKept(opt, res->residual) || tb_pastDeadline(opt) ||
+      tb_allZero(p->n, x)) {
+    return 0;
+  }
+  if (res->residual <= opt->tol && p->blk_type[0] == TB_BLOCK_CONTACT &&
+      tb_activeContact(p, 0, x, w->d) < 0) {
+    return 0;  // sliding: the active set has no guess, and the start passes
+  }
+  tbSolverOpt once = *opt;
+  once.max_iter = 1;
+  tbSolveResult r;
+  tb_solvePGS(t, p, &once, x, w, &r);
+  res->iterations = r.iterations;
+  if (r.residual <= res->residual) {
+    res->residual = r.residual;
+    tb_teamCopy(t, w->d, w->d + p->n, p->n);
+    tb_teamCopy(t, best, x, p->n);
+  } else {
+    tb_teamCopy(t, x, best, p->n);
+    tb_residualTeam(t, p, x, w->d);
+  }
+  return 1;
+}
+
 // the auto solver run by team t; every member gets the result
 TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
                         tbSolverWork* w, tbSolveResult* res) {
@@ -406,7 +446,9 @@ TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, do
   res->reason = TB_STOP_MAXITER;
   res->residual = tb_residualTeam(t, p, x, w->d);  // and u = A x + b in w->d
   int left = opt->max_iter;
-  tb_sweepCoarseStart(t, p, opt, x, best, w, res);
+  if (!tb_sweptOneBlock(t, p, opt, x, best, w, res)) {
+    tb_sweepCoarseStart(t, p, opt, x, best, w, res);
+  }
   if (tb_activeSetFirst(t, p, opt, x, w, res)) return;
   if (res->residual <= opt->tol) {
     // the start passes as it is: its residual is from scratch (u in w->d), which

@@ -653,8 +653,112 @@ TB_HD double tb_delassusEntry(const tbWork* w, const tbRowJ* ri, int j) {
   return a;
 }
 
+//---- A's nonzero runs --------------------------------------------------------------------------
+
+// the dynamic body on side s of a block whose first row's bodies are bd, or -1 (a side that
+// repeats the other's body counts once)
+TB_HD int tb_blockBody(const tbModel* m, const int* bd, int s) {
+  int b = bd[s];
+  if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC || (s == 1 && b == bd[0])) return -1;
+  return b;
+}
+
+// each dynamic body's blocks in order: body b's at body_blk[body_blk_adr[b] .. body_blk_adr[b + 1])
+TB_HD void tb_bodyBlocks(const tbModel* m, tbWork* w) {
+  int nb = m->nbody, *adr = w->body_blk_adr;
+  memset(adr, 0, sizeof(int) * (size_t)(nb + 1));
+  for (int k = 0; k < w->nblock; k++) {
+    for (int s = 0; s < 2; s++) {
+      int b = tb_blockBody(m, w->row[w->blk_adr[k]].body, s);
+      if (b >= 0) adr[b]++;
+    }
+  }
+  for (int b = 0, sum = 0; b <= nb; b++) {
+    int c = b < nb ? adr[b] : 0;
+    adr[b] = sum;
+    sum += c;
+  }
+  for (int k = 0; k < w->nblock; k++) {  // each body's start moves on to the next body's
+    for (int s = 0; s < 2; s++) {
+      int b = tb_blockBody(m, w->row[w->blk_adr[k]].body, s);
+      if (b >= 0) w->body_blk[adr[b]++] = k;
+    }
+  }
+  for (int b = nb - 1; b > 0; b--) adr[b] = adr[b - 1];
+  if (nb > 0) adr[0] = 0;
+}
+
+// append block j's rows to the runs, joining the last run (from `first` on) where it ends there;
+// 0, or -1 when the runs are full
+TB_HD int tb_runAppend(tbWork* w, int first, int* nrun, int cap, int j) {
+  int r0 = w->blk_adr[j], r1 = r0 + w->blk_dim[j];
+  if (*nrun > first && w->run[2 * *nrun - 1] == r0) {
+    w->run[2 * *nrun - 1] = r1;
+    return 0;
+  }
+  if (*nrun == cap) return -1;
+  w->run[2 * *nrun] = r0;
+  w->run[2 * *nrun + 1] = r1;
+  (*nrun)++;
+  return 0;
+}
+
+// block k's runs: the blocks of its dynamic bodies (the two ordered lists merged, a block on
+// both once), or its own rows where it has none; 0, or -1 when the runs are full
+TB_HD int tb_blockRuns(const tbModel* m, tbWork* w, int k, int* nrun, int cap) {
+  const int* bd = w->row[w->blk_adr[k]].body;
+  int a = tb_blockBody(m, bd, 0), b = tb_blockBody(m, bd, 1), first = *nrun;
+  if (a < 0 && b < 0) return tb_runAppend(w, first, nrun, cap, k);
+  const int* adr = w->body_blk_adr;
+  const int* list = w->body_blk;
+  int ia = a < 0 ? 0 : adr[a], ea = a < 0 ? 0 : adr[a + 1];
+  int ib = b < 0 ? 0 : adr[b], eb = b < 0 ? 0 : adr[b + 1];
+  while (ia < ea || ib < eb) {
+    int j;
+    if (ib == eb || (ia < ea && list[ia] < list[ib])) {
+      j = list[ia++];
+    } else if (ia == ea || list[ib] < list[ia]) {
+      j = list[ib++];
+    } else {
+      j = list[ia++];
+      ib++;
+    }
+    if (tb_runAppend(w, first, nrun, cap, j)) return -1;
+  }
+  return 0;
+}
+
+// the runs of A's rows (each row's: its block's), when the step has at least TB_STEP_RUN_ROWS
+// rows, its runs fit the scratch and hold at most TB_RUN_FILL of A: 1, else 0 (A read whole).
+// Every entry outside them is J_i M^-1 J_j^T of rows without a dynamic body in common: zero.
+TB_HD int tb_assembleRuns(const tbModel* m, tbWork* w) {
+  int n = w->nrow, cap = tb_stepRunCap(m), nrun = 0;
+  if (cap == 0 || n < TB_STEP_RUN_ROWS) return 0;
+  tb_bodyBlocks(m, w);
+  double fill = 0.0;
+  for (int k = 0; k < w->nblock; k++) {
+    int r0 = w->blk_adr[k], first = nrun;
+    w->run_adr[r0] = first;
+    if (tb_blockRuns(m, w, k, &nrun, cap)) return 0;
+    int len = 0, count = nrun - first;
+    for (int r = first; r < nrun; r++) len += w->run[2 * r + 1] - w->run[2 * r];
+    for (int i = r0 + 1; i < r0 + w->blk_dim[k]; i++) {  // the block's other rows: the same runs
+      if (nrun + count > cap) return 0;
+      w->run_adr[i] = nrun;
+      memcpy(w->run + 2 * nrun, w->run + 2 * first, sizeof(int) * 2 * (size_t)count);
+      nrun += count;
+    }
+    fill += (double)len * w->blk_dim[k];
+  }
+  w->run_adr[n] = nrun;
+  if (fill > TB_RUN_FILL * (double)n * (double)n) return 0;
+  w->runs.row_adr = w->runs.col_adr = w->run_adr;
+  w->runs.row_run = w->runs.col_run = w->run;
+  return 1;
+}
+
 // A = J M^-1 J^T + cfm, b = J v_free + bias; team t splits the rows (row i's owner writes row i
-// of A right of the diagonal and its mirror below)
+// of A right of the diagonal and its mirror below), the lead finds A's nonzero runs
 TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
   int n = w->nrow;
   for (int i = t.lane; i < n; i += t.size) {
@@ -676,6 +780,7 @@ TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
     for (int j = i; j < n; j++) w->A[i * n + j] = w->A[j * n + i] = tb_delassusEntry(w, ri, j);
     w->A[i * n + i] += ri->cfm;
   }
+  if (t.lane == 0) w->use_runs = tb_assembleRuns(m, w);
   tb_teamSync(t);
 }
 
@@ -695,7 +800,7 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   p.blk_angle = w->blk_angle;
   p.cone = m->opt.cone;
   p.facets = m->opt.facets;
-  p.runs = NULL;  // the step's A is small and mostly full: read whole
+  p.runs = w->use_runs ? &w->runs : NULL;
   p.rank_max = m->ndof;
   for (int b = 0; b < m->nbody && m->nq == 0; b++) {
     p.rank_max += m->body_type[b] == TB_BODY_DYNAMIC ? 6 : 0;

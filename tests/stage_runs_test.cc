@@ -1,0 +1,145 @@
+// The step's Delassus matrix read over its nonzero runs (host/stage_rows.h tb_assembleRuns) on a
+// pile, where each row meets a few neighbours; and auto's choices on such a step.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <tumble/mjcf.h>
+#include <tumble/problem.h>
+#include <tumble/tumble.h>
+
+#include "engine.h"
+#include "solver_auto.h"
+#include "stage_rows.h"
+
+namespace {
+
+// 27 spheres (r 5 cm, 0.1 kg) dropped in a 3 x 3 x 3 lattice, each nudged off it, into a box of
+// four walls and a floor: the rows of a step are a few hundred, each sphere touching a few
+std::string PileXml() {
+  std::string xml =
+      "<mujoco><option timestep='0.002' cone='elliptic'/><worldbody>"
+      "<geom type='plane' size='1 1 0.1'/>"
+      "<geom type='plane' pos='-0.2 0 0' zaxis='1 0 0' size='1 1 0.1'/>"
+      "<geom type='plane' pos='0.2 0 0' zaxis='-1 0 0' size='1 1 0.1'/>"
+      "<geom type='plane' pos='0 -0.2 0' zaxis='0 1 0' size='1 1 0.1'/>"
+      "<geom type='plane' pos='0 0.2 0' zaxis='0 -1 0' size='1 1 0.1'/>";
+  for (int k = 0; k < 27; k++) {
+    double x = 0.11 * (k / 9 - 1) + 0.007 * std::sin(1.0 + k);
+    double y = 0.11 * (k / 3 % 3 - 1) + 0.007 * std::cos(2.0 + k);
+    double z = 0.06 + 0.12 * (k % 3);
+    char body[200];
+    snprintf(body, sizeof(body),
+             "<body pos='%.4f %.4f %.4f'><freejoint/>"
+             "<geom type='sphere' size='0.05' mass='0.1'/></body>",
+             x, y, z);
+    xml += body;
+  }
+  return xml + "</worldbody></mujoco>";
+}
+
+// the pile after `steps` PGS steps, with the work of its last step
+struct Pile {
+  tbModel* m;
+  tbData* d;
+  tbWork* w;
+  explicit Pile(int steps) {
+    m = tb_loadMJCF(PileXml().c_str());
+    EXPECT_NE(m, nullptr) << tb_lastError();
+    m->opt.solver = TB_SOLVER_PGS;
+    m->opt.max_iter = 500;
+    d = tb_newData(m, 1);
+    tb_defaultParams(m, d);
+    tb_resetData(m, d);
+    w = tb_newWork(m);
+    for (int k = 0; k < steps; k++) tb_stepScene(m, d, 0, w);
+  }
+  ~Pile() {
+    tb_freeWork(w);
+    tb_freeData(d);
+    tb_freeModel(m);
+  }
+};
+
+// every entry of A outside row i's runs is exactly zero, the runs lie in order inside [0, n),
+// and the matrix is read over them
+TEST(StepRunsTest, PileRowsReadOnlyTheirRuns) {
+  Pile pile(150);
+  const tbWork* w = pile.w;
+  int n = w->nrow;
+  ASSERT_GE(n, TB_STEP_RUN_ROWS);
+  ASSERT_EQ(w->use_runs, 1);
+  tbProblem p = tb_problemOf(pile.m, w);
+  ASSERT_EQ(p.runs, &w->runs);
+  long read = 0;
+  for (int i = 0; i < n; i++) {
+    std::vector<char> in(n, 0);
+    int prev = 0;
+    for (int r = w->run_adr[i]; r < w->run_adr[i + 1]; r++) {
+      int a = w->run[2 * r], b = w->run[2 * r + 1];
+      ASSERT_LE(prev, a);
+      ASSERT_LT(a, b);
+      ASSERT_LE(b, n);
+      prev = b;
+      for (int j = a; j < b; j++) in[j] = 1;
+      read += b - a;
+    }
+    ASSERT_TRUE(in[i]) << "row " << i << " misses its diagonal";
+    for (int j = 0; j < n; j++) {
+      if (!in[j]) {
+        ASSERT_EQ(w->A[(size_t)i * n + j], 0.0) << i << ", " << j;
+      }
+    }
+  }
+  EXPECT_LE(read, TB_RUN_FILL * n * n);
+  EXPECT_GT(read, 0);
+}
+
+// PGS over the runs and over the whole matrix: the same impulses (but for the order of the sums
+// in the residual), the same sweeps
+TEST(StepRunsTest, PgsOverRunsIsPgsOverTheWholeMatrix) {
+  Pile pile(150);
+  tbProblem runs = tb_problemOf(pile.m, pile.w);
+  ASSERT_NE(runs.runs, nullptr);
+  tbProblem whole = runs;
+  whole.runs = nullptr;
+  tbSolverOpt o = tb_defaultSolverOpt();
+  o.max_iter = 300;
+  o.tol = 0.0;  // every sweep
+  std::vector<double> xr(runs.n, 0.0), xw(runs.n, 0.0);
+  tbSolverWork* sw = tb_newSolverWork(TB_SOLVER_PGS, runs.n, runs.nblock, runs.facets);
+  tbSolveResult rr, rw;
+  ASSERT_EQ(tb_solve(TB_SOLVER_PGS, &runs, &o, xr.data(), sw, &rr), TB_OK);
+  ASSERT_EQ(tb_solve(TB_SOLVER_PGS, &whole, &o, xw.data(), sw, &rw), TB_OK);
+  tb_freeSolverWork(sw);
+  EXPECT_EQ(rr.iterations, rw.iterations);
+  double scale = 0.0;
+  for (double v : xw) scale = std::fmax(scale, std::fabs(v));
+  ASSERT_GT(scale, 0.0);
+  for (int i = 0; i < runs.n; i++) EXPECT_NEAR(xr[i], xw[i], 1e-12 * scale) << i;
+  EXPECT_NEAR(rr.residual, rw.residual, 1e-9 * rw.residual);
+}
+
+// a step above TB_AUTO_FALLBACK_MAX rows that auto's stages leave above the tolerance is not
+// handed to the fallback's Newton methods (ten runs of the whole budget, O(n^3) each iteration):
+// its iterations stay within the stages' budget and the fallback's PGS pass
+TEST(StepRunsTest, AutoSkipsTheFallbacksNewtonAboveItsSize) {
+  Pile pile(150);
+  tbProblem p = tb_problemOf(pile.m, pile.w);
+  ASSERT_GT(p.n, TB_AUTO_FALLBACK_MAX);
+  tbSolverOpt o = tb_defaultSolverOpt();
+  o.max_iter = 20;
+  o.tol = 1e-14;  // out of reach in 20 iterations
+  std::vector<double> x(p.n, 0.0);
+  tbSolverWork* sw = tb_newSolverWork(TB_SOLVER_AUTO, p.n, p.nblock, p.facets);
+  tbSolveResult r;
+  ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &p, &o, x.data(), sw, &r), TB_OK);
+  tb_freeSolverWork(sw);
+  EXPECT_FALSE(r.converged);
+  EXPECT_LE(r.iterations, 2 * o.max_iter);
+  EXPECT_TRUE(std::isfinite(r.residual));
+}
+
+}  // namespace
