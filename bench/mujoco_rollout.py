@@ -17,7 +17,6 @@ import platform
 import re
 import subprocess
 import math
-import tempfile
 import time
 
 import mujoco
@@ -101,33 +100,13 @@ def chain_wall(links=12):
 </mujoco>"""
 
 
-def sphere_pile(side=3, r=0.05, mass=0.1):
-    """A many-body scene, not a built-in: side^3 spheres (radius r, mass kg) dropped from a
-    lattice of pitch 2.2 r, each nudged off it by up to 0.14 r, into a box of a floor and four
-    walls 8 r apart, mu 0.5, dt 2 ms. Each step's rows meet a few neighbours (tumble reads this
-    MJCF itself, `--model`, its Delassus matrix over their runs)"""
-    bodies = ""
-    pitch = 2.2 * r
-    for k in range(side ** 3):
-        i, j, l = k // side ** 2, k // side % side, k % side
-        x = pitch * (i - (side - 1) / 2) + 0.14 * r * math.sin(1.0 + k)
-        y = pitch * (j - (side - 1) / 2) + 0.14 * r * math.cos(2.0 + k)
-        z = r * 1.2 + 2.4 * r * l
-        bodies += (f"<body pos='{x:.5f} {y:.5f} {z:.5f}'><freejoint/>"
-                   f"<geom type='sphere' size='{r}' mass='{mass}'/></body>")
-    half = 4 * r
-    walls = "".join(f"<geom type='plane' size='0 0 1' pos='{px} {py} 0' zaxis='{zx} {zy} 0'/>"
-                    for px, py, zx, zy in ((-half, 0, 1, 0), (half, 0, -1, 0),
-                                           (0, -half, 0, 1), (0, half, 0, -1)))
-    return f"""<mujoco>
-  <option timestep='2e-3' gravity='0 0 -9.81' cone='elliptic' solver='Newton'/>
-  <default><geom condim='3' friction='0.5 0 0'/></default>
-  <worldbody>
-    {GROUND.format(mu=0.5)}
-    {walls}
-    {bodies}
-  </worldbody>
-</mujoco>"""
+def sphere_pile():
+    """tumble's `sphere-pile` (27 spheres dropped into a box), its file in models/ with MuJoCo's
+    Newton solver in place of tumble's PGS"""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models",
+                        "sphere-pile.xml")
+    with open(path) as f:
+        return f.read().replace('solver="PGS" iterations="1000"', 'solver="Newton"')
 
 
 # tumble's `plate-particle`: a point of 1 kg (inertia 1) at (0.04, 0, 0) on the vibrating plate
@@ -184,8 +163,7 @@ def plate_poses(nstep, h, amp=(0, 0, 0, 100, 100, 0), phase=(0, 0, 0, math.pi / 
 # (tumble scene, MJCF, scenes, steps, the plate's poses or None, tumble's extra arguments): the
 # sizes of issue 13's table; the pendulum in tumble's maximal and minimal coordinates (MuJoCo's
 # are minimal); Mylapilli & Jain's 12-link chain for its 20 s with their MNCP solver; the pile
-# (a scene name of None: tumble reads the MJCF) under PGS with 1000 sweeps, which auto's dense
-# Newton stages cannot beat on its redundant rows
+# on its own solver (PGS, 1000 sweeps: auto's dense Newton stages stall on its redundant rows)
 SCENES = [
     ("sliding-sphere", SLIDING_SPHERE, 2000, 600, None, []),
     ("box-stack", BOX_STACK, 200, 1000, None, []),
@@ -193,7 +171,7 @@ SCENES = [
     ("pendulum", pendulum(), 2000, 2000, None, ["--param", "minimal=1"]),
     ("plate-particle", PLATE_PARTICLE, 2000, 2000, plate_poses, []),
     ("chain-wall", chain_wall(), 200, 20000, None, ["--solver", "mncp-rlm"]),
-    (None, sphere_pile(), 20, 1000, None, ["--solver", "pgs", "--max-iter", "1000"]),
+    ("sphere-pile", sphere_pile(), 20, 1000, None, ["--solver", "pgs"]),
 ]
 
 
@@ -226,8 +204,7 @@ def mujoco_seconds(xml, nscene, nstep, threads, poses):
 
 
 def tumble_run(binary, scene, nscene, nstep, threads, solver, extra):
-    """scene: a built-in's name, or --model and a file"""
-    cmd = [binary, "simulate", *scene, "--scenes", str(nscene), "--steps", str(nstep), "--threads",
+    cmd = [binary, "simulate", scene, "--scenes", str(nscene), "--steps", str(nstep), "--threads",
            str(threads), "--device", "cpu", "--solver", solver] + extra
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     # a diverged scene's residual prints as inf or nan, which JSON spells otherwise
@@ -265,22 +242,17 @@ def main():
           "tumble / MuJoCo | tumble: failed, unconverged scenes, max residual |")
     print("|---|---|---:|---:|---:|---|")
     for scene, xml, nscene, nstep, poses, extra in SCENES:
-        name = scene or "sphere-pile"
-        if a.only and name not in a.only:
+        if a.only and scene not in a.only:
             continue
         nscene = max(a.threads, int(nscene * a.scale))
         best_t = best_m = float("inf")
         run = None
-        with tempfile.NamedTemporaryFile("w", suffix=".xml") as f:
-            f.write(xml)
-            f.flush()
-            target = [scene] if scene else ["--model", f.name]
-            for _ in range(a.reps):
-                run = tumble_run(a.tumble, target, nscene, nstep, a.threads, a.solver, extra)
-                best_t = min(best_t, run["seconds"])
-                best_m = min(best_m, mujoco_seconds(xml, nscene, nstep, a.threads, poses))
+        for _ in range(a.reps):
+            run = tumble_run(a.tumble, scene, nscene, nstep, a.threads, a.solver, extra)
+            best_t = min(best_t, run["seconds"])
+            best_m = min(best_m, mujoco_seconds(xml, nscene, nstep, a.threads, poses))
         work = nscene * nstep
-        print(f"| {' '.join([name] + extra)} | {nscene} x {nstep} | {work / best_t:.3g} | {work / best_m:.3g} | "
+        print(f"| {' '.join([scene] + extra)} | {nscene} x {nstep} | {work / best_t:.3g} | {work / best_m:.3g} | "
               f"{best_m / best_t:.2f} | {run['failed']}, {run['unconverged']}/{nscene}, "
               f"{run['max_residual']:.2g} |",
               flush=True)

@@ -124,6 +124,12 @@ static const tbSceneInfo tb_scenes[] = {
      1000,
      1,
      {{"tilt", "rad", "its axis's angle from the vertical", 1.0, 0.0, 1.5707963267948966, 0}}},
+    {"sphere-pile",
+     "side^3 spheres dropped from a lattice into a box (a floor and four walls) settle into a "
+     "pile: many bodies, each step's rows meeting a few neighbours (solver pgs, 1000 sweeps)",
+     1000,
+     1,
+     {{"side", "", "spheres along each edge of the starting lattice", 3.0, 1.0, 4.0, 1}}},
 };
 
 #define TB_NSCENE ((int)(sizeof(tb_scenes) / sizeof(tb_scenes[0])))
@@ -718,6 +724,57 @@ static int tb_wallX(tbModel* m, const char* name, int type, double x0, int side,
   return tb_planeOf(m, &bd, mu);
 }
 
+// the same with its solid side y >= y0 (facing -y, side -1) or y <= y0 (facing +y, side +1)
+static int tb_wallY(tbModel* m, const char* name, int type, double y0, int side, double mu) {
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = name;
+  bd.type = type;
+  bd.pos[1] = y0;
+  bd.quat[0] = sqrt(0.5);  // a quarter turn about x takes the plane's normal z to side * y
+  bd.quat[1] = -side * sqrt(0.5);
+  return tb_planeOf(m, &bd, mu);
+}
+
+// side^3 spheres of radius 5 cm and 0.1 kg on a lattice of pitch 2.2 r, each nudged off it by up
+// to 0.14 r (so that the pile does not stand as a column), the lowest 1.2 r above a floor boxed
+// in by four walls 8 r apart, mu 0.5, dt 2 ms. The contact capacity is the spheres' bound: an
+// equal sphere touches at most 12 others and 3 of the planes (a corner), so 9 contacts a sphere
+static void tb_sceneSpherePile(tbModel* m, const tbBuild* b) {
+  const double r = 0.05, mass = 0.1, mu = 0.5, half = 4.0 * r, pitch = 2.2 * r;
+  int side = (int)b->opt[0], n = side * side * side;
+  tb_ground(m, mu);
+  tb_wallX(m, "wall_x0", TB_BODY_STATIC, -half, 1, mu);
+  tb_wallX(m, "wall_x1", TB_BODY_STATIC, half, -1, mu);
+  tb_wallY(m, "wall_y0", TB_BODY_STATIC, -half, 1, mu);
+  tb_wallY(m, "wall_y1", TB_BODY_STATIC, half, -1, mu);
+  int first = m->nbody;
+  for (int k = 0; k < n; k++) {
+    int i = k / (side * side), j = k / side % side, l = k % side;
+    char name[24];
+    snprintf(name, sizeof(name), "sphere%d", k);
+    tbBodyDef bd = tb_defaultBodyDef();
+    bd.name = name;
+    bd.mass = mass;
+    bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 0.4 * mass * r * r;
+    bd.pos[0] = pitch * (i - 0.5 * (side - 1)) + 0.14 * r * sin(1.0 + k);
+    bd.pos[1] = pitch * (j - 0.5 * (side - 1)) + 0.14 * r * cos(2.0 + k);
+    bd.pos[2] = 1.2 * r + 2.4 * r * l;
+    tbGeomDef gd = tb_defaultGeomDef();
+    gd.body = tb_addBody(m, &bd);
+    gd.size[0] = r;
+    gd.mu = mu;
+    tb_addGeom(m, &gd);
+  }
+  m->opt.timestep = 2e-3;
+  m->opt.maxcon = 9 * n;
+  // auto's dense Newton stages stall on the pile's redundant rows (README: Many bodies)
+  m->opt.solver = TB_SOLVER_PGS;
+  m->opt.max_iter = 1000;
+  tb_commonParams(m, "friction coefficient");
+  int p = -1;
+  for (int k = 0; k < n; k++) p = tb_massParam(m, p, first + k);
+}
+
 // thesis §3.4.6 (Figs. 3.4-3.5): a particle on the floor between a wall at x = 1 and a fence
 // x = 0.5 + 0.4 sin t, y = t, quasistatic. The thesis gives no mass, mu or h; here 1 kg, mu 0.5
 // on every surface and h = 0.01 s (629 steps: one period). The particle is a point whose
@@ -1141,6 +1198,9 @@ tbModel* tb_buildScene(int i, const tbBuild* b) {
       break;
     case 17:
       tb_sceneImplicitCoin(m, b);
+      break;
+    case 18:
+      tb_sceneSpherePile(m, b);
       break;
     default:
       tb_scenePlateBlock(m, TB_DRIVER_PLATE);

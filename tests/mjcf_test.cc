@@ -164,7 +164,7 @@ TEST(MjcfTest, SolverAndIterationsAreTheStepSolvers) {
 INSTANTIATE_TEST_SUITE_P(Models, MjcfBuiltin,
                          ::testing::Values("falling-particle", "sliding-sphere", "incline-block",
                                            "pendulum", "box-stack", "plate-particle", "plate-block",
-                                           "falling-particles", "tripod-block"),
+                                           "falling-particles", "tripod-block", "sphere-pile"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            std::string s = i.param;
                            for (char& c : s) c = c == '-' ? '_' : c;
