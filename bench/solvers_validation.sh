@@ -12,7 +12,8 @@ export_scene() {  # scene, then simulate's options
   "$build/tumble" simulate "$@" --export-problems "$val/fc3d" >/dev/null
 }
 # stacks at rest on auto, and stacks PGS leaves shifted (their faces no longer flush: up to 8
-# points a pair); the vibrating plate; boxes sticking and sliding on inclines; a rolling sphere
+# points a pair); the vibrating plate; boxes sticking and sliding on inclines; a rolling sphere;
+# spheres piled in a box (195-220 rows, more than their DoFs)
 export_scene box-stack --solver auto --scenes 3 --steps 1000 --every 500 --param mu=0.2:0.8 \
   --param mass=0.5:2
 export_scene box-stack --solver pgs --scenes 3 --steps 1000 --every 250 --param mu=0.2:0.8
@@ -22,4 +23,5 @@ export_scene incline-block --solver auto --scenes 3 --steps 600 --every 300 --pa
 export_scene incline-block --solver auto --scenes 2 --steps 600 --every 300 --param angle=35 \
   --param yaw=30
 export_scene sliding-sphere --solver auto --scenes 2 --steps 400 --every 200 --param mu=0.1:0.4
+export_scene sphere-pile --scenes 2 --steps 1000 --every 500 --param mu=0.3:0.7
 exec "$build/bench/bench_solvers" --validation "$val"

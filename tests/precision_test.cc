@@ -74,6 +74,10 @@ TEST(Fp32Test, SlidingSphereRollsAtFiveSevenths) {
 // exception: its 12-link chain strikes the floor at 10 m/s inside the 200 steps, with impulses
 // of ~350 N s that nearly cancel through the chain (A's condition ~40), which fp32's 1e-4 solve
 // leaves 1e-3 m/s off, and one scene's strike unconverged in fp32: seen 2.2e-3, bound 1e-2.
+// sphere-pile is the other: its rows outnumber its DoFs (A singular), where a solve stopped at
+// fp32's 1e-4 leaves the spheres' velocities further off; fp64 stopped at 1e-4 moves as far
+// (the default pile after 200 steps: 1.9e-4 m from its 1e-8 run, fp32 2.1e-4 m). Jittered,
+// seen 8.8e-3 at the study's 10 sweeps (5.1e-3 at 50, 6.1e-3 at the scene's 1000), bound 2e-2.
 TEST(Fp32Test, EveryModelStaysNearItsFp64Rollout) {
   for (int i = 0; i < studyCount(); i++) {
     Scene a(studyModel(i), 64), b(studyModel(i), 64);
@@ -94,7 +98,10 @@ TEST(Fp32Test, EveryModelStaysNearItsFp64Rollout) {
       worst = std::max(worst, std::fabs(a.d->body_pos[k] - b.d->body_pos[k]) /
                                   (1.0 + std::fabs(a.d->body_pos[k])));
     }
-    EXPECT_LT(worst, studyName(i) == "chain_wall" ? 1e-2 : 1e-4) << studyName(i);
+    double bound = studyName(i) == "chain_wall"    ? 1e-2
+                   : studyName(i) == "sphere_pile" ? 2e-2
+                                                   : 1e-4;
+    EXPECT_LT(worst, bound) << studyName(i);
     for (int s = 0; s < 64; s++) {
       EXPECT_EQ(a.d->status[s] & TB_SCENE_FAILMASK, b.d->status[s] & TB_SCENE_FAILMASK)
           << studyName(i) << " scene " << s;
