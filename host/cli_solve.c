@@ -41,10 +41,8 @@ static int tb_parseSolveArgs(int argc, char** argv, tbSolveArgs* a) {
     const char* val = argv[++i];
     int rc = 0;
     if (!strcmp(arg, "--solver")) {
-      a->solver = strcmp(val, "all") ? tb_findSolver(val) : -1;
-      if (a->solver < -1 || (a->solver == -1 && strcmp(val, "all"))) {
-        return tb_cliError("--solver %s: unknown (see tumble solve --list)", val);
-      }
+      a->solver = -1;  // all
+      if (strcmp(val, "all")) rc = tb_parseSolver(val, &a->solver);
     } else if (!strcmp(arg, "--tol")) {
       rc = tb_parseNumber(arg, val, &a->tol);
       if (!rc && !(a->tol > 0.0)) return tb_cliError("--tol %s: must be > 0", val);

@@ -249,13 +249,14 @@ struct tbWork {
   tbSolverWork solver_work;  // solver_d and solver_i as the solvers take them
   tbData scene;              // one scene, its arrays in scene_buf
   int ncon, nrow, nblock;
-  int use_runs;  // 1 when runs holds this step's A's nonzero runs (tb_assembleRuns)
-  tbRuns runs;   // over run_adr and run (A is symmetric: its columns' runs are its rows')
+  int use_runs;  // 1 when this step's A is read over its nonzero runs (tb_assembleRuns)
+  tbRuns runs;   // the view of run_adr and run (A is symmetric: its columns' runs are its rows')
   double h, gravity[3], frame_angle, facet_angle;  // per step, from vary (TB_F_OPT)
   char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
 };
 
-// what a view holds besides its arrays: the solver's scratch as the solvers take it, no rows yet
+// what a view holds besides its arrays: the solver's scratch as the solvers take it, the view of
+// A's runs, no rows yet
 TB_HD void tb_workSolver(const tbScratch* sc, tbWork* w) {
   w->solver_work.d = w->solver_d;
   w->solver_work.nd = sc->nsolver_d;
@@ -263,6 +264,8 @@ TB_HD void tb_workSolver(const tbScratch* sc, tbWork* w) {
   w->solver_work.ni = sc->nsolver_i;
   w->ncon = w->nrow = w->nblock = 0;
   w->use_runs = 0;
+  w->runs.row_adr = w->runs.col_adr = w->run_adr;
+  w->runs.row_run = w->runs.col_run = w->run;
   w->own = NULL;
 }
 

@@ -712,26 +712,20 @@ static void tb_quasistatic(tbModel* m) {
   m->opt.solver = TB_SOLVER_AUTO;
 }
 
-// a static or kinematic half-space whose solid side is x >= x0 (facing -x, side -1) or
-// x <= x0 (facing +x, side +1); returns its body
-static int tb_wallX(tbModel* m, const char* name, int type, double x0, int side, double mu) {
+// a static or kinematic half-space across axis a (0: x, 1: y) whose solid side is coordinate
+// >= c0 (facing -a, side -1) or <= c0 (facing +a, side +1); returns its body
+static int tb_wall(tbModel* m, const char* name, int type, int a, double c0, int side, double mu) {
   tbBodyDef bd = tb_defaultBodyDef();
   bd.name = name;
   bd.type = type;
-  bd.pos[0] = x0;
-  bd.quat[0] = sqrt(0.5);  // a quarter turn about y takes the plane's normal z to side * x
-  bd.quat[2] = side * sqrt(0.5);
-  return tb_planeOf(m, &bd, mu);
-}
-
-// the same with its solid side y >= y0 (facing -y, side -1) or y <= y0 (facing +y, side +1)
-static int tb_wallY(tbModel* m, const char* name, int type, double y0, int side, double mu) {
-  tbBodyDef bd = tb_defaultBodyDef();
-  bd.name = name;
-  bd.type = type;
-  bd.pos[1] = y0;
-  bd.quat[0] = sqrt(0.5);  // a quarter turn about x takes the plane's normal z to side * y
-  bd.quat[1] = -side * sqrt(0.5);
+  bd.pos[a] = c0;
+  // a quarter turn about y takes the plane's normal z to side * x; about x, to -side * y
+  bd.quat[0] = sqrt(0.5);
+  if (a == 0) {
+    bd.quat[2] = side * sqrt(0.5);
+  } else {
+    bd.quat[1] = -side * sqrt(0.5);
+  }
   return tb_planeOf(m, &bd, mu);
 }
 
@@ -743,10 +737,9 @@ static void tb_sceneSpherePile(tbModel* m, const tbBuild* b) {
   const double r = 0.05, mass = 0.1, mu = 0.5, half = 4.0 * r, pitch = 2.2 * r;
   int side = (int)b->opt[0], n = side * side * side;
   tb_ground(m, mu);
-  tb_wallX(m, "wall_x0", TB_BODY_STATIC, -half, 1, mu);
-  tb_wallX(m, "wall_x1", TB_BODY_STATIC, half, -1, mu);
-  tb_wallY(m, "wall_y0", TB_BODY_STATIC, -half, 1, mu);
-  tb_wallY(m, "wall_y1", TB_BODY_STATIC, half, -1, mu);
+  const char* walls[4] = {"wall_x0", "wall_x1", "wall_y0", "wall_y1"};
+  for (int k = 0; k < 4; k++)
+    tb_wall(m, walls[k], TB_BODY_STATIC, k / 2, k % 2 ? half : -half, k % 2 ? -1 : 1, mu);
   int first = m->nbody;
   for (int k = 0; k < n; k++) {
     int i = k / (side * side), j = k / side % side, l = k % side;
@@ -782,8 +775,8 @@ static void tb_sceneSpherePile(tbModel* m, const tbBuild* b) {
 static void tb_sceneQsFence(tbModel* m) {
   tb_quasistatic(m);
   tb_ground(m, 0.5);
-  tb_wallX(m, "wall", TB_BODY_STATIC, 1.0, -1, 0.5);
-  int f = tb_wallX(m, "fence", TB_BODY_KINEMATIC, 0.5, 1, 0.5);
+  tb_wall(m, "wall", TB_BODY_STATIC, 0, 1.0, -1, 0.5);
+  int f = tb_wall(m, "fence", TB_BODY_KINEMATIC, 0, 0.5, 1, 0.5);
   tbDriverDef dd = tb_defaultDriverDef();
   dd.body = f;
   dd.type = TB_DRIVER_PLATE;

@@ -382,6 +382,17 @@ TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt
   return done;
 }
 
+// one PGS sweep of x; returns the swept x's residual, its u = A x + b in w->d
+TB_HD double tb_sweepOnce(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                          tbSolverWork* w) {
+  tbSolverOpt once = *opt;
+  once.max_iter = 1;
+  tbSolveResult r;
+  tb_solvePGS(t, p, &once, x, w, &r);
+  tb_teamCopy(t, w->d, w->d + p->n, p->n);
+  return r.residual;
+}
+
 // a start x that already meets a coarse tolerance (from TB_AUTO_SWEEP_TOL), swept once by PGS
 // before it is judged, the sweep kept whatever its residual (in best too; PGS's closing check
 // left u = A x + b behind its running u, copied to w->d where the stages read it). The residual is
@@ -393,13 +404,8 @@ TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt
 TB_HD void tb_sweepCoarseStart(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
                                double* best, tbSolverWork* w, tbSolveResult* res) {
   if (res->residual > opt->tol || opt->tol < TB_AUTO_SWEEP_TOL || p->n == 0) return;
-  tbSolverOpt once = *opt;
-  once.max_iter = 1;
-  tbSolveResult r;
-  tb_solvePGS(t, p, &once, x, w, &r);
-  res->iterations = r.iterations;
-  res->residual = r.residual;
-  tb_teamCopy(t, w->d, w->d + p->n, p->n);
+  res->residual = tb_sweepOnce(t, p, opt, x, w);
+  res->iterations = 1;
   tb_teamCopy(t, best, x, p->n);
 }
 
@@ -420,14 +426,10 @@ TB_HD int tb_sweptOneBlock(tbTeam t, const tbProblem* p, const tbSolverOpt* opt,
       tb_activeContact(p, 0, x, w->d) < 0) {
     return 0;  // sliding: the active set has no guess, and the start passes
   }
-  tbSolverOpt once = *opt;
-  once.max_iter = 1;
-  tbSolveResult r;
-  tb_solvePGS(t, p, &once, x, w, &r);
-  res->iterations = r.iterations;
-  if (r.residual <= res->residual) {
-    res->residual = r.residual;
-    tb_teamCopy(t, w->d, w->d + p->n, p->n);
+  double r = tb_sweepOnce(t, p, opt, x, w);
+  res->iterations = 1;
+  if (r <= res->residual) {
+    res->residual = r;
     tb_teamCopy(t, best, x, p->n);
   } else {
     tb_teamCopy(t, x, best, p->n);

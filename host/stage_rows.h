@@ -751,10 +751,7 @@ TB_HD int tb_assembleRuns(const tbModel* m, tbWork* w) {
     fill += (double)len * w->blk_dim[k];
   }
   w->run_adr[n] = nrun;
-  if (fill > TB_RUN_FILL * (double)n * (double)n) return 0;
-  w->runs.row_adr = w->runs.col_adr = w->run_adr;
-  w->runs.row_run = w->runs.col_run = w->run;
-  return 1;
+  return fill <= TB_RUN_FILL * (double)n * (double)n;
 }
 
 // A = J M^-1 J^T + cfm, b = J v_free + bias; team t splits the rows (row i's owner writes row i

@@ -5,38 +5,25 @@
 #include <cmath>
 #include <vector>
 
-#include <tumble/scenes.h>
 #include <tumble/problem.h>
 #include <tumble/tumble.h>
 
 #include "engine.h"
 #include "solver_auto.h"
 #include "stage_rows.h"
+#include "test_util.h"
 
 namespace {
 
 // the built-in sphere-pile after `steps` steps (its own PGS, 1000 sweeps), with the work of its
 // last step
-struct Pile {
-  tbModel* m;
-  tbData* d;
-  tbWork* w;
-  explicit Pile(int steps) {
-    int i = tb_findScene("sphere-pile");
-    tbBuild b = tb_defaultBuild(i);
-    m = tb_buildScene(i, &b);
-    EXPECT_NE(m, nullptr) << tb_lastError();
-    d = tb_newData(m, 1);
-    tb_defaultParams(m, d);
-    tb_resetData(m, d);
-    w = tb_newWork(m);
+struct Pile : Scene {
+  tbWork* w = tb_newWork(m);
+  explicit Pile(int steps) : Scene("sphere-pile", 1) {
+    reset();
     for (int k = 0; k < steps; k++) tb_stepScene(m, d, 0, w);
   }
-  ~Pile() {
-    tb_freeWork(w);
-    tb_freeData(d);
-    tb_freeModel(m);
-  }
+  ~Pile() { tb_freeWork(w); }
 };
 
 // every entry of A outside row i's runs is exactly zero, the runs lie in order inside [0, n),
