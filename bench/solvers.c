@@ -4,8 +4,10 @@
 // (linear complementarity problems):
 //   - each of our solvers that applies (tb_solverApplies on the file's exact-cone view), from
 //     x = 0, tol 1e-8; iteration caps: sweeps (PGS, prox) and auto 100000, Newton/LM 200, Lemke
-//     its default (max(1000, 50 m) pivots). The dense LM/Newton solvers are skipped on files
-//     with more than 300 rows unless --all is given (O(n^3) per iteration).
+//     its default (max(1000, 50 m) pivots). The dense LM/Newton solvers whose directions come
+//     from least squares or the normal equations are skipped on files with more than 300 rows
+//     unless --all is given (O(n^3) per iteration, several times an LU's); soc-fb-plm (LU) runs
+//     on every file.
 //   - Siconos numerics 4.4: NSGS (default local solver), PROX, NSN_AC, NSN_FB on FC3D files;
 //     LEMKE, PGS, NEWTON_FB_FBLSA (the Fischer-Burmeister Newton: 4.4 has no SICONOS_LCP_NEWTONFB)
 //     on LCP files; reaction/z from 0, caps 100000 for NSGS/PROX/PGS, Siconos' defaults else.
@@ -146,7 +148,7 @@ static int isSweep(int s) {
 
 static int isDense(int s) {
   return s == TB_SOLVER_MNCP_RLM || s == TB_SOLVER_MNCP_PLM || s == TB_SOLVER_NCP_DOGLEG ||
-         s == TB_SOLVER_MLCP_FB_RLM || s == TB_SOLVER_MLCP_FB_PLM;
+         s == TB_SOLVER_MLCP_FB_RLM || s == TB_SOLVER_MLCP_FB_PLM || s == TB_SOLVER_SOC_FB_PLM;
 }
 
 //---- the measurement: pilot (wall-clock guard), then best of the repetitions -------------------
@@ -204,7 +206,7 @@ static double ourRun(void* vctx, int cap, double* x, int* iters, int* claimed) {
   tbSolveResult r;
   memset(&r, 0, sizeof(r));
   double t0 = omp_get_wtime();
-  int rc = tb_solve(c->solver, c->p, &opt, x, c->w, &r);
+  int rc = tb_solveFile(c->solver, c->p, &opt, x, c->w, &r);
   double t = omp_get_wtime() - t0;
   *iters = r.iterations;
   *claimed = rc == TB_OK && r.converged;
@@ -217,7 +219,7 @@ static void runOurs(const tbFileProblem* fp, const tbProblem* p, int s, const Ar
   memset(out, 0, sizeof(*out));
   snprintf(out->name, sizeof(out->name), "%s", tb_solverName(s));
   out->ours = 1;
-  if (isDense(s) && p->n > DENSE_MAX && !a->all) {
+  if (isDense(s) && s != TB_SOLVER_SOC_FB_PLM && p->n > DENSE_MAX && !a->all) {
     out->skipped = 1;
     snprintf(out->note, sizeof(out->note), "skipped (dense, n > %d)", DENSE_MAX);
     return;

@@ -103,7 +103,7 @@ static int tb_runSolver(const tbSolveArgs* a, const tbFileProblem* fp, const tbP
     return tb_cliError("%s: out of memory for solver '%s'", a->file, tb_solverName(solver));
   }
   tbSolveResult r;
-  int rc = tb_solve(solver, p, &opt, x, w, &r);
+  int rc = tb_solveFile(solver, p, &opt, x, w, &r);
   if (rc == TB_OK) tb_printRun(a, fp, p, solver, &r);
   tb_freeSolverWork(w);
   free(x);

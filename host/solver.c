@@ -19,6 +19,7 @@ static const char* const tb_solverNames[TB_NSOLVER] = {
     [TB_SOLVER_MLCP_FB_PLM] = "mlcp-fb-plm",
     [TB_SOLVER_LEMKE] = "lemke",
     [TB_SOLVER_AUTO] = "auto",
+    [TB_SOLVER_SOC_FB_PLM] = "soc-fb-plm",
 };
 
 const char* tb_solverName(int solver) {

@@ -48,6 +48,7 @@ TB_HDN int tb_solveQuiet(tbTeam t, int solver, const tbProblem* p, const tbSolve
     case TB_SOLVER_NCP_DOGLEG:
     case TB_SOLVER_MLCP_FB_RLM:
     case TB_SOLVER_MLCP_FB_PLM:
+    case TB_SOLVER_SOC_FB_PLM:
       tb_lmSolve(p, opt, x, w, solver, tb_lmProjected(solver), res);
       break;
     case TB_SOLVER_LEMKE:

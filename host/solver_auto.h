@@ -87,6 +87,9 @@ TB_HD double tb_stage(tbTeam t, int solver, int lm, const tbProblem* p, const tb
 
 #define TB_AUTO_DENSE_MAX 300    // dense Newton first only up to this many unknowns
 #define TB_AUTO_FALLBACK_MAX 64  // the fallback's Newton methods only up to this many
+// the fallback's SOC-FB run above that, at most (Siconos' NSN default; where soc-fb-plm solves
+// a pile step from zero it takes 10 to 110 iterations, where it stalls 400 to 2600)
+#define TB_AUTO_SOC_ITERS 200
 #define TB_AUTO_MIN_SWEEPS 20    // PGS sweeps before the first switch to Newton
 #define TB_AUTO_CHECK_MAX 60     // PGS on at most this many rows: residual every 2nd sweep
 #define TB_AUTO_CHUNK 10         // PGS sweeps between two looks at its rate
@@ -336,23 +339,29 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
 TB_HD void tb_fallBack(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int m,
                        const double* x0, double* x, double* best, tbSolverWork* w,
                        tbSolveResult* res) {
-  const int order[6] = {TB_SOLVER_MNCP_PLM,    TB_SOLVER_MNCP_RLM,    TB_SOLVER_NCP_DOGLEG,
-                        TB_SOLVER_MLCP_FB_PLM, TB_SOLVER_MLCP_FB_RLM, TB_SOLVER_PGS};
+  // soc-fb-plm only where the others are not run, above TB_AUTO_FALLBACK_MAX rows (LU directions:
+  // 2/3 n^3 a step, not the least squares' QR): once, from the best point, at most
+  // TB_AUTO_SOC_ITERS iterations
+  const int order[7] = {TB_SOLVER_SOC_FB_PLM, TB_SOLVER_MNCP_PLM,    TB_SOLVER_MNCP_RLM,
+                        TB_SOLVER_NCP_DOGLEG, TB_SOLVER_MLCP_FB_PLM, TB_SOLVER_MLCP_FB_RLM,
+                        TB_SOLVER_PGS};
   // (a start of zero already was the cold one)
   int starts = tb_allZero(p->n, x0) ? 1 : 2;
   for (int cold = 0; cold < starts; cold++) {
-    for (int k = 0; k < 6 && res->residual > opt->tol && !tb_pastDeadline(opt); k++) {
-      int solver = order[k];
-      if (!tb_solverApplies(solver, p) || (tb_isLmSolver(solver) && m > TB_AUTO_FALLBACK_MAX) ||
-          (cold && !tb_isLmSolver(solver))) {
+    for (int k = 0; k < 7 && res->residual > opt->tol && !tb_pastDeadline(opt); k++) {
+      int solver = order[k], soc = solver == TB_SOLVER_SOC_FB_PLM;
+      if (!tb_solverApplies(solver, p) ||
+          (tb_isLmSolver(solver) && (m > TB_AUTO_FALLBACK_MAX) != soc) ||
+          (soc && (cold || p->n > TB_AUTO_DENSE_MAX)) || (cold && !tb_isLmSolver(solver))) {
         continue;
       }
       if (cold) {
         tb_teamZero(t, x, p->n);
       } else {
-        tb_teamCopy(t, x, x0, p->n);
+        tb_teamCopy(t, x, soc ? best : x0, p->n);
       }
-      tb_stage(t, solver, tb_lmProjected(solver), p, opt, opt->max_iter, x, best, w, res);
+      int budget = soc && opt->max_iter > TB_AUTO_SOC_ITERS ? TB_AUTO_SOC_ITERS : opt->max_iter;
+      tb_stage(t, solver, tb_lmProjected(solver), p, opt, budget, x, best, w, res);
     }
   }
   tb_teamCopy(t, x, best, p->n);

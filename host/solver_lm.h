@@ -35,6 +35,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <tumble/cone.h>
 #include <tumble/dense.h>
 #include <tumble/problem.h>
 
@@ -42,7 +43,7 @@
 // directions), or the projected LM with the Newton direction by LU where J is well conditioned
 // (auto's Newton stage; same line search and watchdog)
 enum { TB_LM_REGULAR = 0, TB_LM_PROJECTED = 1, TB_LM_PROJECTED_LU = 2 };
-enum { TB_LM_MNCP = 0, TB_LM_FB = 1 };
+enum { TB_LM_MNCP = 0, TB_LM_FB = 1, TB_LM_SOC_FB = 2 };
 enum { TB_LM_RLM = 0, TB_LM_PLM = 1, TB_LM_DOGLEG = 2 };
 
 #define TB_LM_LAMBDA_MAX 1e16
@@ -72,6 +73,8 @@ typedef struct tbLm {
   // impulses and velocities of the problem at a point (p->n each)
   double* xs;
   double* us;
+  // SOC-FB: each block's velocity scale (nblock)
+  double* scale;
 } tbLm;
 
 //---- Todorov's map and its Jacobian ------------------------------------------------------------
@@ -126,12 +129,109 @@ TB_HD void tb_lmImpulse(const tbLm* c, const double* y, double* x) {
     tb_lcpToImpulse(p, y, x, c->start);
     return;
   }
+  if (c->kind == TB_LM_SOC_FB) {
+    memcpy(x, y, p->n * sizeof(double));
+    return;
+  }
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k];
     if (p->blk_type[k] == TB_BLOCK_BOX) {
       x[i] = tbu_clamp(y[i], p->lo[i], p->hi[i]);
     } else {
       tb_todorov(y + i, p->blk_dim[k], p->blk_mu[k], x + i, NULL);
+    }
+  }
+}
+
+// the problem's impulses at y and their velocities with the mixing: xs = X(y), us = (A + cfm I)
+// xs + b (the MNCP and SOC-FB equations)
+TB_HD void tb_lmPoint(const tbLm* c, const double* y) {
+  tb_lmImpulse(c, y, c->xs);
+  tb_problemVelocity(c->p, c->xs, c->us);
+  for (int i = 0; i < c->p->n; i++) c->us[i] += c->cfm * c->xs[i];
+}
+
+//---- SOC-FB: Coulomb's law in Jordan form --------------------------------------------------------
+// The unknowns are the impulses themselves. A contact with friction (rows n, t[, o], mu > 0),
+// u its velocities and c its scale:
+//   x = (mu r_n, r_t) in K,  y = c (u_n + mu |u_t|, mu u_t) in K,  x . y = 0,
+// K the Lorentz cone: x in K is r in the friction cone, y in K is u_n >= 0 (De Saxce's
+// modified velocity), and x . y = c mu (r . u + mu r_n |u_t|) = 0 is Coulomb's sliding rule
+// (Acary & Brogliato 2008, §13.3); phi is cone.h's tbu_socFB of (x, y), Siconos' NSN_FB
+// equation. A frictionless contact: the scalar FB of (r_n, c u_n), its tangents (if any) r_t =
+// 0. A box row: the mid map mid(lo, hi, r - c u) - r. Scaling y changes no solution; c = 1 /
+// A's normal diagonal puts both arguments in impulse units.
+
+// phi of block k at the impulses c->xs and velocities c->us; with Jx, Ju (dim x dim, both or
+// neither) its derivatives in the block's impulses and velocities
+TB_HDN void tb_socFbBlock(const tbLm* c, int k, double* phi, double* Jx, double* Ju) {
+  const tbProblem* p = c->p;
+  int i = p->blk_adr[k], dim = p->blk_dim[k];
+  const double *r = c->xs + i, *u = c->us + i;
+  double sc = c->scale[k], mu = p->blk_mu[k];
+  if (p->blk_type[k] == TB_BLOCK_BOX) {
+    double t = r[0] - sc * u[0];
+    int inside = tb_boxInside(p, i, t);
+    phi[0] = inside ? -sc * u[0] : tbu_clamp(t, p->lo[i], p->hi[i]) - r[0];
+    if (Jx) {
+      Jx[0] = inside ? 0.0 : -1.0;
+      Ju[0] = inside ? -sc : 0.0;
+    }
+    return;
+  }
+  int d = mu > 0.0 ? dim : 1;
+  double x[3], y[3], Dx[9], Dy[9], nt = 0.0;
+  for (int t = 1; t < d; t++) nt += u[t] * u[t];
+  nt = sqrt(nt);
+  x[0] = d > 1 ? mu * r[0] : r[0];
+  y[0] = sc * (u[0] + mu * nt);
+  for (int t = 1; t < d; t++) {
+    x[t] = r[t];
+    y[t] = sc * mu * u[t];
+  }
+  tbu_socFB(x, y, d, phi, Jx ? Dx : NULL, Jx ? Dy : NULL);
+  for (int t = d; t < dim; t++) phi[t] = -r[t];
+  if (!Jx) return;
+  for (int a = 0; a < dim * dim; a++) Jx[a] = Ju[a] = 0.0;
+  for (int a = 0; a < d; a++) {
+    for (int b = 0; b < d; b++) Jx[a * dim + b] = Dx[a * d + b] * (b == 0 && d > 1 ? mu : 1.0);
+    Ju[a * dim] = sc * Dy[a * d];
+    for (int b = 1; b < d; b++) {
+      Ju[a * dim + b] = sc * mu * (Dy[a * d] * (nt > 0.0 ? u[b] / nt : 0.0) + Dy[a * d + b]);
+    }
+  }
+  for (int t = d; t < dim; t++) Jx[t * dim + t] = -1.0;
+}
+
+// phi at the impulses and velocities in c->xs, c->us; returns psi
+TB_HDN double tb_socFbPhi(const tbLm* c, double* phi) {
+  const tbProblem* p = c->p;
+  double s = 0.0;
+  for (int k = 0; k < p->nblock; k++) tb_socFbBlock(c, k, phi + p->blk_adr[k], NULL, NULL);
+  for (int i = 0; i < p->n; i++) s += phi[i] * phi[i];
+  return 0.5 * s;
+}
+
+// J = Jx + Ju (A + cfm I) at the impulses y, block row by block row
+TB_HDN void tb_socFbJac(const tbLm* c, const double* y, double* J) {
+  const tbProblem* p = c->p;
+  int n = p->n;
+  tb_lmPoint(c, y);
+  for (int k = 0; k < p->nblock; k++) {
+    int i = p->blk_adr[k], dim = p->blk_dim[k];
+    double phi[3], Jx[9], Ju[9];
+    tb_socFbBlock(c, k, phi, Jx, Ju);
+    for (int a = 0; a < dim; a++) {
+      double* ja = J + (size_t)(i + a) * n;
+      for (int col = 0; col < n; col++) ja[col] = 0.0;
+      for (int l = 0; l < dim; l++) {
+        double g = Ju[a * dim + l];
+        if (g == 0.0) continue;
+        const double* al = p->A + (size_t)(i + l) * n;
+        for (int col = 0; col < n; col++) ja[col] += g * al[col];
+        ja[i + l] += g * c->cfm;
+      }
+      for (int b = 0; b < dim; b++) ja[i + b] += Jx[a * dim + b];
     }
   }
 }
@@ -152,9 +252,8 @@ TB_HD double tb_lmPhi(const tbLm* c, const double* y, double* phi) {
     }
     return 0.5 * s;
   }
-  tb_lmImpulse(c, y, c->xs);
-  tb_problemVelocity(p, c->xs, c->us);
-  for (int i = 0; i < p->n; i++) c->us[i] += c->cfm * c->xs[i];
+  tb_lmPoint(c, y);
+  if (c->kind == TB_LM_SOC_FB) return tb_socFbPhi(c, phi);
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k];
     if (p->blk_type[k] == TB_BLOCK_BOX) {
@@ -193,6 +292,10 @@ TB_HDN void tb_lmJac(const tbLm* c, const double* y, double* J) {
       for (int b = 0; b < n; b++) ja[b] = (cb - 1.0) * row[b];
       ja[a] += ca - 1.0;
     }
+    return;
+  }
+  if (c->kind == TB_LM_SOC_FB) {
+    tb_socFbJac(c, y, J);
     return;
   }
   // J = (A + cfm I) D - E with D = dX/dy (block diagonal), E = D + I on contact rows, D - I on
@@ -300,7 +403,8 @@ typedef struct tbLmIter {
   double hist[TB_PLM_MAXMEM];
 } tbLmIter;
 
-// scratch of the drivers: J (n^2), K (2n^2), then 15 n for the vectors
+// scratch of the drivers: J (n^2), K (2n^2), then TB_LM_VECTORS n for the vectors
+#define TB_LM_VECTORS 15
 typedef struct tbLmState {
   int n;
   double *J, *K, *y, *phi, *g, *d, *yt, *phit, *ybest, *rhs, *aux, *aux2;
@@ -308,14 +412,13 @@ typedef struct tbLmState {
   int lu_off;  // J is singular (known, or its LU rejected in this run): no plain LU from then on
 } tbLmState;
 
-TB_HD void tb_lmCarve(tbLmState* s, int n, double* sc) {
-  size_t nn = (size_t)n * n;
+// the driver's vectors (TB_LM_VECTORS n doubles from v) without J and K: a caller that takes
+// the directions elsewhere (host/solver_sparse.c)
+TB_HD void tb_lmCarveVectors(tbLmState* s, int n, double* v) {
   s->n = n;
   s->piv = NULL;
   s->lu_off = 0;
-  s->J = sc;
-  s->K = sc + nn;
-  double* v = sc + 3 * nn;
+  s->J = s->K = NULL;
   s->y = v;
   s->phi = v + n;
   s->g = v + 2 * n;
@@ -326,6 +429,13 @@ TB_HD void tb_lmCarve(tbLmState* s, int n, double* sc) {
   s->rhs = v + 7 * n;  // 2n
   s->aux = v + 9 * n;
   s->aux2 = v + 10 * n;  // 5 n for the dogleg
+}
+
+TB_HD void tb_lmCarve(tbLmState* s, int n, double* sc) {
+  size_t nn = (size_t)n * n;
+  tb_lmCarveVectors(s, n, sc + 3 * nn);
+  s->J = sc;
+  s->K = sc + nn;
 }
 
 // the quadratic model's decrease psi - 1/2 |phi + J d|^2 = -g.d - 1/2 |J d|^2
@@ -602,6 +712,7 @@ TB_HDN void tb_plmPost(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, tbLm
   }
   if (tb_lmTrueResidual(c, s->y) <= opt->tol) {
     res->reason = TB_STOP_CONVERGED;
+    it->best = it->psi;  // the answer, even where a lower merit was seen (tb_plmEnd)
     it->done = 1;
     return;
   }
@@ -828,17 +939,35 @@ TB_HD void tb_lmIterate(const tbLm* c, const tbSolverOpt* opt, tbLmState* s, tbL
   tb_lmEnd(s, it);
 }
 
-// the MNCP equation on w: xs, us (n each), then the driver's scratch
-TB_HD void tb_lmSetupMNCP(const tbProblem* p, double cfm, tbSolverWork* w, tbLm* c, tbLmState* s) {
+// the MNCP (kind TB_LM_MNCP) or SOC-FB equation on d: xs, us (n each), and SOC-FB's blocks'
+// scales (nblock <= n); returns the scratch past them
+TB_HD double* tb_lmEquation(int kind, const tbProblem* p, double cfm, double* d, tbLm* c) {
   int n = p->n;
   memset(c, 0, sizeof(*c));
-  c->kind = TB_LM_MNCP;
+  c->kind = kind;
   c->p = p;
   c->cfm = cfm;
   c->n = n;
-  c->xs = w->d;
-  c->us = w->d + n;
-  tb_lmCarve(s, n, w->d + 2 * n);
+  c->xs = d;
+  c->us = d + n;
+  if (kind != TB_LM_SOC_FB) return d + 2 * n;
+  c->scale = d + 2 * n;
+  for (int k = 0; k < p->nblock; k++) {
+    int i = p->blk_adr[k];
+    double a = p->A[(size_t)i * n + i] + cfm;
+    c->scale[k] = a > 0.0 ? 1.0 / a : 1.0;
+  }
+  return d + 3 * n;
+}
+
+// the MNCP equation on w, then the driver's scratch
+TB_HD void tb_lmSetupMNCP(const tbProblem* p, double cfm, tbSolverWork* w, tbLm* c, tbLmState* s) {
+  tb_lmCarve(s, p->n, tb_lmEquation(TB_LM_MNCP, p, cfm, w->d, c));
+}
+
+// the SOC-FB equation on w, then the driver's scratch
+TB_HD void tb_lmSetupSocFB(const tbProblem* p, double cfm, tbSolverWork* w, tbLm* c, tbLmState* s) {
+  tb_lmCarve(s, p->n, tb_lmEquation(TB_LM_SOC_FB, p, cfm, w->d, c));
 }
 
 // the FB equation on w: doubles M (m^2), q, w, map_coef (2m), xs, us (n each), the driver's;
@@ -866,13 +995,16 @@ TB_HD int tb_lmSetupFB(const tbProblem* p, tbSolverWork* w, tbLm* c, tbLmState* 
 }
 
 // test hook: phi (returning psi) and, when J is non-NULL, the Jacobian at y of the MNCP
-// (kind 0; w sized for TB_SOLVER_MNCP_RLM) or FB (kind 1; for TB_SOLVER_MLCP_FB_RLM) equation
+// (kind 0; w sized for TB_SOLVER_MNCP_RLM), FB (kind 1; for TB_SOLVER_MLCP_FB_RLM) or SOC-FB
+// (kind 2; for TB_SOLVER_SOC_FB_PLM) equation
 TB_HD double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double* phi, double* J,
                            tbSolverWork* w) {
   tbLm c;
   tbLmState s;
   if (kind == TB_LM_FB) {
     tb_lmSetupFB(p, w, &c, &s);
+  } else if (kind == TB_LM_SOC_FB) {
+    tb_lmSetupSocFB(p, 0.0, w, &c, &s);
   } else {
     tb_lmSetupMNCP(p, 0.0, w, &c, &s);
   }
@@ -905,11 +1037,12 @@ typedef struct tbLmSolve {
 TB_HD int tb_isLmSolver(int solver) {
   return solver == TB_SOLVER_MNCP_RLM || solver == TB_SOLVER_MNCP_PLM ||
          solver == TB_SOLVER_NCP_DOGLEG || solver == TB_SOLVER_MLCP_FB_RLM ||
-         solver == TB_SOLVER_MLCP_FB_PLM;
+         solver == TB_SOLVER_MLCP_FB_PLM || solver == TB_SOLVER_SOC_FB_PLM;
 }
 
 // `projected` of an LM solver chosen by name: the seed's PLM (QR directions) or RLM
 TB_HD int tb_lmProjected(int solver) {
+  if (solver == TB_SOLVER_SOC_FB_PLM) return TB_LM_PROJECTED_LU;
   return solver == TB_SOLVER_MNCP_PLM || solver == TB_SOLVER_MLCP_FB_PLM ? TB_LM_PROJECTED
                                                                          : TB_LM_REGULAR;
 }
@@ -934,6 +1067,10 @@ TB_HD void tb_lmStart(const tbProblem* p, const tbSolverOpt* opt, const double* 
     }
     if (projected == TB_LM_PROJECTED_LU) s->piv = c->start + p->n;  // past start (nblock <= n)
     tb_impulseToLCP(p, x, s->y, c->us, c->start);
+  } else if (solver == TB_SOLVER_SOC_FB_PLM) {
+    tb_lmSetupSocFB(p, opt->cfm, w, c, s);
+    if (projected == TB_LM_PROJECTED_LU) s->piv = w->i;
+    memcpy(s->y, x, p->n * sizeof(double));
   } else {
     tb_lmSetupMNCP(p, opt->cfm, w, c, s);
     if (projected == TB_LM_PROJECTED_LU) s->piv = w->i;  // n of the 2n ints tb_solverNeed gives

@@ -243,6 +243,8 @@ TEST(NewtonBatchTest, TheLmSolversTakeThePhasedPathFromTheirSize) {
   EXPECT_FALSE(tb_phasedModel(sc.m, 1)) << "PGS has no linear systems";
   sc.m->opt.solver = TB_SOLVER_AUTO;
   EXPECT_FALSE(tb_phasedModel(sc.m, 1)) << "auto's Newton stages stay in its rounds";
+  sc.m->opt.solver = TB_SOLVER_SOC_FB_PLM;
+  EXPECT_FALSE(tb_phasedModel(sc.m, 1)) << "its LU directions are solved in the kernel";
   sc.m->opt.solver = TB_SOLVER_MNCP_PLM;
   EXPECT_TRUE(tb_phasedModel(sc.m, tb_lmCapacity(sc.m)));
   EXPECT_FALSE(tb_phasedModel(sc.m, tb_lmCapacity(sc.m) + 1));

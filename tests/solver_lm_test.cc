@@ -15,7 +15,8 @@
 
 namespace {
 
-const int kLmSolvers[] = {TB_SOLVER_MNCP_RLM, TB_SOLVER_MNCP_PLM, TB_SOLVER_NCP_DOGLEG};
+const int kLmSolvers[] = {TB_SOLVER_MNCP_RLM, TB_SOLVER_MNCP_PLM, TB_SOLVER_NCP_DOGLEG,
+                          TB_SOLVER_SOC_FB_PLM};
 const int kFbSolvers[] = {TB_SOLVER_MLCP_FB_RLM, TB_SOLVER_MLCP_FB_PLM};
 
 // a problem with its storage: neq equality box rows first, then nc contacts of 3 rows
@@ -94,9 +95,10 @@ TEST(SolverLmTest, SphereFirstStep) {
       {0.0, 0.0, 0.0}, {0.05, 0.004, -0.003}, {0.0, 0.5, 0.5}};
   Prob s = Sphere(0), sp = Sphere(1);
   for (int solver : {TB_SOLVER_MNCP_RLM, TB_SOLVER_MNCP_PLM, TB_SOLVER_NCP_DOGLEG,
-                     TB_SOLVER_MLCP_FB_RLM, TB_SOLVER_MLCP_FB_PLM}) {
+                     TB_SOLVER_MLCP_FB_RLM, TB_SOLVER_MLCP_FB_PLM, TB_SOLVER_SOC_FB_PLM}) {
     // the pyramid with facets +t, +o, -t, -o holds the same answer
-    const Prob& pr = solver >= TB_SOLVER_MLCP_FB_RLM ? sp : s;
+    bool pyramid = solver == TB_SOLVER_MLCP_FB_RLM || solver == TB_SOLVER_MLCP_FB_PLM;
+    const Prob& pr = pyramid ? sp : s;
     for (size_t k = 0; k < starts.size(); k++) {
       Outcome o = Solve(solver, pr.p, opt, 1, starts[k]);
       std::printf("  sphere %-12s start %zu: it %d residual %.2e\n", tb_solverName(solver), k,
@@ -241,6 +243,27 @@ Prob Random(std::mt19937_64& rng, int nc, int nbody, int neq, double mu, int con
   return q;
 }
 
+// equation `kind`'s Jacobian at y (tb_lmTestEval) against central differences of its phi, h =
+// 1e-6, entry by entry within tol
+void ExpectJacobianOfDifferences(int kind, const tbProblem& p, const std::vector<double>& y,
+                                 tbSolverWork* w, double tol) {
+  int m = (int)y.size();
+  std::vector<double> J((size_t)m * m), phi(m), pp(m), pm(m);
+  tb_lmTestEval(kind, &p, y.data(), phi.data(), J.data(), w);
+  const double h = 1e-6;
+  for (int c = 0; c < m; c++) {
+    std::vector<double> yp = y, ym = y;
+    yp[c] += h;
+    ym[c] -= h;
+    tb_lmTestEval(kind, &p, yp.data(), pp.data(), nullptr, w);
+    tb_lmTestEval(kind, &p, ym.data(), pm.data(), nullptr, w);
+    for (int r = 0; r < m; r++) {
+      ASSERT_NEAR(J[(size_t)r * m + c], (pp[r] - pm[r]) / (2 * h), tol)
+          << "kind " << kind << " entry " << r << "," << c;
+    }
+  }
+}
+
 // the whole MNCP and FB Jacobians (the composition with A, box rows, FB rows) against central
 // differences of phi at random points away from the kinks; the DFK row at a degenerate FB row
 TEST(SolverLmTest, JacobiansAgainstFiniteDifferences) {
@@ -251,7 +274,7 @@ TEST(SolverLmTest, JacobiansAgainstFiniteDifferences) {
     int solver = cone == 0 ? TB_SOLVER_MNCP_RLM : TB_SOLVER_MLCP_FB_RLM;
     int nfree, m = cone == 0 ? q.n : tb_lcpSize(&q.p, &nfree);
     tbSolverWork* w = tb_newSolverWork(solver, q.n, q.ncontact, q.p.facets);
-    std::vector<double> y(m), J((size_t)m * m), phi(m), pp(m), pm(m), Jt((size_t)m * m);
+    std::vector<double> y(m);
     int npoint = 0;
     for (int trial = 0; trial < 50; trial++) {
       for (double& v : y) v = U(rng);
@@ -265,21 +288,10 @@ TEST(SolverLmTest, JacobiansAgainstFiniteDifferences) {
       }
       if (nearKink) continue;
       npoint++;
-      tb_lmTestEval(cone, &q.p, y.data(), phi.data(), J.data(), w);
       // h = 1e-6: truncation O(h^2 |phi''|) with phi'' ~ 1/kink distance (>= 0.05): 1e-10;
       // round-off ~ 1e-16 |phi| / h ~ 1e-9; a wrong entry is O(|A|) ~ 0.1 or more
-      const double h = 1e-6;
-      for (int c = 0; c < m; c++) {
-        std::vector<double> yp = y, ym = y;
-        yp[c] += h;
-        ym[c] -= h;
-        tb_lmTestEval(cone, &q.p, yp.data(), pp.data(), nullptr, w);
-        tb_lmTestEval(cone, &q.p, ym.data(), pm.data(), nullptr, w);
-        for (int r = 0; r < m; r++) {
-          ASSERT_NEAR(J[(size_t)r * m + c], (pp[r] - pm[r]) / (2 * h), 1e-7)
-              << "cone " << cone << " entry " << r << "," << c;
-        }
-      }
+      ExpectJacobianOfDifferences(cone, q.p, y, w, 1e-7);
+      if (HasFatalFailure()) return;
     }
     EXPECT_GT(npoint, 5);
     tb_freeSolverWork(w);
@@ -301,6 +313,90 @@ TEST(SolverLmTest, JacobiansAgainstFiniteDifferences) {
   }
   // and the row is not M&J's simplified one (zero off the diagonal): sigma couples to p_n
   EXPECT_NE(J[5 * m + 0], 0.0);
+  tb_freeSolverWork(w);
+}
+
+// the second-order cone's FB (cone.h): zero exactly on complementary pairs of the Lorentz cone
+// (x, y in K with x . y = 0: both on the boundary along opposite rays, or one of them zero),
+// nonzero off them; its derivatives against central differences at random points (where x^2 +
+// y^2 lies inside K, the smoothing is off)
+TEST(SolverLmTest, SocFischerBurmeister) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> U(-1, 1);
+  for (int trial = 0; trial < 200; trial++) {
+    double a = std::fabs(U(rng)) + 0.01, b = std::fabs(U(rng)) + 0.01, th = 3.2 * U(rng);
+    double c = std::cos(th), sn = std::sin(th), phi[3];
+    // x on K's boundary along (1, e), y along (1, -e): x . y = a b (1 - 1) = 0
+    double x[3] = {a, a * c, a * sn}, y[3] = {b, -b * c, -b * sn}, zero[3] = {0, 0, 0};
+    tbu_socFB(x, y, 3, phi, nullptr, nullptr);
+    for (double v : phi) EXPECT_NEAR(v, 0.0, 1e-14);
+    double inside[3] = {a + 0.5, a * c, a * sn};  // x inside K, y = 0
+    tbu_socFB(inside, zero, 3, phi, nullptr, nullptr);
+    for (double v : phi) EXPECT_NEAR(v, 0.0, 1e-14);
+    tbu_socFB(zero, inside, 3, phi, nullptr, nullptr);
+    for (double v : phi) EXPECT_NEAR(v, 0.0, 1e-14);
+    // both inside K (x . y > 0) and x outside K: not complementary
+    tbu_socFB(inside, inside, 3, phi, nullptr, nullptr);
+    EXPECT_GT(std::fabs(phi[0]) + std::fabs(phi[1]) + std::fabs(phi[2]), 0.1);
+    double outside[3] = {-a, a * c, a * sn};
+    tbu_socFB(outside, zero, 3, phi, nullptr, nullptr);
+    EXPECT_GT(std::fabs(phi[0]) + std::fabs(phi[1]) + std::fabs(phi[2]), 0.01);
+  }
+  for (int d = 1; d <= 3; d++) {
+    for (int trial = 0; trial < 50; trial++) {
+      double x[3], y[3], phi[3], Dx[9], Dy[9], pp[3], pm[3];
+      for (int i = 0; i < d; i++) {
+        x[i] = U(rng);
+        y[i] = U(rng);
+      }
+      tbu_socFB(x, y, d, phi, Dx, Dy);
+      const double h = 1e-6;
+      for (int side = 0; side < 2; side++) {
+        for (int c = 0; c < d; c++) {
+          double xp[3], xm[3], yp[3], ym[3];
+          for (int i = 0; i < d; i++) {
+            xp[i] = xm[i] = x[i];
+            yp[i] = ym[i] = y[i];
+          }
+          (side ? yp : xp)[c] += h;
+          (side ? ym : xm)[c] -= h;
+          tbu_socFB(xp, yp, d, pp, nullptr, nullptr);
+          tbu_socFB(xm, ym, d, pm, nullptr, nullptr);
+          for (int r = 0; r < d; r++) {
+            ASSERT_NEAR((side ? Dy : Dx)[r * d + c], (pp[r] - pm[r]) / (2 * h), 1e-6)
+                << "d " << d << " side " << side << " entry " << r << "," << c;
+          }
+        }
+      }
+    }
+  }
+}
+
+// the SOC-FB equation's whole Jacobian (the contacts' scaled cone pairs, the De Saxce term,
+// the equality box rows' mid map) against central differences at random impulses away from the
+// De Saxce kink u_t = 0
+TEST(SolverLmTest, SocFbJacobianAgainstFiniteDifferences) {
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> U(-1, 1);
+  Prob q = Random(rng, 3, 6, 2, 0.7, 0, 6);
+  int n = q.n;
+  tbSolverWork* w = tb_newSolverWork(TB_SOLVER_SOC_FB_PLM, n, q.ncontact, q.p.facets);
+  std::vector<double> y(n), u(n);
+  int npoint = 0;
+  for (int trial = 0; trial < 50; trial++) {
+    for (double& v : y) v = U(rng);
+    tb_problemVelocity(&q.p, y.data(), u.data());
+    bool nearKink = false;
+    for (int k = 0; k < (int)q.type.size(); k++) {
+      int i = q.adr[k];
+      if (q.type[k] == TB_BLOCK_CONTACT) nearKink |= std::hypot(u[i + 1], u[i + 2]) < 0.05;
+    }
+    if (nearKink) continue;
+    npoint++;
+    ExpectJacobianOfDifferences(TB_LM_SOC_FB, q.p, y, w, 1e-6);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(npoint, 5);
   tb_freeSolverWork(w);
 }
 

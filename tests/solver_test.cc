@@ -371,6 +371,90 @@ TEST(SolverTest, DeadlineStopsWithTheBestIterate) {
   EXPECT_GT(runs, 30);
 }
 
+// f(fp, p) on each shared fc3d file where tb_solveFile takes soc-fb-plm's sparse directions;
+// returns how many
+template <class F>
+int ForEachSparseFile(F f) {
+  int count = 0;
+  for (const std::string& path : Files("fc3d")) {
+    tbFileProblem fp;
+    if (tb_readProblem(path.c_str(), &fp) != TB_OK) {
+      ADD_FAILURE() << tb_lastError();
+      continue;
+    }
+    tbProblem p = tb_fileProblemView(&fp);
+    if (tb_sparseNewton(TB_SOLVER_SOC_FB_PLM, &p)) {
+      SCOPED_TRACE(path);
+      count++;
+      f(fp, p);
+    }
+    tb_freeFileProblem(&fp);
+  }
+  return count;
+}
+
+// every entry of the sparse J at a point is the dense J's (to rounding: the sums run in another
+// order), and every entry the pattern leaves out is exactly zero in the dense J
+TEST(SparseNewtonTest, JacobianOnThePatternIsTheDenseOne) {
+  int files = ForEachSparseFile([](const tbFileProblem& fp, const tbProblem& p) {
+    int n = p.n;
+    std::vector<double> y(n), phi(n), dense((size_t)n * n), sparse((size_t)n * n);
+    for (int i = 0; i < n; i++) y[i] = 1e-3 * std::sin(1.0 + 3.0 * i);
+    tbSolverWork* w = tb_newSolverWork(TB_SOLVER_SOC_FB_PLM, n, fp.ncontact, p.facets);
+    tb_lmTestEval(TB_LM_SOC_FB, &p, y.data(), phi.data(), dense.data(), w);
+    tb_freeSolverWork(w);
+    ASSERT_EQ(tb_sparseTestJacobian(&p, y.data(), sparse.data()), 0);
+    double scale = 0.0;
+    for (double v : dense) scale = std::fmax(scale, std::fabs(v));
+    long inside = 0;
+    for (size_t k = 0; k < dense.size(); k++) {
+      if (std::isnan(sparse[k])) {  // outside the pattern
+        ASSERT_EQ(dense[k], 0.0) << "row " << k / n << " column " << k % n;
+        continue;
+      }
+      inside++;
+      ASSERT_NEAR(sparse[k], dense[k], 1e-14 * scale) << "row " << k / n << " column " << k % n;
+    }
+    EXPECT_LT(inside, (long)dense.size() / 4);  // the pattern is sparse
+  });
+  if (files == 0) GTEST_SKIP() << "../shared/data not found";
+}
+
+// soc-fb-plm by the file path (KLU directions) and by tb_solve (dense LU) from zero: the same
+// verdict, and converged answers whose velocities agree to the tolerance's precision (the
+// iterations may part: the directions agree to rounding, the non-monotone line search need not)
+TEST(SparseNewtonTest, SolvesAsTheDenseSolver) {
+  int solved = 0;
+  int files = ForEachSparseFile([&](const tbFileProblem& fp, const tbProblem& p) {
+    int n = p.n;
+    tbSolverOpt opt = tb_defaultSolverOpt();
+    opt.tol = 1e-8;
+    opt.max_iter = 200;
+    tbSolverWork* w = tb_newSolverWork(TB_SOLVER_SOC_FB_PLM, n, fp.ncontact, p.facets);
+    std::vector<double> xs(n, 0.0), xd(n, 0.0), us(n), ud(n);
+    tbSolveResult rs, rd;
+    ASSERT_EQ(tb_solveFile(TB_SOLVER_SOC_FB_PLM, &p, &opt, xs.data(), w, &rs), TB_OK);
+    ASSERT_EQ(tb_solve(TB_SOLVER_SOC_FB_PLM, &p, &opt, xd.data(), w, &rd), TB_OK);
+    tb_freeSolverWork(w);
+    EXPECT_EQ(rs.converged, rd.converged);
+    std::printf("  sparse %d iterations, dense %d\n", rs.iterations, rd.iterations);
+    std::vector<double> work(n);
+    EXPECT_EQ(rs.residual, tb_residual(&p, xs.data(), work.data()));
+    if (!rs.converged || !rd.converged) return;
+    solved++;
+    tb_problemVelocity(&p, xs.data(), us.data());
+    tb_problemVelocity(&p, xd.data(), ud.data());
+    double bn = 0.0, du = 0.0;
+    for (int i = 0; i < n; i++) {
+      bn += p.b[i] * p.b[i];
+      du = std::fmax(du, std::fabs(us[i] - ud[i]));
+    }
+    EXPECT_LT(du, 1e-6 * std::sqrt(bn));
+  });
+  if (files == 0) GTEST_SKIP() << "../shared/data not found";
+  EXPECT_GE(solved, 4);  // Box_Stacks, both Capsules, Confeti-ex03
+}
+
 }  // namespace
 
 // on a small standard LCP started from zero auto probes with a few PGS sweeps, then pivots:

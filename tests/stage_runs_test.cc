@@ -86,8 +86,8 @@ TEST(StepRunsTest, PgsOverRunsIsPgsOverTheWholeMatrix) {
 }
 
 // a step above TB_AUTO_FALLBACK_MAX rows that auto's stages leave above the tolerance is not
-// handed to the fallback's Newton methods (ten runs of the whole budget, O(n^3) each iteration):
-// its iterations stay within the stages' budget and the fallback's PGS pass
+// handed to the fallback's ten Newton runs (the whole budget each, O(n^3) an iteration): its
+// iterations stay within the stages' budget, the fallback's one SOC-FB run and its PGS pass
 TEST(StepRunsTest, AutoSkipsTheFallbacksNewtonAboveItsSize) {
   Pile pile(150);
   tbProblem p = tb_problemOf(pile.m, pile.w);
@@ -101,7 +101,7 @@ TEST(StepRunsTest, AutoSkipsTheFallbacksNewtonAboveItsSize) {
   ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &p, &o, x.data(), sw, &r), TB_OK);
   tb_freeSolverWork(sw);
   EXPECT_FALSE(r.converged);
-  EXPECT_LE(r.iterations, 2 * o.max_iter);
+  EXPECT_LE(r.iterations, 3 * o.max_iter);
   EXPECT_TRUE(std::isfinite(r.residual));
 }
 

@@ -68,6 +68,7 @@ typedef enum tbtSolver {
   TB_SOLVER_MLCP_FB_PLM,  // pyramid MLCP, Fischer-Burmeister, projected LM
   TB_SOLVER_LEMKE,        // Lemke's complementary pivoting on the pyramid LCP
   TB_SOLVER_AUTO,         // PGS, then a Newton polish (MNCP or FB PLM), then prox: the default
+  TB_SOLVER_SOC_FB_PLM,   // exact cone, the second-order cone's Fischer-Burmeister, PLM (LU)
   TB_NSOLVER
 } tbtSolver;
 

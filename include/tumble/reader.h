@@ -73,6 +73,20 @@ tbProblem tb_fileProblemView(const tbFileProblem* fp);
 // FC3D form), as for a file that cannot be written.
 int tb_writeFC3D(const char* path, const tbProblem* p);
 
+// tb_solve for a problem file's view (tumble solve, bench_solvers), with sparse directions
+// where they pay (host/solver_sparse.c, SuiteSparse's KLU): soc-fb-plm on a problem whose W has
+// runs (p->runs) and at least 64 rows takes J on the runs' pattern and its LU from KLU; auto on
+// such a problem above 300 rows (where its own Newton, dense, is skipped) runs that first, at
+// most 200 iterations, then its own stages from the same start, and keeps the better answer.
+// Elsewhere tb_solve itself.
+int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                 tbSolverWork* w, tbSolveResult* res);
+// 1 where tb_solveFile takes the sparse directions for this solver on p
+int tb_sparseNewton(int solver, const tbProblem* p);
+// test hook: soc-fb-plm's sparse J at y, written dense into J (n x n), NaN outside the pattern;
+// 0, or -1 out of memory
+int tb_sparseTestJacobian(const tbProblem* p, const double* y, double* J);
+
 #ifdef __cplusplus
 }
 #endif

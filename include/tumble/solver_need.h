@@ -30,6 +30,8 @@ TB_HD int tb_solverApplies(int solver, const tbProblem* p) {
     case TB_SOLVER_MNCP_PLM:
     case TB_SOLVER_NCP_DOGLEG:
       return p->cone == 0 && tb_hasContacts(p);
+    case TB_SOLVER_SOC_FB_PLM:
+      return p->cone == 0;
     case TB_SOLVER_MLCP_FB_RLM:
     case TB_SOLVER_MLCP_FB_PLM:
       return tb_lcpSize(p, &nfree) >= 0;
@@ -55,6 +57,7 @@ TB_HD size_t tb_singleSolverNeed(int solver, int n, int m, size_t* ints) {
     case TB_SOLVER_MNCP_RLM:
     case TB_SOLVER_MNCP_PLM:
     case TB_SOLVER_NCP_DOGLEG:
+    case TB_SOLVER_SOC_FB_PLM:
       *ints = 2 * N;
       return 4 * N * N + 24 * N;
     case TB_SOLVER_MLCP_FB_RLM:
@@ -76,10 +79,10 @@ TB_HD size_t tb_solverNeed(int solver, int n, int m, size_t* ints) {
   if (solver != TB_SOLVER_AUTO) return tb_singleSolverNeed(solver, n, m, ints);
   // the largest of auto's stages
   size_t d = 0, in;
-  const int stages[5] = {TB_SOLVER_PGS, TB_SOLVER_MNCP_PLM, TB_SOLVER_MLCP_FB_PLM, TB_SOLVER_LEMKE,
-                         TB_SOLVER_PROX_GS};
+  const int stages[6] = {TB_SOLVER_PGS,   TB_SOLVER_MNCP_PLM, TB_SOLVER_MLCP_FB_PLM,
+                         TB_SOLVER_LEMKE, TB_SOLVER_PROX_GS,  TB_SOLVER_SOC_FB_PLM};
   *ints = 0;
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < 6; k++) {
     if (m <= 0 && (stages[k] == TB_SOLVER_MLCP_FB_PLM || stages[k] == TB_SOLVER_LEMKE)) continue;
     size_t dk = tb_singleSolverNeed(stages[k], n, m, &in);
     d = dk > d ? dk : d;
