@@ -280,13 +280,12 @@ int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double*
                : TB_OK;
   if (rc == TB_OK && solver == TB_SOLVER_AUTO && !res->converged) {
     // auto's own stages from the same start; the better answer is kept
-    double* xs = x0;
     tbSolveResult own;
-    rc = tb_solve(TB_SOLVER_AUTO, p, opt, xs, w, &own);
+    rc = tb_solve(TB_SOLVER_AUTO, p, opt, x0, w, &own);
     if (rc == TB_OK) {
       own.iterations += res->iterations;
       if (own.residual <= res->residual) {
-        memcpy(x, xs, (size_t)n * sizeof(double));
+        memcpy(x, x0, (size_t)n * sizeof(double));
         *res = own;
       } else {
         res->iterations = own.iterations;
