@@ -79,8 +79,8 @@ int tb_writeFC3D(const char* path, const tbProblem* p);
 // such a problem above 300 rows (where its own Newton, dense, is skipped) runs that first, at
 // most 200 iterations, then its own stages from the same start, and keeps the better answer.
 // Elsewhere tb_solve itself.
-int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x,
-                 tbSolverWork* w, tbSolveResult* res);
+int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                 tbSolveResult* res);
 // 1 where tb_solveFile takes the sparse directions for this solver on p
 int tb_sparseNewton(int solver, const tbProblem* p);
 // test hook: soc-fb-plm's sparse J at y, written dense into J (n x n), NaN outside the pattern;
