@@ -21,9 +21,9 @@ int tb_phasedRollout(const tbPhasedOps* ops, int nstep) {
 
 int tb_phasedModel(const tbModel* m, int min_rows) {
   // (the phased path solves once per step; the quasistatic step and corner pairs solve in rounds,
-  // the implicit step has no Delassus problem; the libraries take the least squares and the
-  // normal equations, not the LU of soc-fb-plm's directions, which stay in the kernel)
+  // the implicit step has no Delassus problem; an LM solver without a library system solves in
+  // the kernel)
   return min_rows > 0 && tb_isLmSolver(m->opt.solver) &&
-         tb_lmProjected(m->opt.solver) != TB_LM_PROJECTED_LU && !m->opt.quasistatic &&
+         tb_lmLibrarySystem(m->opt.solver) != TB_LM_SYS_NONE && !m->opt.quasistatic &&
          !m->opt.corners && !m->opt.implicit && tb_lmCapacity(m) >= min_rows;
 }

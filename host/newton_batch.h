@@ -46,9 +46,18 @@ TB_HD int tb_lmCapacity(const tbModel* m) {
   return n + tb_contactCapacity(m) * (m->opt.facets > 2 ? m->opt.facets : 2);
 }
 
-// the library system an LM solver's iterations give: TB_LM_SYS_CHOL or TB_LM_SYS_QR
+// the library system an LM solver's iterations give: TB_LM_SYS_CHOL or TB_LM_SYS_QR, or
+// TB_LM_SYS_NONE for soc-fb-plm's LU directions (the libraries' batched LU is not wired in: they
+// stay in the kernel)
 TB_HD int tb_lmLibrarySystem(int solver) {
-  return tb_lmProjected(solver) == TB_LM_PROJECTED ? TB_LM_SYS_QR : TB_LM_SYS_CHOL;
+  switch (tb_lmProjected(solver)) {
+    case TB_LM_PROJECTED:
+      return TB_LM_SYS_QR;
+    case TB_LM_PROJECTED_LU:
+      return TB_LM_SYS_NONE;
+    default:
+      return TB_LM_SYS_CHOL;
+  }
 }
 
 // doubles of one scene's system in the library's buffers, for systems of up to cap unknowns
