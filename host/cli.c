@@ -327,6 +327,7 @@ typedef struct tbSimArgs {
   tbBuild build;
   int steps_given;
   int solver;              // the step solver, -1: the scene's
+  int delassus;            // tbtDelassus
   long max_iter;           // its iteration cap, 0: the scene's
   double solver_tol;       // its tolerance, 0: the scene's
   const char* export_dir;  // the recorded steps' problems as FC3D files here, or NULL
@@ -365,6 +366,17 @@ static int tb_parseCone(const char* s, int* cone) {
     *cone = TB_CONE_PYRAMID;
   } else {
     return tb_cliError("--cone %s: expected exact or pyramid", s);
+  }
+  return 0;
+}
+
+static int tb_parseDelassus(const char* s, int* delassus) {
+  if (!strcmp(s, "auto")) {
+    *delassus = TB_DELASSUS_AUTO;
+  } else if (!strcmp(s, "dense")) {
+    *delassus = TB_DELASSUS_DENSE;
+  } else {
+    return tb_cliError("--delassus %s: expected auto or dense", s);
   }
   return 0;
 }
@@ -443,6 +455,8 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       a->build.facets = (int)f;
     } else if (!strcmp(arg, "--solver")) {
       rc = tb_parseSolver(val, &a->solver);
+    } else if (!strcmp(arg, "--delassus")) {
+      rc = tb_parseDelassus(val, &a->delassus);
     } else if (!strcmp(arg, "--max-iter")) {
       rc = tb_parseInt(arg, val, 1, 1000000L, &a->max_iter);
     } else if (!strcmp(arg, "--replay")) {
@@ -737,6 +751,7 @@ static int tb_simulate(int argc, char** argv) {
     return 0;
   }
   if (a.solver >= 0) m->opt.solver = a.solver;
+  m->opt.delassus = a.delassus;
   if (a.max_iter > 0) m->opt.max_iter = (int)a.max_iter;
   if (a.solver_tol > 0.0) m->opt.tol = a.solver_tol;
   tbData* d = tb_newData(m, (int)a.nscene);
@@ -841,6 +856,7 @@ static void tb_usage(FILE* f) {
       "  tumble simulate SCENE|--model FILE.xml [--scenes N] [--steps K] [--dt H] [--param "
       "NAME=VALUE]...\n"
       "         [--cone exact|pyramid] [--facets N] [--align] [--solver NAME] [--max-iter K]\n"
+      "         [--delassus auto|dense]\n"
       "         [--solver-tol T] [--every K] [--seed S] [--threads T]\n"
       "         [--device auto|cpu|gpu] [--precision fp64|fp32]\n"
       "         [--out FILE.csv|FILE.h5 [--resume]] [--yes]\n"

@@ -51,10 +51,25 @@ typedef struct tbImpPair {
 #define TB_STEP_RUN_ROWS 48
 #define TB_STEP_RUNS_PER_ROW 16
 
+// PGS's step holds no Delassus matrix where the model may have TB_STEP_BODY_ROWS rows or more:
+// it sweeps the blocks in body space (stage_bodies.h), each row's velocity J_i (v_free + dv)
+// from the bodies' impulse velocities dv = M^-1 J^T x, O(1) a row where A costs O(n) a row and
+// n^2 words. A PGS slot's A is 41% of it at 48 rows (corner-hole), 80% at 216 (the 8-sphere
+// pile), 92% at 729 (the 27-sphere pile: 4.3 MB of 4.6); from 64 rows it is most of the slot.
+// Not in minimal coordinates (the tree couples every row of a chain) nor with joints (their
+// equalities' direct solve factors A)
+#define TB_STEP_BODY_ROWS 64
+
+TB_HD int tb_stepBodySpace(const tbModel* m) {
+  return m->opt.delassus == TB_DELASSUS_AUTO && m->opt.solver == TB_SOLVER_PGS && m->nq == 0 &&
+         !m->opt.implicit && m->maxeq == 0 && m->maxrow >= TB_STEP_BODY_ROWS;
+}
+
 // the runs a slot holds: none where the model never has TB_STEP_RUN_ROWS rows, nor in minimal
-// coordinates (the tree couples every row of a chain)
+// coordinates (the tree couples every row of a chain), nor where the step reads no A
 TB_HD int tb_stepRunCap(const tbModel* m) {
-  return m->nq == 0 && m->maxrow >= TB_STEP_RUN_ROWS ? TB_STEP_RUNS_PER_ROW * m->maxrow : 0;
+  int many = m->nq == 0 && m->maxrow >= TB_STEP_RUN_ROWS && !tb_stepBodySpace(m);
+  return many ? TB_STEP_RUNS_PER_ROW * m->maxrow : 0;
 }
 
 // One slot of step scratch per thread (CPU) or per scene (GPU), every array slot-strided in a
@@ -71,6 +86,10 @@ TB_HD int tb_stepRunCap(const tbModel* m) {
 //   con_twin, con_off  a corner pair's other member (-1: an ordinary contact), and 1 when the
 //                      contact's rows are left out of the round's problem (stage_corner.h)
 //   row .. blk_angle   the rows, M^-1 J^T per row side, warm-start keys and the Delassus problem
+//                      (A: none in body space, tb_stepBodySpace)
+//   blk_diag, body_dv  body space: each row's entries of A in its block's columns (row i's
+//                      A[i][blk_adr .. + dim) at 3 i), and each body's impulse velocity
+//                      M^-1 J^T x (6 a body)
 //   eq_factor          the Cholesky factor of a step whose rows are all equalities
 //   dof_S .. tree_F    minimal coordinates (stage_tree.h): the DoFs' motion axes, the
 //                      generalized velocity, its free value (then v+), the factor of M + h C,
@@ -101,7 +120,7 @@ TB_HD int tb_stepRunCap(const tbModel* m) {
   X(tbRowJ, row, tb_cap(m->maxrow))                              \
   X(double, row_MJ, tb_cap(m->maxrow) * 12)                      \
   X(int, row_key, tb_cap(m->maxrow))                             \
-  X(double, A, tb_cap(m->maxrow) * tb_cap(m->maxrow))            \
+  X(double, A, tb_delassusWords(m))                              \
   X(double, b, tb_cap(m->maxrow))                                \
   X(double, lo, tb_cap(m->maxrow))                               \
   X(double, hi, tb_cap(m->maxrow))                               \
@@ -111,6 +130,8 @@ TB_HD int tb_stepRunCap(const tbModel* m) {
   X(int, blk_dim, tb_cap(m->maxrow))                             \
   X(double, blk_mu, tb_cap(m->maxrow))                           \
   X(double, blk_angle, tb_cap(m->maxrow))                        \
+  X(double, blk_diag, tb_stepBodySpace(m) ? 3 * m->maxrow : 1)   \
+  X(double, body_dv, tb_stepBodySpace(m) ? 6 * m->nbody : 1)     \
   X(double, eq_factor, tb_cap(m->maxeq) * tb_cap(m->maxeq))      \
   X(int, run_adr, tb_stepRunCap(m) ? m->maxrow + 1 : 1)          \
   X(int, run, tb_cap(2 * tb_stepRunCap(m)))                      \
@@ -189,6 +210,11 @@ TB_HD size_t tb_cap(int n) {
   return (size_t)(n > 0 ? n : 1);
 }
 
+// A's words in a slot: none but one in body space
+TB_HD size_t tb_delassusWords(const tbModel* m) {
+  return tb_stepBodySpace(m) ? 1 : tb_cap(m->maxrow) * tb_cap(m->maxrow);
+}
+
 // whether geoms g1 and g2 meet with disjunctive corners (option corners, two prisms)
 TB_HD int tb_cornerPair(const tbModel* m, int g1, int g2) {
   return m->opt.corners && m->geom_type[g1] == TB_GEOM_PRISM && m->geom_type[g2] == TB_GEOM_PRISM;
@@ -249,8 +275,9 @@ struct tbWork {
   tbSolverWork solver_work;  // solver_d and solver_i as the solvers take them
   tbData scene;              // one scene, its arrays in scene_buf
   int ncon, nrow, nblock;
-  int use_runs;  // 1 when this step's A is read over its nonzero runs (tb_assembleRuns)
-  tbRuns runs;   // the view of run_adr and run (A is symmetric: its columns' runs are its rows')
+  int use_runs;    // 1 when this step's A is read over its nonzero runs (tb_assembleRuns)
+  int body_space;  // 1 when the step holds no A (tb_stepBodySpace): blk_diag and body_dv instead
+  tbRuns runs;     // the view of run_adr and run (A is symmetric: its columns' runs are its rows')
   double h, gravity[3], frame_angle, facet_angle;  // per step, from vary (TB_F_OPT)
   char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
 };
@@ -263,7 +290,7 @@ TB_HD void tb_workSolver(const tbScratch* sc, tbWork* w) {
   w->solver_work.i = w->solver_i;
   w->solver_work.ni = sc->nsolver_i;
   w->ncon = w->nrow = w->nblock = 0;
-  w->use_runs = 0;
+  w->use_runs = w->body_space = 0;
   w->runs.row_adr = w->runs.col_adr = w->run_adr;
   w->runs.row_run = w->runs.col_run = w->run;
   w->own = NULL;

@@ -894,6 +894,9 @@ static int tb_checkOption(const tbOption* o) {
   if (o->cone != TB_CONE_EXACT && o->cone != TB_CONE_PYRAMID) {
     return tb_setError("option cone %d is not a tbtCone", o->cone);
   }
+  if (o->delassus != TB_DELASSUS_AUTO && o->delassus != TB_DELASSUS_DENSE) {
+    return tb_setError("option delassus %d is not a tbtDelassus", o->delassus);
+  }
   if (o->facets < 3 || o->facets > 256) {
     return tb_setError("option facets %d must be in [3, 256]", o->facets);
   }

@@ -106,6 +106,7 @@ f::tbOption convOption(const tbOption& o) {
   r.quasistatic = o.quasistatic;
   r.corners = o.corners;
   r.implicit = o.implicit;
+  r.delassus = o.delassus;
   r.rest_speed = toFloat(o.rest_speed);
   r.rest_time = toFloat(o.rest_time);
   return r;

@@ -94,16 +94,20 @@ TB_HD void tb_sweepBox(tbTeam t, const tbProblem* p, int sym, int i, double sor,
   tb_pgsSet(t, p, sym, i, tbu_clamp(v, p->lo[i], p->hi[i]), x, u);
 }
 
-// step size for the tangent rows of the contact whose normal row is i
-TB_HD double tb_tangentStep(const tbProblem* p, int i, int ntan) {
-  const double* A = p->A;
-  int n = p->n;
-  double a = A[(size_t)(i + 1) * n + i + 1];
+// step size for ntan tangent rows whose block of A is (a b; b c) (ntan 1: a alone)
+TB_HD double tb_tangentStepOf(int ntan, double a, double b, double c) {
   if (ntan == 1) return a > 0.0 ? 1.0 / a : 0.0;
-  double c = A[(size_t)(i + 2) * n + i + 2], b = A[(size_t)(i + 1) * n + i + 2];
   double mean = 0.5 * (a + c), dev = sqrt(0.25 * (a - c) * (a - c) + b * b);
   double lmax = mean + dev, lmin = mean - dev;
   return lmax > 0.0 ? 2.0 / (lmin + lmax) : 0.0;
+}
+
+// step size for the tangent rows of the contact whose normal row is i
+TB_HD double tb_tangentStep(const tbProblem* p, int i, int ntan) {
+  const double* A = p->A;
+  size_t n = (size_t)p->n, t1 = (size_t)i + 1;
+  if (ntan == 1) return tb_tangentStepOf(1, A[t1 * n + t1], 0.0, 0.0);
+  return tb_tangentStepOf(2, A[t1 * n + t1], A[t1 * n + t1 + 1], A[(t1 + 1) * n + t1 + 1]);
 }
 
 TB_HD void tb_sweepContact(tbTeam t, const tbProblem* p, int sym, int k, double sor, double* x,

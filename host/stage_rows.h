@@ -754,10 +754,36 @@ TB_HD int tb_assembleRuns(const tbModel* m, tbWork* w) {
   return fill <= TB_RUN_FILL * (double)n * (double)n;
 }
 
-// A = J M^-1 J^T + cfm, b = J v_free + bias; team t splits the rows (row i's owner writes row i
-// of A right of the diagonal and its mirror below), the lead finds A's nonzero runs
+// A = J M^-1 J^T + cfm into A (n x n) from the rows and their M^-1 J^T, team t splitting the
+// rows (row i's owner writes row i of A right of the diagonal and its mirror below)
+TB_HD void tb_delassusRows(tbTeam t, const tbWork* w, double* A) {
+  int n = w->nrow;
+  for (int i = t.lane; i < n; i += t.size) {
+    const tbRowJ* ri = &w->row[i];
+    for (int j = i; j < n; j++) A[i * n + j] = A[j * n + i] = tb_delassusEntry(w, ri, j);
+    A[i * n + i] += ri->cfm;
+  }
+}
+
+// body space (tb_stepBodySpace): of A only each row's entries in its block's columns, row i's
+// at blk_diag + 3 i, by team t
+TB_HD void tb_assembleDiagonal(tbTeam t, tbWork* w) {
+  for (int k = t.lane; k < w->nblock; k += t.size) {
+    int r0 = w->blk_adr[k], dim = w->blk_dim[k];
+    for (int i = r0; i < r0 + dim; i++) {
+      for (int j = r0; j < r0 + dim; j++) {
+        w->blk_diag[3 * i + j - r0] =
+            tb_delassusEntry(w, &w->row[i], j) + (i == j ? w->row[i].cfm : 0.0);
+      }
+    }
+  }
+}
+
+// A = J M^-1 J^T + cfm (tb_delassusRows), b = J v_free + bias, team t splitting the rows; the
+// lead finds A's nonzero runs. In body space A's diagonal blocks alone.
 TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
   int n = w->nrow;
+  w->body_space = tb_stepBodySpace(m);
   for (int i = t.lane; i < n; i += t.size) {
     const tbRowJ* ri = &w->row[i];
     for (int side = 0; side < 2; side++) {
@@ -772,11 +798,12 @@ TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
     w->b[i] = tb_rowFree(m, w, ri);
   }
   tb_teamSync(t);
-  for (int i = t.lane; i < n; i += t.size) {
-    const tbRowJ* ri = &w->row[i];
-    for (int j = i; j < n; j++) w->A[i * n + j] = w->A[j * n + i] = tb_delassusEntry(w, ri, j);
-    w->A[i * n + i] += ri->cfm;
+  if (w->body_space) {
+    tb_assembleDiagonal(t, w);
+    tb_teamSync(t);
+    return;
   }
+  tb_delassusRows(t, w, w->A);
   if (t.lane == 0) w->use_runs = tb_assembleRuns(m, w);
   tb_teamSync(t);
 }
@@ -786,7 +813,7 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   tbProblem p;
   p.n = w->nrow;
   p.nblock = w->nblock;
-  p.A = w->A;
+  p.A = w->body_space ? NULL : w->A;  // body space: the solve is tb_solveBodyPGS's
   p.b = w->b;
   p.lo = w->lo;
   p.hi = w->hi;
@@ -805,9 +832,21 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   return p;
 }
 
+// J_i dv: row i's velocity from its bodies' impulse velocities (body space; a static or
+// kinematic body's dv stays zero)
+TB_HD double tb_rowBodyVelocity(const tbWork* w, int i) {
+  const tbRowJ* r = &w->row[i];
+  double u = 0.0;
+  for (int side = 0; side < 2; side++) {
+    if (r->body[side] >= 0) u = tb_addDot6(u, r->J[side], w->body_dv + 6 * r->body[side]);
+  }
+  return u;
+}
+
 // the velocity the solved impulses add to row i, ((A - cfm) x)_i = J_i M^-1 J^T x (the
-// compliance's share of A is not a motion)
+// compliance's share of A is not a motion); in body space from the solve's dv
 TB_HD double tb_rowImpulseVelocity(const tbWork* w, int i) {
+  if (w->body_space) return tb_rowBodyVelocity(w, i);
   int n = w->nrow;
   double du = -w->row[i].cfm * w->x[i];
   for (int j = 0; j < n; j++) du += w->A[i * n + j] * w->x[j];

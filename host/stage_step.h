@@ -18,6 +18,7 @@
 #include <tumble/tb_math.h>
 
 #include "engine.h"
+#include "stage_bodies.h"
 #include "stage_collide.h"
 #include "stage_corner.h"
 #include "stage_implicit.h"
@@ -198,11 +199,16 @@ TB_HD int tb_solvedEmpty(const tbProblem* p, tbSolveResult* res) {
 
 // one solve of the step's problem, shared by team t: a problem of equalities alone by one
 // factorization when the model's solver is PGS or auto, and otherwise (or when that falls short)
-// the model's solver; 0, or -1 when the solver does not apply
+// the model's solver (PGS in body space where the step holds no A); 0, or -1 when the solver
+// does not apply
 TB_HD int tb_solveRows(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
   if (tb_solvedEmpty(&p, res)) return 0;
   tbSolverOpt so = tb_stepSolverOpt(m);
+  if (w->body_space) {
+    tb_solveBodyPGS(t, m, w, &p, &so, res);
+    return 0;
+  }
   int direct = m->opt.solver == TB_SOLVER_PGS || m->opt.solver == TB_SOLVER_AUTO;
   if (direct && tb_equalitiesOnly(&p, m->maxeq)) {
     int done = tb_solveEqualities(t, &p, &so, w->x, w->eq_factor, w->solver_work.d, res);

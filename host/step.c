@@ -112,6 +112,18 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_step(tb_solo(), m, d, s, w);
 }
 
+// step problem p of w as an FC3D file; in body space (no A in the step) with A made for it
+static int tb_writeStepProblem(const char* path, const tbWork* w, tbProblem* p) {
+  if (p->A) return tb_writeFC3D(path, p);
+  double* A = (double*)malloc(sizeof(double) * tb_cap(p->n) * tb_cap(p->n));
+  if (!A) return TB_ERR_MEMORY;
+  tb_delassusRows(tb_solo(), w, A);
+  p->A = A;
+  int rc = tb_writeFC3D(path, p);
+  free(A);
+  return rc;
+}
+
 int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const char* stem,
                       int* written) {
   *written = 0;
@@ -138,7 +150,7 @@ int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const c
       char path[4096];
       snprintf(path, sizeof(path), "%s-s%d-k%d.dat", stem, s, k);
       tbProblem p = tb_problemOf(m, w);
-      rc = tb_writeFC3D(path, &p);
+      rc = tb_writeStepProblem(path, w, &p);
       *written += rc == TB_OK;
     }
   }

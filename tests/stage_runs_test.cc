@@ -1,25 +1,32 @@
 // The step's Delassus matrix read over its nonzero runs (host/stage_rows.h tb_assembleRuns) on the
-// sphere pile, where each row meets a few neighbours; auto's fallback on such a step; the pile.
+// sphere pile, where each row meets a few neighbours; PGS in body space (host/stage_bodies.h),
+// where the step holds no A; auto's fallback on such a step; the pile.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include <tumble/problem.h>
+#include <tumble/reader.h>
 #include <tumble/tumble.h>
 
 #include "engine.h"
 #include "solver_auto.h"
+#include "stage_bodies.h"
 #include "stage_rows.h"
 #include "test_util.h"
 
 namespace {
 
 // the built-in sphere-pile after `steps` steps (its own PGS, 1000 sweeps), with the work of its
-// last step
+// last step; A stored (TB_DELASSUS_DENSE) or, by default, not (body space)
 struct Pile : Scene {
-  tbWork* w = tb_newWork(m);
-  explicit Pile(int steps) : Scene("sphere-pile", 1) {
+  tbWork* w = nullptr;
+  explicit Pile(int steps, int delassus = TB_DELASSUS_AUTO) : Scene("sphere-pile", 1) {
+    m->opt.delassus = delassus;
+    w = tb_newWork(m);
     reset();
     for (int k = 0; k < steps; k++) tb_stepScene(m, d, 0, w);
   }
@@ -29,7 +36,7 @@ struct Pile : Scene {
 // every entry of A outside row i's runs is exactly zero, the runs lie in order inside [0, n),
 // and the matrix is read over them
 TEST(StepRunsTest, PileRowsReadOnlyTheirRuns) {
-  Pile pile(150);
+  Pile pile(150, TB_DELASSUS_DENSE);
   const tbWork* w = pile.w;
   int n = w->nrow;
   ASSERT_GE(n, TB_STEP_RUN_ROWS);
@@ -63,7 +70,7 @@ TEST(StepRunsTest, PileRowsReadOnlyTheirRuns) {
 // PGS over the runs and over the whole matrix: the same impulses (but for the order of the sums
 // in the residual), the same sweeps
 TEST(StepRunsTest, PgsOverRunsIsPgsOverTheWholeMatrix) {
-  Pile pile(150);
+  Pile pile(150, TB_DELASSUS_DENSE);
   tbProblem runs = tb_problemOf(pile.m, pile.w);
   ASSERT_NE(runs.runs, nullptr);
   tbProblem whole = runs;
@@ -85,11 +92,90 @@ TEST(StepRunsTest, PgsOverRunsIsPgsOverTheWholeMatrix) {
   EXPECT_NEAR(rr.residual, rw.residual, 1e-15);  // (relative to |b| already)
 }
 
+// the pile's slot holds no A in body space: 0.29 MB where A alone takes 729^2 doubles (4.3 MB)
+TEST(BodySpaceTest, PileSlotHoldsNoDelassusMatrix) {
+  Pile body(0), dense(0, TB_DELASSUS_DENSE);
+  ASSERT_TRUE(tb_stepBodySpace(body.m));
+  ASSERT_FALSE(tb_stepBodySpace(dense.m));
+  tbScratch sizes = {};
+  tb_solverScratchSize(body.m, &sizes.nsolver_d, &sizes.nsolver_i);
+  size_t a = sizeof(double) * (size_t)body.m->maxrow * body.m->maxrow;
+  EXPECT_LT(tb_workBytes(body.m, &sizes), a / 10);
+  EXPECT_GT(tb_workBytes(dense.m, &sizes), a);
+}
+
+// PGS in body space from zero: after 40 sweeps (no stop) the impulses of tb_solvePGS on the
+// step's whole A, but for the order of the sums; body_dv is M^-1 J^T x; converged to the
+// tolerance where tb_bodyCheck checks
+TEST(BodySpaceTest, SweepsAreTheWholeMatrixsPgs) {
+  Pile pile(150);
+  tbWork* w = pile.w;
+  ASSERT_TRUE(w->body_space);
+  tbProblem p = tb_problemOf(pile.m, w);
+  ASSERT_EQ(p.A, nullptr);
+  int n = p.n;
+  ASSERT_GE(n, TB_STEP_BODY_ROWS);
+  std::vector<double> A((size_t)n * n);
+  tb_delassusRows(tb_solo(), w, A.data());
+  tbProblem whole = p;
+  whole.A = A.data();
+  tbSolverOpt o = tb_defaultSolverOpt();
+  o.max_iter = 40;
+  o.tol = 0.0;
+  std::vector<double> xw(n, 0.0);
+  tbSolverWork* sw = tb_newSolverWork(TB_SOLVER_PGS, n, p.nblock, p.facets);
+  tbSolveResult rw, rb;
+  ASSERT_EQ(tb_solve(TB_SOLVER_PGS, &whole, &o, xw.data(), sw, &rw), TB_OK);
+  tb_freeSolverWork(sw);
+  std::fill(w->x, w->x + n, 0.0);
+  tb_solveBodyPGS(tb_solo(), pile.m, w, &p, &o, &rb);
+  EXPECT_EQ(rb.iterations, rw.iterations);
+  double scale = 0.0;
+  for (double v : xw) scale = std::fmax(scale, std::fabs(v));
+  ASSERT_GT(scale, 0.0);
+  for (int i = 0; i < n; i++) EXPECT_NEAR(w->x[i], xw[i], 1e-12 * scale) << i;
+  EXPECT_NEAR(rb.residual, rw.residual, 1e-12 * std::fmax(rw.residual, 1.0));
+  std::vector<double> Ax(n, 0.0);
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) Ax[i] += A[(size_t)i * n + j] * w->x[j];
+    double cfm = w->row[i].cfm * w->x[i];
+    EXPECT_NEAR(tb_rowImpulseVelocity(w, i), Ax[i] - cfm, 1e-12 * (1.0 + std::fabs(Ax[i]))) << i;
+  }
+  o.max_iter = 1000;
+  o.tol = 1e-6;
+  std::fill(w->x, w->x + n, 0.0);
+  tb_solveBodyPGS(tb_solo(), pile.m, w, &p, &o, &rb);
+  EXPECT_TRUE(rb.converged) << rb.residual;
+  EXPECT_EQ(rb.reason, TB_STOP_CONVERGED);
+  EXPECT_LE(rb.residual, o.tol);
+  EXPECT_TRUE(tb_bodyCheck(rb.iterations, o.max_iter)) << rb.iterations;
+  EXPECT_GT(rb.iterations, TB_BODY_CHECK);  // from zero: the checks every TB_BODY_CHECK
+}
+
+// a body-space pile's exported step holds the step's whole A (made for the file), bitwise
+TEST(BodySpaceTest, ExportWritesTheStepsWholeMatrix) {
+  Pile pile(150), other(0);
+  std::string stem = ::testing::TempDir() + "tumble-body-pile";
+  int written = 0;
+  ASSERT_EQ(tb_exportProblems(other.m, other.d, 150, 150, stem.c_str(), &written), TB_OK)
+      << tb_lastError();
+  ASSERT_EQ(written, 1);
+  tbFileProblem fp;
+  ASSERT_EQ(tb_readProblem((stem + "-s0-k150.dat").c_str(), &fp), TB_OK) << tb_lastError();
+  int n = pile.w->nrow;
+  ASSERT_EQ(fp.n, n);
+  std::vector<double> A((size_t)n * n);
+  tb_delassusRows(tb_solo(), pile.w, A.data());
+  for (size_t k = 0; k < A.size(); k++) ASSERT_EQ(fp.W[k], A[k]) << k;
+  for (int i = 0; i < n; i++) ASSERT_EQ(fp.q[i], pile.w->b[i]) << i;
+  tb_freeFileProblem(&fp);
+}
+
 // a step above TB_AUTO_FALLBACK_MAX rows that auto's stages leave above the tolerance is not
 // handed to the fallback's ten Newton runs (the whole budget each, O(n^3) an iteration): its
 // iterations stay within the stages' budget, the fallback's one SOC-FB run and its PGS pass
 TEST(StepRunsTest, AutoSkipsTheFallbacksNewtonAboveItsSize) {
-  Pile pile(150);
+  Pile pile(150, TB_DELASSUS_DENSE);
   tbProblem p = tb_problemOf(pile.m, pile.w);
   ASSERT_GT(p.n, TB_AUTO_FALLBACK_MAX);
   tbSolverOpt o = tb_defaultSolverOpt();

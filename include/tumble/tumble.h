@@ -181,6 +181,14 @@ typedef enum tbtCone {
   TB_CONE_PYRAMID = 1,  // n_d-facet pyramid, the mixed LCP of thesis Eq. 2.78
 } tbtCone;
 
+// how the step holds its Delassus matrix A = J M^-1 J^T + cfm
+typedef enum tbtDelassus {
+  // PGS on many rows (TB_STEP_BODY_ROWS and more, no joints, maximal coordinates) holds none:
+  // it sweeps the blocks in body space (host/stage_bodies.h); every other step stores A
+  TB_DELASSUS_AUTO = 0,
+  TB_DELASSUS_DENSE = 1,  // A stored whatever the solver (comparisons)
+} tbtDelassus;
+
 typedef struct tbOption {
   double timestep;     // s, > 0
   double gravity[3];   // m/s^2
@@ -214,6 +222,7 @@ typedef struct tbOption {
   // cylinder, plane and, in planar scenes, the disc (a prism of one core vertex), each cut by
   // half-spaces if wanted (tbGeomDef clip); see stage_implicit.h
   int implicit;
+  int delassus;  // tbtDelassus
   // a scene at rest stops computing steps: once every point of its shapes has moved slower than
   // rest_speed (m/s) for rest_time (s), its state is held through the rollout's remaining steps
   // (its time runs on, records and probes see the held state, nstep counts the steps computed)
