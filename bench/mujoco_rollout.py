@@ -163,7 +163,8 @@ def plate_poses(nstep, h, amp=(0, 0, 0, 100, 100, 0), phase=(0, 0, 0, math.pi / 
 # (tumble scene, MJCF, scenes, steps, the plate's poses or None, tumble's extra arguments): the
 # sizes of issue 13's table; the pendulum in tumble's maximal and minimal coordinates (MuJoCo's
 # are minimal); Mylapilli & Jain's 12-link chain for its 20 s with their MNCP solver; the pile
-# on its own solver (PGS, 1000 sweeps: auto's dense Newton stages stall on its redundant rows)
+# on its own solver (PGS, 1000 sweeps: auto's dense Newton stages stall on its redundant rows),
+# in body space (no A in the step: host/stage_bodies.h) and with A stored
 SCENES = [
     ("sliding-sphere", SLIDING_SPHERE, 2000, 600, None, []),
     ("box-stack", BOX_STACK, 200, 1000, None, []),
@@ -172,6 +173,7 @@ SCENES = [
     ("plate-particle", PLATE_PARTICLE, 2000, 2000, plate_poses, []),
     ("chain-wall", chain_wall(), 200, 20000, None, ["--solver", "mncp-rlm"]),
     ("sphere-pile", sphere_pile(), 20, 1000, None, ["--solver", "pgs"]),
+    ("sphere-pile", sphere_pile(), 20, 1000, None, ["--solver", "pgs", "--delassus", "dense"]),
 ]
 
 
