@@ -370,17 +370,6 @@ static int tb_parseCone(const char* s, int* cone) {
   return 0;
 }
 
-static int tb_parseDelassus(const char* s, int* delassus) {
-  if (!strcmp(s, "auto")) {
-    *delassus = TB_DELASSUS_AUTO;
-  } else if (!strcmp(s, "dense")) {
-    *delassus = TB_DELASSUS_DENSE;
-  } else {
-    return tb_cliError("--delassus %s: expected auto or dense", s);
-  }
-  return 0;
-}
-
 // the name outputs carry: the scene's, or the model file's without directory and extension
 static void tb_simName(tbSimArgs* a) {
   if (!a->model) {
@@ -456,7 +445,10 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
     } else if (!strcmp(arg, "--solver")) {
       rc = tb_parseSolver(val, &a->solver);
     } else if (!strcmp(arg, "--delassus")) {
-      rc = tb_parseDelassus(val, &a->delassus);
+      a->delassus = !strcmp(val, "dense")  ? TB_DELASSUS_DENSE
+                    : !strcmp(val, "auto") ? TB_DELASSUS_AUTO
+                                           : -1;
+      if (a->delassus < 0) rc = tb_cliError("--delassus %s: expected auto or dense", val);
     } else if (!strcmp(arg, "--max-iter")) {
       rc = tb_parseInt(arg, val, 1, 1000000L, &a->max_iter);
     } else if (!strcmp(arg, "--replay")) {

@@ -147,6 +147,11 @@ TEST_F(CliTest, UnknownCone) {
   ExpectRejected({"simulate", "falling-particle", "--cone", "cubic"}, {"--cone", "cubic"});
 }
 
+TEST_F(CliTest, UnknownDelassusStorage) {
+  ExpectRejected({"simulate", "sphere-pile", "--delassus", "sparse"},
+                 {"--delassus", "sparse", "auto or dense"});
+}
+
 TEST_F(CliTest, TooFewFacets) {
   ExpectRejected({"simulate", "falling-particle", "--cone", "pyramid", "--facets", "2"},
                  {"--facets"});
