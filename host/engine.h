@@ -275,9 +275,8 @@ struct tbWork {
   tbSolverWork solver_work;  // solver_d and solver_i as the solvers take them
   tbData scene;              // one scene, its arrays in scene_buf
   int ncon, nrow, nblock;
-  int use_runs;    // 1 when this step's A is read over its nonzero runs (tb_assembleRuns)
-  int body_space;  // 1 when the step holds no A (tb_stepBodySpace): blk_diag and body_dv instead
-  tbRuns runs;     // the view of run_adr and run (A is symmetric: its columns' runs are its rows')
+  int use_runs;  // 1 when this step's A is read over its nonzero runs (tb_assembleRuns)
+  tbRuns runs;   // the view of run_adr and run (A is symmetric: its columns' runs are its rows')
   double h, gravity[3], frame_angle, facet_angle;  // per step, from vary (TB_F_OPT)
   char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
 };
@@ -290,7 +289,7 @@ TB_HD void tb_workSolver(const tbScratch* sc, tbWork* w) {
   w->solver_work.i = w->solver_i;
   w->solver_work.ni = sc->nsolver_i;
   w->ncon = w->nrow = w->nblock = 0;
-  w->use_runs = w->body_space = 0;
+  w->use_runs = 0;
   w->runs.row_adr = w->runs.col_adr = w->run_adr;
   w->runs.row_run = w->runs.col_run = w->run;
   w->own = NULL;

@@ -590,6 +590,11 @@ TB_HD int tb_plmCholesky(tbLmState* s, double lambda, double* d) {
   return -1;
 }
 
+// the shift of the regularized Newton direction from J's largest squared column norm
+TB_HD double tb_plmShiftOf(double column2_max) {
+  return TB_PLM_SHIFT * sqrt(column2_max);
+}
+
 // the shift of the regularized Newton direction: TB_PLM_SHIFT times J's largest column norm
 TB_HD double tb_plmShift(const tbLmState* s) {
   int n = s->n;
@@ -599,7 +604,7 @@ TB_HD double tb_plmShift(const tbLmState* s) {
     for (int r = 0; r < n; r++) sum += s->J[(size_t)r * n + c] * s->J[(size_t)r * n + c];
     cmax = fmax(cmax, sum);
   }
-  return TB_PLM_SHIFT * sqrt(cmax);
+  return tb_plmShiftOf(cmax);
 }
 
 // the rest of PLM's chain of directions after the iteration's first system failed: for the
@@ -960,14 +965,10 @@ TB_HD double* tb_lmEquation(int kind, const tbProblem* p, double cfm, double* d,
   return d + 3 * n;
 }
 
-// the MNCP equation on w, then the driver's scratch
-TB_HD void tb_lmSetupMNCP(const tbProblem* p, double cfm, tbSolverWork* w, tbLm* c, tbLmState* s) {
-  tb_lmCarve(s, p->n, tb_lmEquation(TB_LM_MNCP, p, cfm, w->d, c));
-}
-
-// the SOC-FB equation on w, then the driver's scratch
-TB_HD void tb_lmSetupSocFB(const tbProblem* p, double cfm, tbSolverWork* w, tbLm* c, tbLmState* s) {
-  tb_lmCarve(s, p->n, tb_lmEquation(TB_LM_SOC_FB, p, cfm, w->d, c));
+// the MNCP or SOC-FB equation (kind) on w, then the driver's scratch
+TB_HD void tb_lmSetupEquation(int kind, const tbProblem* p, double cfm, tbSolverWork* w, tbLm* c,
+                              tbLmState* s) {
+  tb_lmCarve(s, p->n, tb_lmEquation(kind, p, cfm, w->d, c));
 }
 
 // the FB equation on w: doubles M (m^2), q, w, map_coef (2m), xs, us (n each), the driver's;
@@ -1003,10 +1004,8 @@ TB_HD double tb_lmTestEval(int kind, const tbProblem* p, const double* y, double
   tbLmState s;
   if (kind == TB_LM_FB) {
     tb_lmSetupFB(p, w, &c, &s);
-  } else if (kind == TB_LM_SOC_FB) {
-    tb_lmSetupSocFB(p, 0.0, w, &c, &s);
   } else {
-    tb_lmSetupMNCP(p, 0.0, w, &c, &s);
+    tb_lmSetupEquation(kind, p, 0.0, w, &c, &s);
   }
   double psi = tb_lmPhi(&c, y, phi);
   if (J) tb_lmJac(&c, y, J);
@@ -1052,6 +1051,23 @@ TB_HD int tb_lmDriver(int solver, int projected) {
   return projected ? TB_LM_PLM : TB_LM_RLM;
 }
 
+// the MNCP's unknowns z from the impulses x: z = v - F with v ~ u = (A + cfm I) x + b, the
+// exact inverse of F at a solution (a bounded box row's z = x - v, an equality's z = x)
+TB_HD void tb_mncpStart(const tbProblem* p, double cfm, const double* x, tbLm* c, double* z) {
+  tb_problemVelocity(p, x, c->us);
+  for (int k = 0; k < p->nblock; k++) {
+    int i = p->blk_adr[k];
+    for (int r = i; r < i + p->blk_dim[k]; r++) {
+      double v = c->us[r] + cfm * x[r];
+      if (p->blk_type[k] == TB_BLOCK_CONTACT) {
+        z[r] = v - x[r];
+      } else {
+        z[r] = tb_isFree(p, r) ? x[r] : x[r] - v;
+      }
+    }
+  }
+}
+
 TB_HD void tb_lmStart(const tbProblem* p, const tbSolverOpt* opt, const double* x, tbSolverWork* w,
                       int solver, int projected, tbLmSolve* ls, tbSolveResult* res) {
   memset(res, 0, sizeof(*res));
@@ -1067,26 +1083,14 @@ TB_HD void tb_lmStart(const tbProblem* p, const tbSolverOpt* opt, const double* 
     }
     if (projected == TB_LM_PROJECTED_LU) s->piv = c->start + p->n;  // past start (nblock <= n)
     tb_impulseToLCP(p, x, s->y, c->us, c->start);
-  } else if (solver == TB_SOLVER_SOC_FB_PLM) {
-    tb_lmSetupSocFB(p, opt->cfm, w, c, s);
-    if (projected == TB_LM_PROJECTED_LU) s->piv = w->i;
-    memcpy(s->y, x, p->n * sizeof(double));
   } else {
-    tb_lmSetupMNCP(p, opt->cfm, w, c, s);
+    int soc = solver == TB_SOLVER_SOC_FB_PLM;
+    tb_lmSetupEquation(soc ? TB_LM_SOC_FB : TB_LM_MNCP, p, opt->cfm, w, c, s);
     if (projected == TB_LM_PROJECTED_LU) s->piv = w->i;  // n of the 2n ints tb_solverNeed gives
-    // warm start z = v - F with v ~ u = (A + cfm I) x + b: the exact inverse of F at a solution
-    // (a bounded box row's y = x - v, an equality's y = x)
-    tb_problemVelocity(p, x, c->us);
-    for (int k = 0; k < p->nblock; k++) {
-      int i = p->blk_adr[k];
-      for (int r = i; r < i + p->blk_dim[k]; r++) {
-        double v = c->us[r] + opt->cfm * x[r];
-        if (p->blk_type[k] == TB_BLOCK_CONTACT) {
-          s->y[r] = v - x[r];
-        } else {
-          s->y[r] = tb_isFree(p, r) ? x[r] : x[r] - v;
-        }
-      }
+    if (soc) {
+      memcpy(s->y, x, p->n * sizeof(double));  // SOC-FB's unknowns are the impulses
+    } else {
+      tb_mncpStart(p, opt->cfm, x, c, s->y);
     }
   }
   tb_lmBegin(c, opt, s, tb_lmDriver(solver, projected), &ls->it, res);

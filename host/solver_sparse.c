@@ -196,7 +196,7 @@ static void tb_sparseDirection(tbLmState* s, tbSparseJ* sj) {
       for (int q = sj->Ap[col]; q < sj->Ap[col + 1]; q++) sum += sj->Ax[q] * sj->Ax[q];
       cmax = fmax(cmax, sum);
     }
-    double shift = TB_PLM_SHIFT * sqrt(cmax);
+    double shift = tb_plmShiftOf(cmax);
     for (int r = 0; r < n; r++) sj->Ax[sj->diag[r]] -= shift;
     ok = tb_sparseFactor(sj) == 0;
   }

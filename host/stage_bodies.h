@@ -25,33 +25,21 @@ TB_HD double tb_bodyRowU(const tbWork* w, int i) {
   return w->b[i] + w->row[i].cfm * w->x[i] + tb_rowBodyVelocity(w, i);
 }
 
-// x_i <- v, its change carried to its bodies' dv (a side's M^-1 J^T is zero on a static or
-// kinematic body)
-TB_HD void tb_bodySet(tbWork* w, int i, double v) {
+// x_i <- v, its change carried to its bodies' dv
+TB_HD void tb_bodySet(const tbModel* m, tbWork* w, int i, double v) {
   double dx = v - w->x[i];
   w->x[i] = v;
-  if (dx == 0.0) return;
-  const tbRowJ* r = &w->row[i];
-  for (int side = 0; side < 2; side++) {
-    if (r->body[side] < 0) continue;
-    const double* mj = w->row_MJ + 12 * i + 6 * side;
-    double* dv = w->body_dv + 6 * r->body[side];
-    for (int k = 0; k < 6; k++) dv[k] += mj[k] * dx;
-  }
+  tb_addRowImpulse(m, w, i, dx, w->body_dv);
 }
 
 // dv = M^-1 J^T x from scratch
 TB_HD void tb_bodyImpulseVelocities(const tbModel* m, tbWork* w) {
   memset(w->body_dv, 0, sizeof(double) * 6 * (size_t)m->nbody);
-  for (int i = 0; i < w->nrow; i++) {
-    double x = w->x[i];
-    w->x[i] = 0.0;
-    tb_bodySet(w, i, x);
-  }
+  for (int i = 0; i < w->nrow; i++) tb_addRowImpulse(m, w, i, w->x[i], w->body_dv);
 }
 
 // one sweep over the blocks (tb_sweepBox, tb_sweepContact with A's diagonal blocks)
-TB_HD void tb_bodySweep(tbWork* w, const tbProblem* p, double sor) {
+TB_HD void tb_bodySweep(const tbModel* m, tbWork* w, const tbProblem* p, double sor) {
   const double* a = w->blk_diag;
   for (int k = 0; k < w->nblock; k++) {
     int i = w->blk_adr[k];
@@ -59,13 +47,13 @@ TB_HD void tb_bodySweep(tbWork* w, const tbProblem* p, double sor) {
     if (w->blk_type[k] == TB_BLOCK_BOX) {
       if (a[3 * i] > 0.0) {
         double v = x[i] - sor * tb_bodyRowU(w, i) / a[3 * i];
-        tb_bodySet(w, i, tbu_clamp(v, p->lo[i], p->hi[i]));
+        tb_bodySet(m, w, i, tbu_clamp(v, p->lo[i], p->hi[i]));
       }
       continue;
     }
     if (a[3 * i] > 0.0) {
       double v = x[i] - sor * tb_bodyRowU(w, i) / a[3 * i];
-      tb_bodySet(w, i, v > 0.0 ? v : 0.0);
+      tb_bodySet(m, w, i, v > 0.0 ? v : 0.0);
     }
     int ntan = w->blk_dim[k] - 1;
     if (ntan == 0) continue;
@@ -76,7 +64,7 @@ TB_HD void tb_bodySweep(tbWork* w, const tbProblem* p, double sor) {
     double y[2] = {x[t1] - rho * tb_bodyRowU(w, t1),
                    two ? x[t1 + 1] - rho * tb_bodyRowU(w, t1 + 1) : 0.0};
     tbu_projFriction(y, ntan, p->blk_mu[k] * x[i], p->cone == 1, p->facets, p->blk_angle[k]);
-    for (int j = 0; j < ntan; j++) tb_bodySet(w, t1 + j, y[j]);
+    for (int j = 0; j < ntan; j++) tb_bodySet(m, w, t1 + j, y[j]);
   }
 }
 
@@ -109,7 +97,7 @@ TB_HD void tb_solveBodyPGS(tbTeam t, const tbModel* m, tbWork* w, const tbProble
     tb_bodyImpulseVelocities(m, w);
     res->reason = TB_STOP_MAXITER;
     for (int it = 0; it < opt->max_iter; it++) {
-      tb_bodySweep(w, p, opt->sor);
+      tb_bodySweep(m, w, p, opt->sor);
       res->iterations = it + 1;
       if (!tb_bodyCheck(res->iterations, opt->max_iter)) continue;
       double r = tb_bodyResidual(w, p, u);

@@ -177,9 +177,9 @@ TB_HD int tb_cornerSwap(const tbModel* m, tbWork* w, int action, double* excess)
 
 // Gauss's constraint of the solved problem, 1/2 x^T J M^-1 J^T x = 1/2 |v+ - v_free|^2 in the
 // mass metric: how far the impulses turn the free motion
-TB_HD double tb_gaussConstraint(const tbWork* w) {
+TB_HD double tb_gaussConstraint(const tbModel* m, const tbWork* w) {
   double g = 0.0;
-  for (int i = 0; i < w->nrow; i++) g += 0.5 * w->x[i] * tb_rowImpulseVelocity(w, i);
+  for (int i = 0; i < w->nrow; i++) g += 0.5 * w->x[i] * tb_rowImpulseVelocity(m, w, i);
   return g;
 }
 

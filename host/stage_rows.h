@@ -783,7 +783,6 @@ TB_HD void tb_assembleDiagonal(tbTeam t, tbWork* w) {
 // lead finds A's nonzero runs. In body space A's diagonal blocks alone.
 TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
   int n = w->nrow;
-  w->body_space = tb_stepBodySpace(m);
   for (int i = t.lane; i < n; i += t.size) {
     const tbRowJ* ri = &w->row[i];
     for (int side = 0; side < 2; side++) {
@@ -798,7 +797,7 @@ TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
     w->b[i] = tb_rowFree(m, w, ri);
   }
   tb_teamSync(t);
-  if (w->body_space) {
+  if (tb_stepBodySpace(m)) {
     tb_assembleDiagonal(t, w);
     tb_teamSync(t);
     return;
@@ -813,7 +812,7 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   tbProblem p;
   p.n = w->nrow;
   p.nblock = w->nblock;
-  p.A = w->body_space ? NULL : w->A;  // body space: the solve is tb_solveBodyPGS's
+  p.A = tb_stepBodySpace(m) ? NULL : w->A;  // body space: the solve is tb_solveBodyPGS's
   p.b = w->b;
   p.lo = w->lo;
   p.hi = w->hi;
@@ -833,7 +832,7 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
 }
 
 // J_i dv: row i's velocity from its bodies' impulse velocities (body space; a static or
-// kinematic body's dv stays zero)
+// kinematic body's dv stays zero: tb_addRowImpulse)
 TB_HD double tb_rowBodyVelocity(const tbWork* w, int i) {
   const tbRowJ* r = &w->row[i];
   double u = 0.0;
@@ -845,27 +844,28 @@ TB_HD double tb_rowBodyVelocity(const tbWork* w, int i) {
 
 // the velocity the solved impulses add to row i, ((A - cfm) x)_i = J_i M^-1 J^T x (the
 // compliance's share of A is not a motion); in body space from the solve's dv
-TB_HD double tb_rowImpulseVelocity(const tbWork* w, int i) {
-  if (w->body_space) return tb_rowBodyVelocity(w, i);
+TB_HD double tb_rowImpulseVelocity(const tbModel* m, const tbWork* w, int i) {
+  if (tb_stepBodySpace(m)) return tb_rowBodyVelocity(w, i);
   int n = w->nrow;
   double du = -w->row[i].cfm * w->x[i];
   for (int j = 0; j < n; j++) du += w->A[i * n + j] * w->x[j];
   return du;
 }
 
+// vel += M^-1 J_i^T x on row i's dynamic bodies (6 a body)
+TB_HD void tb_addRowImpulse(const tbModel* m, const tbWork* w, int i, double x, double* vel) {
+  if (x == 0.0) return;
+  for (int side = 0; side < 2; side++) {
+    int b = w->row[i].body[side];
+    if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    const double* mj = w->row_MJ + 12 * i + 6 * side;
+    for (int k = 0; k < 6; k++) vel[6 * b + k] += mj[k] * x;
+  }
+}
+
 // post-step velocity: vfree <- vfree + M^-1 J^T x
 TB_HD void tb_applyImpulse(const tbModel* m, tbWork* w) {
-  double* vel = w->vfree;
-  for (int i = 0; i < w->nrow; i++) {
-    double x = w->x[i];
-    if (x == 0.0) continue;
-    for (int side = 0; side < 2; side++) {
-      int b = w->row[i].body[side];
-      if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC) continue;
-      const double* mj = w->row_MJ + 12 * i + 6 * side;
-      for (int k = 0; k < 6; k++) vel[6 * b + k] += mj[k] * x;
-    }
-  }
+  for (int i = 0; i < w->nrow; i++) tb_addRowImpulse(m, w, i, w->x[i], w->vfree);
 }
 
 #endif  // TUMBLE_HOST_STAGE_ROWS_H_

@@ -205,7 +205,7 @@ TB_HD int tb_solveRows(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res
   tbProblem p = tb_problemOf(m, w);
   if (tb_solvedEmpty(&p, res)) return 0;
   tbSolverOpt so = tb_stepSolverOpt(m);
-  if (w->body_space) {
+  if (tb_stepBodySpace(m)) {
     tb_solveBodyPGS(t, m, w, &p, &so, res);
     return 0;
   }
@@ -227,7 +227,7 @@ TB_HD double tb_impulseWork(const tbModel* m, const tbWork* w, double* scale) {
   *scale = 0.0;
   for (int i = 0; i < n; i++) {
     double u = tb_rowVelocity(m, &w->row[i], w->vfree, w->xvel);
-    work += w->x[i] * (u + 0.5 * tb_rowImpulseVelocity(w, i));
+    work += w->x[i] * (u + 0.5 * tb_rowImpulseVelocity(m, w, i));
     *scale += fabs(w->x[i] * u);
   }
   return work;
@@ -361,15 +361,15 @@ TB_HD int tb_cornerRounds(tbTeam t, const tbModel* m, const tbData* d, int s, tb
     double gauss = 0.0;
     int trial = lead && w->con_twin[c] > c && tb_cornerPushes(w, c, tb_pushFloor(m, w));
     if (trial) {
-      gauss = tb_gaussConstraint(w);
+      gauss = tb_gaussConstraint(m, w);
       trial = tb_cornerLeastGauss(m, w, w->con_off[c] ? c : w->con_twin[c]) < gauss;
     }
     if (!tb_teamAll(t, !lead || trial)) continue;
     if (lead) tb_cornerFlip(w, c);
     rc = tb_stepResolve(t, m, d, s, w, res, &iterations);
     if (rc) return rc;
-    int better =
-        lead && tb_cornerSwap(m, w, TB_CORNER_COUNT, &excess) == 0 && tb_gaussConstraint(w) < gauss;
+    int better = lead && tb_cornerSwap(m, w, TB_CORNER_COUNT, &excess) == 0 &&
+                 tb_gaussConstraint(m, w) < gauss;
     if (tb_teamAll(t, !lead || better)) continue;
     if (lead) tb_cornerFlip(w, c);
     rc = tb_stepResolve(t, m, d, s, w, res, &iterations);
