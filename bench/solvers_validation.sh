@@ -26,4 +26,8 @@ export_scene incline-block --solver auto --scenes 2 --steps 600 --every 300 --pa
   --param yaw=30
 export_scene sliding-sphere --solver auto --scenes 2 --steps 400 --every 200 --param mu=0.1:0.4
 export_scene sphere-pile --scenes 2 --steps 1000 --every 500 --param mu=0.3:0.7 --delassus dense
+# and a second pile set on the scene's own path (PGS in body space), friction drawn per scene,
+# steps 150 to 900 (none of the first set's names): auto's SOC-FB stage after its Newton rounds
+# (host/solver_auto.h tb_socAfterNewton) was chosen on other pile steps, not on these
+export_scene sphere-pile --scenes 3 --steps 900 --every 150 --param mu=0.2:0.9
 exec "$build/bench/bench_solvers" --validation "$val"

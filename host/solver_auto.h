@@ -16,7 +16,9 @@
 // sweeps; Newton: 8) and BoxesStack1 (PGS stalls near 1e-6; Newton: 7). Where Newton makes no
 // headway from that point, PGS goes on and Newton starts again from a better one
 // (tb_pgsThenNewton). A small standard LCP from a cold start goes to Lemke after a few sweeps
-// (tb_lemkeFirst).
+// (tb_lemkeFirst). On exact-cone problems above TB_AUTO_FALLBACK_MAX rows that the rounds leave
+// unsolved (a pile's steps), the second-order cone's Fischer-Burmeister Newton from the start
+// comes next (tb_socAfterNewton).
 // Larger problems (Capsules, 858 rows: PGS takes 2473 sweeps, 0.8 s, where dense Newton took
 // minutes) get PGS while the residual keeps falling, then Newton. Whatever is left over: PGS
 // while it progresses, for a standard LCP Lemke, on the exact cone Newton on a proximal
@@ -231,9 +233,13 @@ TB_HD int tb_pgsThenNewton(tbTeam t, const tbProblem* p, const tbSolverOpt* opt,
       if (res->residual <= opt->tol) break;
       if (!(res->residual < 0.1 * from)) {
         // the fast direction (LU, else Cholesky of the normal equations) squares J's condition;
-        // where the implicit MNCP's J is singular (a jammed grasp's redundant contacts) the
-        // seed's least squares by QR can still converge
-        if (lm == TB_LM_PROJECTED || newton != TB_SOLVER_MNCP_PLM) break;
+        // where the implicit MNCP's J is singular (a jammed grasp's redundant contacts, 21 to 48
+        // rows) the seed's least squares by QR can still converge. Above TB_AUTO_FALLBACK_MAX
+        // rows a QR iteration costs milliseconds (2n x n: 1.6 ms at 216 rows) and on a pile's
+        // steps, its redundant contacts' case, it gained nothing in 0.1-0.3 s a step
+        if (lm == TB_LM_PROJECTED || newton != TB_SOLVER_MNCP_PLM || m > TB_AUTO_FALLBACK_MAX) {
+          break;
+        }
         lm = TB_LM_PROJECTED;
       }
     }
@@ -320,6 +326,31 @@ TB_HD int tb_proximalNewton(const tbProblem* p, const tbSolverOpt* opt, int left
     alpha = fmax(0.3 * alpha, 1e-8 * amax);
   }
   memcpy(x, best, sizeof(double) * n);
+  return left;
+}
+
+// the SOC-FB Newton (soc-fb-plm) from the start x0, at most TB_AUTO_SOC_ITERS iterations, on an
+// exact-cone problem above TB_AUTO_FALLBACK_MAX rows that PGS and the MNCP's Newton left above
+// the tolerance; returns the budget left. A pile's steps are such problems (more contacts than
+// DoFs: the MNCP's Newton stalls, PGS, prox and the proximal Newton crawl), where soc-fb-plm
+// from zero converges in 10 to 80 iterations on most. From the start, not from PGS's best point:
+// on 14 exported pile steps both solved 12, from the start faster on four (k400 of the default
+// pile: 7.6 against 87 ms; 37 against 81, 145 against 177, 16 against 49), slower on one (0.75
+// against 0.13 s), where the fallback's run from the best point is what solves it
+TB_HD int tb_socAfterNewton(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int m, int left,
+                            const double* x0, double* x, double* best, tbSolverWork* w,
+                            tbSolveResult* res) {
+  if (m <= TB_AUTO_FALLBACK_MAX || res->residual <= opt->tol || left <= 0 || tb_pastDeadline(opt) ||
+      !tb_solverApplies(TB_SOLVER_SOC_FB_PLM, p)) {
+    return left;
+  }
+  int iters = res->iterations;
+  tb_teamCopy(t, x, x0, p->n);
+  tb_stage(t, TB_SOLVER_SOC_FB_PLM, tb_lmProjected(TB_SOLVER_SOC_FB_PLM), p, opt,
+           left < TB_AUTO_SOC_ITERS ? left : TB_AUTO_SOC_ITERS, x, best, w, res);
+  left -= res->iterations - iters > 0 ? res->iterations - iters : 1;
+  tb_teamCopy(t, x, best, p->n);
+  tb_residualTeam(t, p, x, w->d);  // u = A x + b, which the PGS stages keep current
   return left;
 }
 
@@ -487,6 +518,7 @@ TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, do
   }
   if (m <= TB_AUTO_DENSE_MAX && tb_solverApplies(newton, p)) {
     left = tb_pgsThenNewton(t, p, opt, newton, m, left, x, best, w, res, &tried);
+    left = tb_socAfterNewton(t, p, opt, m, left, x0, x, best, w, res);
   }
   left = tb_pgsWhileProgressing(t, p, opt, left, x, best, w, res);
   if (!tried && res->residual > opt->tol && left > 0 && tb_solverApplies(newton, p)) {

@@ -192,6 +192,31 @@ TEST(StepRunsTest, AutoSkipsTheFallbacksNewtonAboveItsSize) {
   EXPECT_TRUE(std::isfinite(r.residual));
 }
 
+// steps of the resting pile (750, 800 and 850 of the default scene) that PGS and the MNCP's
+// Newton leave above the step's tolerance in its 1000 iterations: auto hands them to the SOC-FB
+// Newton (tb_socAfterNewton), which solves them from zero (without it they ended at 7e-6, 8e-6
+// and 1e-8), where PGS alone does not
+TEST(StepRunsTest, AutoHandsAStalledPileStepToTheSocNewton) {
+  int steps = 750;
+  Pile pile(steps, TB_DELASSUS_DENSE);
+  for (int k = 750; k <= 850; k += 50) {
+    for (; steps < k; steps++) tb_stepScene(pile.m, pile.d, 0, pile.w);
+    tbProblem p = tb_problemOf(pile.m, pile.w);
+    ASSERT_GT(p.n, TB_AUTO_FALLBACK_MAX);
+    tbSolverOpt o = tb_defaultSolverOpt();
+    for (int solver : {TB_SOLVER_PGS, TB_SOLVER_AUTO}) {
+      std::vector<double> x(p.n, 0.0);
+      tbSolverWork* sw = tb_newSolverWork(solver, p.n, p.nblock, p.facets);
+      tbSolveResult r;
+      ASSERT_EQ(tb_solve(solver, &p, &o, x.data(), sw, &r), TB_OK);
+      tb_freeSolverWork(sw);
+      EXPECT_EQ(r.converged, solver == TB_SOLVER_AUTO)
+          << "step " << k << ", " << tb_solverName(solver) << ": residual " << r.residual;
+      EXPECT_LE(r.residual, solver == TB_SOLVER_AUTO ? o.tol : INFINITY);
+    }
+  }
+}
+
 // the pile settles inside its box: every sphere between the walls and on or above the floor (to
 // the step's penetration), nearly at rest after 2 s, with every contact within the capacity of
 // 9 a sphere and no scene failed; unconverged steps are flagged, not hidden (README: Many bodies)
