@@ -41,20 +41,14 @@ TB_HD void tb_bodyImpulseVelocities(const tbModel* m, tbWork* w) {
 // one sweep over the blocks (tb_sweepBox, tb_sweepContact with A's diagonal blocks)
 TB_HD void tb_bodySweep(const tbModel* m, tbWork* w, const tbProblem* p, double sor) {
   const double* a = w->blk_diag;
+  double* x = w->x;
   for (int k = 0; k < w->nblock; k++) {
-    int i = w->blk_adr[k];
-    double* x = w->x;
-    if (w->blk_type[k] == TB_BLOCK_BOX) {
-      if (a[3 * i] > 0.0) {
-        double v = x[i] - sor * tb_bodyRowU(w, i) / a[3 * i];
-        tb_bodySet(m, w, i, tbu_clamp(v, p->lo[i], p->hi[i]));
-      }
-      continue;
-    }
+    int i = w->blk_adr[k], box = w->blk_type[k] == TB_BLOCK_BOX;
     if (a[3 * i] > 0.0) {
       double v = x[i] - sor * tb_bodyRowU(w, i) / a[3 * i];
-      tb_bodySet(m, w, i, v > 0.0 ? v : 0.0);
+      tb_bodySet(m, w, i, box ? tbu_clamp(v, p->lo[i], p->hi[i]) : (v > 0.0 ? v : 0.0));
     }
+    if (box) continue;
     int ntan = w->blk_dim[k] - 1;
     if (ntan == 0) continue;
     int t1 = i + 1;

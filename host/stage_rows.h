@@ -831,8 +831,9 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   return p;
 }
 
-// J_i dv: row i's velocity from its bodies' impulse velocities (body space; a static or
-// kinematic body's dv stays zero: tb_addRowImpulse)
+// J_i dv: row i's velocity from its bodies' impulse velocities (body space). tb_rowVelocity
+// without its body-type tests: a static or kinematic body's dv stays zero (tb_addRowImpulse),
+// and in the sweep, where this is most of the work, the tests cost the pile 3% of its speed
 TB_HD double tb_rowBodyVelocity(const tbWork* w, int i) {
   const tbRowJ* r = &w->row[i];
   double u = 0.0;
