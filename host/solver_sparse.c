@@ -8,7 +8,8 @@
 // search, watchdog and stops), fed these directions: J d = -phi by KLU, refactored on the first
 // factorization's pivots while its reciprocal condition estimate stays above TB_PLM_LU_PIVOT,
 // else factored afresh; where that fails, (J - sigma I) d = -phi with PLM's shift; where that
-// fails too, steepest descent.
+// fails too, steepest descent. auto's SOC-FB stages on a file take these directions where
+// soc-fb-plm by name would (tb_solveFile lends them: tbSolverOpt.soc_newton).
 #include <klu.h>
 #include <math.h>
 #include <stdlib.h>
@@ -223,9 +224,11 @@ static int tb_sparseSetUp(const tbProblem* p, double cfm, tbSparseJ* sj, double*
   return 0;
 }
 
-// soc-fb-plm on p with the sparse directions (p->runs set): tb_solve's contract; -1 out of memory
+// soc-fb-plm on p with the sparse directions: tb_solve's contract; -1 without p->runs or out of
+// memory, x untouched
 static int tb_solveSocFbSparse(const tbProblem* p, const tbSolverOpt* opt, double* x,
                                tbSolveResult* res) {
+  if (!p->runs) return -1;
   int n = p->n;
   tbSparseJ sj;
   tbLmSolve ls;
@@ -258,16 +261,25 @@ static double tb_runFill(const tbProblem* p) {
   return entries / ((double)p->n * p->n);
 }
 
+// 1 where soc-fb-plm takes the sparse directions on p
+static int tb_sparseSocFits(const tbProblem* p) {
+  return p->runs && p->n >= TB_SPARSE_NEWTON_MIN && tb_solverApplies(TB_SOLVER_SOC_FB_PLM, p) &&
+         tb_runFill(p) <= TB_SPARSE_NEWTON_FILL;
+}
+
 int tb_sparseNewton(int solver, const tbProblem* p) {
   int chosen =
       solver == TB_SOLVER_SOC_FB_PLM || (solver == TB_SOLVER_AUTO && p->n > TB_AUTO_DENSE_MAX);
-  return chosen && p->runs && p->n >= TB_SPARSE_NEWTON_MIN &&
-         tb_solverApplies(TB_SOLVER_SOC_FB_PLM, p) && tb_runFill(p) <= TB_SPARSE_NEWTON_FILL;
+  return chosen && tb_sparseSocFits(p);
 }
 
 int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                  tbSolveResult* res) {
-  if (!tb_sparseNewton(solver, p)) return tb_solve(solver, p, opt, x, w, res);
+  // auto's SOC-FB stages (above TB_AUTO_FALLBACK_MAX rows, up to TB_AUTO_DENSE_MAX) take the
+  // directions soc-fb-plm takes
+  tbSolverOpt lent = *opt;
+  if (solver == TB_SOLVER_AUTO && tb_sparseSocFits(p)) lent.soc_newton = tb_solveSocFbSparse;
+  if (!tb_sparseNewton(solver, p)) return tb_solve(solver, p, &lent, x, w, res);
   double t0 = tb_clock();
   int n = p->n;
   double* x0 = (double*)malloc((size_t)n * sizeof(double));
@@ -281,7 +293,7 @@ int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double*
   if (rc == TB_OK && solver == TB_SOLVER_AUTO && !res->converged) {
     // auto's own stages from the same start; the better answer is kept
     tbSolveResult own;
-    rc = tb_solve(TB_SOLVER_AUTO, p, opt, x0, w, &own);
+    rc = tb_solve(TB_SOLVER_AUTO, p, &lent, x0, w, &own);
     if (rc == TB_OK) {
       own.iterations += res->iterations;
       if (own.residual <= res->residual) {

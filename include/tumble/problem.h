@@ -117,6 +117,11 @@ typedef struct tbSolverOpt {
   // stages and inside them, prox, Lemke and the Newton solvers at each iteration (PGS alone
   // only at max_iter). A step never sets it: its stages read no clock (and the device has none)
   double deadline;
+  // host only (NULL in a step, on the device and by default): a SOC-FB Newton that auto's SOC-FB
+  // stages run in place of the dense one, tb_solve's contract, nonzero where it cannot run on p.
+  // tb_solveFile lends its sparse one (KLU) where soc-fb-plm by name would take it
+  int (*soc_newton)(const tbProblem* p, const struct tbSolverOpt* opt, double* x,
+                    tbSolveResult* res);
 } tbSolverOpt;
 
 // seconds on the host's monotonic clock, the clock of tbSolverOpt.deadline
