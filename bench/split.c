@@ -51,6 +51,7 @@ static const tbbCase kCases[] = {
     {"pendulum", "3-link pendulum, maximal", NULL, "pgs", 0, 2000, 0, 0},
     {"box-stack", "3 stacked boxes, maximal", NULL, "mncp-rlm", 0, 1000, 0, 0},
     {"box-stack", "3 stacked boxes, maximal", NULL, "pgs", 0, 1000, 0, 0},
+    {"box-stack", "3 stacked boxes, maximal", NULL, "auto", 0, 1000, 0, 0},
     {"qs-push", "pushed planar part, quasistatic (DQC)", NULL, "auto", 0, 1000, 0, 0},
     {"qs-push", "pushed planar part, quasistatic (DLC)", NULL, "auto", 1, 1000, 0, 0},
     {"qs-push", "pushed planar part, dynamic (ST)", NULL, "auto", 0, 1000, 1, 0},
@@ -81,9 +82,9 @@ static void tbb_step(const tbModel* m, tbData* d, tbWork* w, tbbSplit* sp) {
   double t[NPHASE + 1];
   tbSolveResult res;
   t[0] = tbb_now();
-  int go = tb_stepSetUp(tb_solo(), m, d, 0, w);
+  int go = tb_stepSetUp(tb_solo(), m, d, 0, w, &res);
   t[1] = tbb_now();
-  int rc = go ? tb_stepAnswer(tb_solo(), m, d, 0, w, &res) : 0;
+  int rc = go == 1 ? tb_stepAnswer(tb_solo(), m, d, 0, w, &res) : 0;
   t[2] = tbb_now();
   if (go) {
     tb_stepEnd(m, d, 0, w, rc, &res);
@@ -127,6 +128,7 @@ static int tbb_run(const tbbCase* c, tbbSplit* best) {
     tbbSplit sp;
     memset(&sp, 0, sizeof(sp));
     tb_resetData(m, d);
+    tb_stepValues(m, d, 0, w);  // the scene's values, the same on every step (as a rollout's)
     for (int k = 0; k < c->nstep; k++) tbb_step(m, d, w, &sp);
     double total = 0.0;
     for (int k = 0; k < NPHASE; k++) total += sp.all[k];

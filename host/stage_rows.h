@@ -779,9 +779,9 @@ TB_HD void tb_assembleDiagonal(tbTeam t, tbWork* w) {
   }
 }
 
-// A = J M^-1 J^T + cfm (tb_delassusRows), b = J v_free + bias, team t splitting the rows; the
-// lead finds A's nonzero runs. In body space A's diagonal blocks alone.
-TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
+// each row's M^-1 J^T and b = J v_free + bias, team t splitting the rows: what the rows' velocities
+// need, before A (tb_assembleMatrix)
+TB_HD void tb_assembleRows(tbTeam t, const tbModel* m, tbWork* w) {
   int n = w->nrow;
   for (int i = t.lane; i < n; i += t.size) {
     const tbRowJ* ri = &w->row[i];
@@ -797,6 +797,11 @@ TB_HD void tb_assemble(tbTeam t, const tbModel* m, tbWork* w) {
     w->b[i] = tb_rowFree(m, w, ri);
   }
   tb_teamSync(t);
+}
+
+// A = J M^-1 J^T + cfm (tb_delassusRows) after tb_assembleRows, team t splitting the rows; the
+// lead finds A's nonzero runs. In body space A's diagonal blocks alone.
+TB_HD void tb_assembleMatrix(tbTeam t, const tbModel* m, tbWork* w) {
   if (tb_stepBodySpace(m)) {
     tb_assembleDiagonal(t, w);
     tb_teamSync(t);
@@ -831,16 +836,21 @@ TB_HD tbProblem tb_problemOf(const tbModel* m, const tbWork* w) {
   return p;
 }
 
+// J_i dv of row i and the bodies' velocities dv (6 a body)
+TB_HD double tb_rowVelocityOf(const tbWork* w, int i, const double* dv) {
+  const tbRowJ* r = &w->row[i];
+  double u = 0.0;
+  for (int side = 0; side < 2; side++) {
+    if (r->body[side] >= 0) u = tb_addDot6(u, r->J[side], dv + 6 * r->body[side]);
+  }
+  return u;
+}
+
 // J_i dv: row i's velocity from its bodies' impulse velocities (body space). tb_rowVelocity
 // without its body-type tests: a static or kinematic body's dv stays zero (tb_addRowImpulse),
 // and in the sweep, where this is most of the work, the tests cost the pile 3% of its speed
 TB_HD double tb_rowBodyVelocity(const tbWork* w, int i) {
-  const tbRowJ* r = &w->row[i];
-  double u = 0.0;
-  for (int side = 0; side < 2; side++) {
-    if (r->body[side] >= 0) u = tb_addDot6(u, r->J[side], w->body_dv + 6 * r->body[side]);
-  }
-  return u;
+  return tb_rowVelocityOf(w, i, w->body_dv);
 }
 
 // the velocity the solved impulses add to row i, ((A - cfm) x)_i = J_i M^-1 J^T x (the
@@ -861,6 +871,18 @@ TB_HD void tb_addRowImpulse(const tbModel* m, const tbWork* w, int i, double x, 
     if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC) continue;
     const double* mj = w->row_MJ + 12 * i + 6 * side;
     for (int k = 0; k < 6; k++) vel[6 * b + k] += mj[k] * x;
+  }
+}
+
+// u = A x + b of the rows without A, from their M^-1 J^T (tb_assembleRows): the bodies' impulse
+// velocity M^-1 J^T x into dv (6 a body), then each row's b + J_i dv + cfm x_i (O(n) where A
+// takes O(n^2))
+TB_HD void tb_rowsVelocityNoA(const tbModel* m, const tbWork* w, const double* x, double* dv,
+                              double* u) {
+  memset(dv, 0, sizeof(double) * 6 * (size_t)m->nbody);
+  for (int i = 0; i < w->nrow; i++) tb_addRowImpulse(m, w, i, x[i], dv);
+  for (int i = 0; i < w->nrow; i++) {
+    u[i] = w->b[i] + tb_rowVelocityOf(w, i, dv) + w->row[i].cfm * x[i];
   }
 }
 

