@@ -90,7 +90,8 @@ TB_HD int tb_stepRunCap(const tbModel* m) {
 //   blk_diag, body_dv  body space: each row's entries of A in its block's columns (row i's
 //                      A[i][blk_adr .. + dim) at 3 i), and each body's impulse velocity
 //                      M^-1 J^T x (6 a body)
-//   eq_factor          the Cholesky factor of a step whose rows are all equalities
+//   eq_factor, eq_first  the Cholesky factor of a step whose rows are all equalities, and each
+//                      row's first nonzero column (the envelope it skips)
 //   dof_S .. tree_F    minimal coordinates (stage_tree.h): the DoFs' motion axes, the
 //                      generalized velocity, its free value (then v+), the factor of M + h C,
 //                      the rows in joint space and (M + h C)^-1 Jq^T, the bodies' spatial
@@ -133,6 +134,7 @@ TB_HD int tb_stepRunCap(const tbModel* m) {
   X(double, blk_diag, tb_stepBodySpace(m) ? 3 * m->maxrow : 1)   \
   X(double, body_dv, tb_stepBodySpace(m) ? 6 * m->nbody : 1)     \
   X(double, eq_factor, tb_cap(m->maxeq) * tb_cap(m->maxeq))      \
+  X(int, eq_first, tb_cap(m->maxeq))                             \
   X(int, run_adr, tb_stepRunCap(m) ? m->maxrow + 1 : 1)          \
   X(int, run, tb_cap(2 * tb_stepRunCap(m)))                      \
   X(int, body_blk_adr, tb_stepRunCap(m) ? m->nbody + 1 : 1)      \

@@ -158,18 +158,20 @@ TB_HD int tb_equalitiesOnly(const tbProblem* p, int cap) {
 }
 
 // A x = -b by one Cholesky factorization into L (n x n), no iterations, by team t (the
-// factorization and A x + b split, the triangular solves on its lead). Returns 1 on every member
-// when x meets the tolerance (res then says so), else 0: x untouched when A is not positive
-// definite (redundant joints), the direct answer otherwise, for the iterative solver to start
-// from.
+// factorization and A x + b split, the triangular solves on its lead), skipping A's envelope
+// (each row's first nonzero column into first: a chain's joints meet only their neighbours', and
+// A is block tridiagonal). Returns 1 on every member when x meets the tolerance (res then says
+// so), else 0: x untouched when A is not positive definite (redundant joints), the direct answer
+// otherwise, for the iterative solver to start from.
 TB_HD int tb_solveEqualities(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
-                             double* L, double* work, tbSolveResult* res) {
+                             double* L, int* first, double* work, tbSolveResult* res) {
   int n = p->n;
   tb_teamCopy(t, L, p->A, n * n);
-  if (tbu_cholEnvelope(t, n, L, NULL)) return 0;
+  for (int i = t.lane; i < n; i += t.size) first[i] = tbu_envelopeStart(p->A + (size_t)i * n, i);
+  if (tbu_cholEnvelope(t, n, L, first)) return 0;  // (it syncs first: every member's rows)
   if (t.lane == 0) {
     for (int i = 0; i < n; i++) x[i] = -p->b[i];
-    tbu_cholSolve(n, L, x);
+    tbu_cholSolveEnvelope(n, L, first, x);
   }
   memset(res, 0, sizeof(*res));
   res->iterations = 1;
@@ -211,7 +213,8 @@ TB_HD int tb_solveRows(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res
   }
   int direct = m->opt.solver == TB_SOLVER_PGS || m->opt.solver == TB_SOLVER_AUTO;
   if (direct && tb_equalitiesOnly(&p, m->maxeq)) {
-    int done = tb_solveEqualities(t, &p, &so, w->x, w->eq_factor, w->solver_work.d, res);
+    int done =
+        tb_solveEqualities(t, &p, &so, w->x, w->eq_factor, w->eq_first, w->solver_work.d, res);
     tb_teamSync(t);  // every member is done with the scratch
     if (done) return 0;
   }

@@ -429,10 +429,46 @@ TEST(EqualityStepTest, JointStepsAreOneDirectSolve) {
   }
 }
 
+// a 12-link chain's joint step factors only A's envelope: a joint's rows meet no row before the
+// previous joint's (A is block tridiagonal), and the answer is the dense factorization's to
+// round-off
+TEST(EqualityStepTest, ChainStepsFactorTheEnvelope) {
+  Scene sc("pendulum", 1, {{"links", 12.0}});
+  sc.reset();
+  tbWork* w = tb_newWork(sc.m);
+  for (int k = 0; k < 50; k++) tb_stepScene(sc.m, sc.d, 0, w);
+  tbProblem p = tb_problemOf(sc.m, w);
+  int n = p.n;
+  ASSERT_EQ(n, 60);
+  ASSERT_TRUE(tb_equalitiesOnly(&p, sc.m->maxeq));
+  std::vector<double> L((size_t)n * n), dense(p.A, p.A + (size_t)n * n), x(n), xd(n), work(n);
+  std::vector<int> first(n);
+  tbSolverOpt opt = tb_stepSolverOpt(sc.m);
+  tbSolveResult res;
+  ASSERT_EQ(
+      tb_solveEqualities(tb_solo(), &p, &opt, x.data(), L.data(), first.data(), work.data(), &res),
+      1);
+  long envelope = 0;
+  for (int i = 0; i < n; i++) {
+    EXPECT_GE(first[i], 5 * (i / 5 - 1)) << i;
+    envelope += i + 1 - first[i];
+  }
+  EXPECT_LT(envelope, (long)n * (n + 1) / 2 / 4);
+  ASSERT_EQ(tbu_cholesky(n, dense.data()), 0);
+  for (int i = 0; i < n; i++) xd[i] = -p.b[i];
+  tbu_cholSolve(n, dense.data(), xd.data());
+  double scale = 0.0;
+  for (double v : xd) scale = std::fmax(scale, std::fabs(v));
+  ASSERT_GT(scale, 0.0);
+  for (int i = 0; i < n; i++) EXPECT_NEAR(x[i], xd[i], 1e-12 * scale) << i;
+  tb_freeWork(w);
+}
+
 // the direct solve leaves x alone where A is not positive definite (redundant rows)
 TEST(EqualityStepTest, SingularSystemsGoToTheIterativeSolver) {
   double A[4] = {1.0, 1.0, 1.0, 1.0}, b[2] = {-1.0, -1.0}, lo[2] = {-INFINITY, -INFINITY};
   double hi[2] = {INFINITY, INFINITY}, mu[2] = {0, 0}, ang[2] = {0, 0}, L[4], work[2];
+  int first[2];
   int type[2] = {TB_BLOCK_BOX, TB_BLOCK_BOX}, adr[2] = {0, 1}, dim[2] = {1, 1};
   tbProblem p = {2, 2, A, b, lo, hi, type, adr, dim, mu, ang, 0, 4, 0, nullptr};
   tbSolverOpt opt = tb_defaultSolverOpt();
@@ -440,11 +476,11 @@ TEST(EqualityStepTest, SingularSystemsGoToTheIterativeSolver) {
   ASSERT_TRUE(tb_equalitiesOnly(&p, 2));
   EXPECT_FALSE(tb_equalitiesOnly(&p, 1));  // more rows than the capacity
   double x[2] = {0.25, 0.5};
-  EXPECT_EQ(tb_solveEqualities(tb_solo(), &p, &opt, x, L, work, &res), 0);
+  EXPECT_EQ(tb_solveEqualities(tb_solo(), &p, &opt, x, L, first, work, &res), 0);
   EXPECT_EQ(x[0], 0.25);
   EXPECT_EQ(x[1], 0.5);
   A[3] = 2.0;  // now positive definite: x = A^-1 (1, 1) = (1, 0)
-  ASSERT_EQ(tb_solveEqualities(tb_solo(), &p, &opt, x, L, work, &res), 1);
+  ASSERT_EQ(tb_solveEqualities(tb_solo(), &p, &opt, x, L, first, work, &res), 1);
   EXPECT_NEAR(x[0], 1.0, 1e-15);
   EXPECT_NEAR(x[1], 0.0, 1e-15);
   EXPECT_EQ(res.iterations, 1);

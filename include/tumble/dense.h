@@ -92,6 +92,31 @@ TB_HD void tbu_cholSolve(int n, const double* L, double* b) {
   }
 }
 
+// the first nonzero column of row i (of a matrix whose row is `row`), at most i: where the row's
+// envelope starts (tbu_cholEnvelope)
+TB_HD int tbu_envelopeStart(const double* row, int i) {
+  int f = 0;
+  while (f < i && row[f] == 0.0) f++;
+  return f;
+}
+
+// tbu_cholSolve with L from tbu_cholEnvelope(first), each of L's rows read over its envelope
+// alone: L y = b by rows, then L^T x = y by L's rows too (x_i known, it leaves the unknowns
+// left of it in row i's envelope)
+TB_HD void tbu_cholSolveEnvelope(int n, const double* L, const int* first, double* b) {
+  for (int i = 0; i < n; i++) {
+    const double* li = L + (long)i * n;
+    double s = b[i];
+    for (int k = first[i]; k < i; k++) s -= li[k] * b[k];
+    b[i] = s / li[i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    const double* li = L + (long)i * n;
+    b[i] /= li[i];
+    for (int k = first[i]; k < i; k++) b[k] -= li[k] * b[i];
+  }
+}
+
 // LU with partial pivoting P A = L U in place (unit L strictly below the diagonal, U on and
 // above it); piv[k] is the row swapped with row k at step k. Returns 0, or -1 at a pivot that
 // is zero or not finite (A is then partly factored). Row-oriented (the inner loop runs along a
