@@ -33,14 +33,18 @@ struct Pile : Scene {
   ~Pile() { tb_freeWork(w); }
 };
 
-// every entry of A outside row i's runs is exactly zero, the runs lie in order inside [0, n),
-// and the matrix is read over them
+// the step's A, whose entries are products only inside the runs (tb_delassusRuns), is bitwise
+// every entry's product (tb_delassusRows): every entry outside row i's runs is exactly zero; the
+// runs lie in order inside [0, n), and the matrix is read over them
 TEST(StepRunsTest, PileRowsReadOnlyTheirRuns) {
   Pile pile(150, TB_DELASSUS_DENSE);
   const tbWork* w = pile.w;
   int n = w->nrow;
   ASSERT_GE(n, TB_STEP_RUN_ROWS);
   ASSERT_EQ(w->use_runs, 1);
+  std::vector<double> whole((size_t)n * n);
+  tb_delassusRows(tb_solo(), w, whole.data());
+  for (size_t k = 0; k < whole.size(); k++) ASSERT_EQ(w->A[k], whole[k]) << k;
   tbProblem p = tb_problemOf(pile.m, w);
   ASSERT_EQ(p.runs, &w->runs);
   long read = 0;
