@@ -112,9 +112,10 @@ void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_step(tb_solo(), m, d, s, w);
 }
 
-// step problem p of w as an FC3D file; in body space (no A in the step) with A made for it
+// step problem p of w as an FC3D file, with A made for it from the step's rows (bitwise the
+// step's where it assembled one): in body space the step holds none, and a step whose warm start
+// was kept as it stood assembled none (tb_warmKept)
 static int tb_writeStepProblem(const char* path, const tbWork* w, tbProblem* p) {
-  if (p->A) return tb_writeFC3D(path, p);
   double* A = (double*)malloc(sizeof(double) * tb_cap(p->n) * tb_cap(p->n));
   if (!A) return TB_ERR_MEMORY;
   tb_delassusRows(tb_solo(), w, A);

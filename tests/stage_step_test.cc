@@ -16,6 +16,7 @@
 
 #include <tumble/estimate.h>
 #include <tumble/grasp.h>
+#include <tumble/reader.h>
 
 #include "engine.h"
 #include "stage_step.h"
@@ -427,6 +428,40 @@ TEST(EqualityStepTest, JointStepsAreOneDirectSolve) {
   for (int i = 0; i < n * direct.m->nbody * 6; i++) {
     EXPECT_NEAR(direct.d->body_vel[i], iter.d->body_vel[i], 1e-9) << i;
   }
+}
+
+// a kept step assembles no A (tb_warmKept), so an exported step's matrix is made for the file
+// from its rows: every exported box-stack step's W is bitwise tb_delassusRows of that step's
+// rows, kept steps among them
+TEST(WarmKeptTest, ExportWritesTheKeptStepsMatrix) {
+  Scene exported("box-stack", 1), stepped("box-stack", 1);
+  exported.reset();
+  stepped.reset();
+  std::string stem = ::testing::TempDir() + "tumble-kept-stack";
+  const int nstep = 300, every = 30;
+  int written = 0;
+  ASSERT_EQ(tb_exportProblems(exported.m, exported.d, nstep, every, stem.c_str(), &written), TB_OK)
+      << tb_lastError();
+  ASSERT_EQ(written, nstep / every);
+  tbWork* w = tb_newWork(stepped.m);
+  int kept = 0;
+  for (int k = 1; k <= nstep; k++) {
+    int judged = stepped.d->iter_last[0] == 0;
+    tb_stepScene(stepped.m, stepped.d, 0, w);
+    if (k % every) continue;
+    kept += judged && stepped.d->iter_last[0] == 0;
+    tbFileProblem fp;
+    std::string path = stem + "-s0-k" + std::to_string(k) + ".dat";
+    ASSERT_EQ(tb_readProblem(path.c_str(), &fp), TB_OK) << tb_lastError();
+    int n = w->nrow;
+    ASSERT_EQ(fp.n, n) << k;
+    std::vector<double> A((size_t)n * n);
+    tb_delassusRows(tb_solo(), w, A.data());
+    for (size_t e = 0; e < A.size(); e++) ASSERT_EQ(fp.W[e], A[e]) << k << " " << e;
+    tb_freeFileProblem(&fp);
+  }
+  EXPECT_GT(kept, 0);
+  tb_freeWork(w);
 }
 
 // a 12-link chain's joint step factors only A's envelope: a joint's rows meet no row before the
