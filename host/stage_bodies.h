@@ -20,9 +20,14 @@
 #include "stage_pgs.h"
 #include "stage_rows.h"
 
-// u_i = b_i + J_i dv + cfm_i x_i
+// u_i = b_i + J_i dv + cfm_i x_i of the bodies' impulse velocities dv (6 a body)
+TB_HD double tb_rowUOf(const tbWork* w, int i, const double* dv) {
+  return w->b[i] + w->row[i].cfm * w->x[i] + tb_rowVelocityOf(w, i, dv);
+}
+
+// tb_rowUOf of the solve's dv
 TB_HD double tb_bodyRowU(const tbWork* w, int i) {
-  return w->b[i] + w->row[i].cfm * w->x[i] + tb_rowBodyVelocity(w, i);
+  return tb_rowUOf(w, i, w->body_dv);
 }
 
 // x_i <- v, its change carried to its bodies' dv
@@ -32,10 +37,15 @@ TB_HD void tb_bodySet(const tbModel* m, tbWork* w, int i, double v) {
   tb_addRowImpulse(m, w, i, dx, w->body_dv);
 }
 
-// dv = M^-1 J^T x from scratch
+// dv = M^-1 J^T x of w->x from scratch (6 a body)
+TB_HD void tb_impulseVelocitiesOf(const tbModel* m, const tbWork* w, double* dv) {
+  memset(dv, 0, sizeof(double) * 6 * (size_t)m->nbody);
+  for (int i = 0; i < w->nrow; i++) tb_addRowImpulse(m, w, i, w->x[i], dv);
+}
+
+// the solve's dv from scratch
 TB_HD void tb_bodyImpulseVelocities(const tbModel* m, tbWork* w) {
-  memset(w->body_dv, 0, sizeof(double) * 6 * (size_t)m->nbody);
-  for (int i = 0; i < w->nrow; i++) tb_addRowImpulse(m, w, i, w->x[i], w->body_dv);
+  tb_impulseVelocitiesOf(m, w, w->body_dv);
 }
 
 // one sweep over the blocks (tb_sweepBox, tb_sweepContact with A's diagonal blocks)
@@ -62,10 +72,16 @@ TB_HD void tb_bodySweep(const tbModel* m, tbWork* w, const tbProblem* p, double 
   }
 }
 
-// the residual of x with u = A x + b into u (n), from the current dv
-TB_HD double tb_bodyResidual(const tbWork* w, const tbProblem* p, double* u) {
-  for (int i = 0; i < w->nrow; i++) u[i] = tb_bodyRowU(w, i);
+// the residual of w->x with u = A x + b into u (n) from the bodies' impulse velocities dv: O(n)
+// without A, where A x is O(n^2)
+TB_HD double tb_residualOfDv(const tbWork* w, const tbProblem* p, const double* dv, double* u) {
+  for (int i = 0; i < w->nrow; i++) u[i] = tb_rowUOf(w, i, dv);
   return tb_residualFromVelocity(p, w->x, u);
+}
+
+// tb_residualOfDv from the solve's current dv
+TB_HD double tb_bodyResidual(const tbWork* w, const tbProblem* p, double* u) {
+  return tb_residualOfDv(w, p, w->body_dv, u);
 }
 
 // the sweeps between residual checks past the first TB_BODY_CHECK (each checked: a warm start

@@ -754,14 +754,19 @@ TB_HD int tb_assembleRuns(const tbModel* m, tbWork* w) {
   return fill <= TB_RUN_FILL * (double)n * (double)n;
 }
 
+// row i's entries of A (n x n) in columns [j0, j1), from j0 >= i, and their mirrors below
+TB_HD void tb_delassusSpan(const tbWork* w, int i, int j0, int j1, double* A) {
+  int n = w->nrow;
+  for (int j = j0; j < j1; j++) A[i * n + j] = A[j * n + i] = tb_delassusEntry(w, &w->row[i], j);
+}
+
 // A = J M^-1 J^T + cfm into A (n x n) from the rows and their M^-1 J^T, team t splitting the
 // rows (row i's owner writes row i of A right of the diagonal and its mirror below)
 TB_HD void tb_delassusRows(tbTeam t, const tbWork* w, double* A) {
   int n = w->nrow;
   for (int i = t.lane; i < n; i += t.size) {
-    const tbRowJ* ri = &w->row[i];
-    for (int j = i; j < n; j++) A[i * n + j] = A[j * n + i] = tb_delassusEntry(w, ri, j);
-    A[i * n + i] += ri->cfm;
+    tb_delassusSpan(w, i, i, n, A);
+    A[i * n + i] += w->row[i].cfm;
   }
 }
 
@@ -773,14 +778,11 @@ TB_HD void tb_delassusRuns(tbTeam t, const tbWork* w, double* A) {
   for (int i = t.lane; i < n; i += t.size) memset(A + (size_t)i * n, 0, sizeof(double) * n);
   tb_teamSync(t);  // every row cleared before any mirror lands in it
   for (int i = t.lane; i < n; i += t.size) {
-    const tbRowJ* ri = &w->row[i];
     for (int r = w->run_adr[i]; r < w->run_adr[i + 1]; r++) {
       int j0 = w->run[2 * r] > i ? w->run[2 * r] : i;
-      for (int j = j0; j < w->run[2 * r + 1]; j++) {
-        A[i * n + j] = A[j * n + i] = tb_delassusEntry(w, ri, j);
-      }
+      tb_delassusSpan(w, i, j0, w->run[2 * r + 1], A);
     }
-    A[i * n + i] += ri->cfm;
+    A[i * n + i] += w->row[i].cfm;
   }
 }
 
@@ -896,18 +898,6 @@ TB_HD void tb_addRowImpulse(const tbModel* m, const tbWork* w, int i, double x, 
     if (b < 0 || m->body_type[b] != TB_BODY_DYNAMIC) continue;
     const double* mj = w->row_MJ + 12 * i + 6 * side;
     for (int k = 0; k < 6; k++) vel[6 * b + k] += mj[k] * x;
-  }
-}
-
-// u = A x + b of the rows without A, from their M^-1 J^T (tb_assembleRows): the bodies' impulse
-// velocity M^-1 J^T x into dv (6 a body), then each row's b + J_i dv + cfm x_i (O(n) where A
-// takes O(n^2))
-TB_HD void tb_rowsVelocityNoA(const tbModel* m, const tbWork* w, const double* x, double* dv,
-                              double* u) {
-  memset(dv, 0, sizeof(double) * 6 * (size_t)m->nbody);
-  for (int i = 0; i < w->nrow; i++) tb_addRowImpulse(m, w, i, x[i], dv);
-  for (int i = 0; i < w->nrow; i++) {
-    u[i] = w->b[i] + tb_rowVelocityOf(w, i, dv) + w->row[i].cfm * x[i];
   }
 }
 

@@ -236,12 +236,17 @@ TB_HD double tb_impulseWork(const tbModel* m, const tbWork* w, double* scale) {
   return work;
 }
 
+// whether a row of the step bounces (Newton restitution: a negative rest)
+TB_HD int tb_hasBounce(const tbWork* w) {
+  int bounce = 0;
+  for (int i = 0; i < w->nrow; i++) bounce |= w->row[i].rest < 0.0;
+  return bounce;
+}
+
 // whether Newton restitution made the step's impulses add energy: with friction it can (Kane's
 // paradox; a 12-link chain's tip striking the floor at 45 degrees gains half the chain's energy)
 TB_HD int tb_bounceGainsEnergy(const tbModel* m, const tbWork* w) {
-  int bounce = 0;
-  for (int i = 0; i < w->nrow; i++) bounce |= w->row[i].rest < 0.0;
-  if (!bounce) return 0;
+  if (!tb_hasBounce(w)) return 0;
   double scale, work = tb_impulseWork(m, w, &scale);
   return work > 1e-9 * scale;
 }
@@ -297,43 +302,41 @@ TB_HD int tb_quasiSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* re
   }
 }
 
-// whether the step's warm start may be judged before A is assembled: auto is the solver and
-// keeps a start that passes (tb_startKept) without a sweep (tolerances under TB_AUTO_SWEEP_TOL),
-// the rows are in maximal coordinates and not equalities alone (their direct solve goes first),
-// nothing re-solves the step (corner rounds, the quasistatic step's rounds, a bounce's plastic
-// retry, which reads A), and the solver's scratch holds u and the bodies' dv
-TB_HD int tb_warmJudgedEarly(const tbModel* m, const tbWork* w, const tbProblem* p) {
-  if (m->opt.solver != TB_SOLVER_AUTO || m->nq > 0 || m->opt.corners || m->opt.quasistatic ||
-      tb_stepBodySpace(m) || p->n == 0 || tb_equalitiesOnly(p, m->maxeq) ||
-      !(tb_stepSolverOpt(m).tol < TB_AUTO_SWEEP_TOL) ||
-      w->solver_work.nd < (size_t)p->n + 6 * (size_t)m->nbody) {
-    return 0;
-  }
-  for (int i = 0; i < p->n; i++) {
-    if (w->row[i].rest < 0.0) return 0;
-  }
-  return 1;
+// whether the step's warm start may be judged before A is assembled, at the step's options so:
+// auto is the solver and keeps a start that passes (tb_startKept) without a sweep (tolerances
+// under TB_AUTO_SWEEP_TOL), the rows are in maximal coordinates and not equalities alone (their
+// direct solve goes first), nothing re-solves the step (corner rounds, the quasistatic step's
+// rounds, a bounce's plastic retry, which reads A), and the solver's scratch holds u and the
+// bodies' dv
+TB_HD int tb_warmJudgedEarly(const tbModel* m, const tbWork* w, const tbProblem* p,
+                             const tbSolverOpt* so) {
+  return m->opt.solver == TB_SOLVER_AUTO && m->nq == 0 && !m->opt.corners && !m->opt.quasistatic &&
+         !tb_stepBodySpace(m) && p->n > 0 && so->tol < TB_AUTO_SWEEP_TOL &&
+         w->solver_work.nd >= (size_t)p->n + 6 * (size_t)m->nbody &&
+         !tb_equalitiesOnly(p, m->maxeq) && !tb_hasBounce(w);
 }
 
 // 1 on every member of team t when the step's warm start is its answer as it stands, judged on
-// the lead from the rows' velocities without A (tb_rowsVelocityNoA): res then holds it, as auto
-// would have (no iterations), and A is not assembled. A resting stack's warm start passes on 87%
-// of its steps (box-stack), where A's assembly was a third of the step (83% judged so: the first
-// kept step after one that iterated goes through A)
+// the lead from the bodies' impulse velocities without A (tb_residualOfDv): res then holds it,
+// as auto would have (no iterations), and A is not assembled. A resting stack's warm start
+// passes on 87% of its steps (box-stack), where A's assembly was a third of the step (83% judged
+// so: the first kept step after one that iterated goes through A)
 TB_HD int tb_warmKept(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   int kept = 0;
-  tbProblem p = tb_problemOf(m, w);
-  if (t.lane == 0 && tb_warmJudgedEarly(m, w, &p)) {
-    double *u = w->solver_work.d, *dv = u + p.n;
-    tb_rowsVelocityNoA(m, w, w->x, dv, u);
-    double r = tb_residualFromVelocity(&p, w->x, u);
+  if (t.lane == 0) {
+    tbProblem p = tb_problemOf(m, w);
     tbSolverOpt so = tb_stepSolverOpt(m);
-    kept = tb_startKept(&so, r);
-    if (kept) {
-      memset(res, 0, sizeof(*res));
-      res->residual = r;
-      res->converged = 1;
-      res->reason = TB_STOP_CONVERGED;
+    if (tb_warmJudgedEarly(m, w, &p, &so)) {
+      double *u = w->solver_work.d, *dv = u + p.n;
+      tb_impulseVelocitiesOf(m, w, dv);
+      double r = tb_residualOfDv(w, &p, dv, u);
+      kept = tb_startKept(&so, r);
+      if (kept) {
+        memset(res, 0, sizeof(*res));
+        res->residual = r;
+        res->converged = 1;
+        res->reason = TB_STOP_CONVERGED;
+      }
     }
   }
   return tb_teamShareInt(t, kept);

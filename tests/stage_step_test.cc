@@ -547,7 +547,9 @@ TEST(WarmKeptTest, KeptStartsAreAutosOnTheAssembledStep) {
     ASSERT_GT(up, 0) << k;
     int n = w->nrow;
     std::vector<double> x(w->x, w->x + n), u(n), dv(6 * m->nbody);
-    tb_rowsVelocityNoA(m, w, x.data(), dv.data(), u.data());
+    tbProblem rows = tb_problemOf(m, w);  // b and the blocks: what the judgement reads
+    tb_impulseVelocitiesOf(m, w, dv.data());
+    tb_residualOfDv(w, &rows, dv.data(), u.data());
     if (up == 2) tb_assembleMatrix(tb_solo(), m, w);  // A for auto, which the step did without
     tbProblem p = tb_problemOf(m, w);
     std::vector<double> Ax(n);
