@@ -13,9 +13,10 @@ export_scene() {  # scene, then simulate's options
 }
 # stacks at rest on auto, and stacks PGS leaves shifted (their faces no longer flush: up to 8
 # points a pair); the vibrating plate; boxes sticking and sliding on inclines; a rolling sphere;
-# spheres piled in a box (195-220 rows, more than their DoFs; stepped with A stored, the path
-# these problems were first exported on: the body-space step's other rounding leads the pile
-# elsewhere, and the set stays the one of the tables in bench/results)
+# spheres piled in a box (195-220 rows, more than their DoFs; rigid, on PGS with 1000 sweeps, the
+# scene's defaults when these problems were first exported, and stepped with A stored: the
+# body-space step's other rounding leads the pile elsewhere, and the set stays the one of the
+# tables in bench/results)
 export_scene box-stack --solver auto --scenes 3 --steps 1000 --every 500 --param mu=0.2:0.8 \
   --param mass=0.5:2
 export_scene box-stack --solver pgs --scenes 3 --steps 1000 --every 250 --param mu=0.2:0.8
@@ -25,9 +26,11 @@ export_scene incline-block --solver auto --scenes 3 --steps 600 --every 300 --pa
 export_scene incline-block --solver auto --scenes 2 --steps 600 --every 300 --param angle=35 \
   --param yaw=30
 export_scene sliding-sphere --solver auto --scenes 2 --steps 400 --every 200 --param mu=0.1:0.4
-export_scene sphere-pile --scenes 2 --steps 1000 --every 500 --param mu=0.3:0.7 --delassus dense
-# and a second pile set on the scene's own path (PGS in body space), friction drawn per scene,
+export_scene sphere-pile --scenes 2 --steps 1000 --every 500 --param mu=0.3:0.7 --delassus dense \
+  --param soft=0 --solver pgs --max-iter 1000
+# and a second rigid pile set on PGS in body space, friction drawn per scene,
 # steps 150 to 900 (none of the first set's names): auto's SOC-FB stage after its Newton rounds
 # (host/solver_auto.h tb_socAfterNewton) was chosen on other pile steps, not on these
-export_scene sphere-pile --scenes 3 --steps 900 --every 150 --param mu=0.2:0.9
+export_scene sphere-pile --scenes 3 --steps 900 --every 150 --param mu=0.2:0.9 --param soft=0 \
+  --solver pgs --max-iter 1000
 exec "$build/bench/bench_solvers" --validation "$val"

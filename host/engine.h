@@ -28,6 +28,8 @@ typedef struct tbRowJ {
   double bias;     // added to b: Phi/h stabilization, servo targets, restitution
   double rest;     // the part of bias Newton restitution set (<= 0), for tb_plasticRetry
   double cfm;      // added to the diagonal of A (servo compliance)
+  double soft;     // contact rows: cfm gains soft J M^-1 J^T of the row itself (TB_OPT_SOFT)
+  double prox;     // that share of cfm, set at assembly: it pulls x toward the last step's impulse
 } tbRowJ;
 
 // one shape pair of the geometrically implicit step (stage_implicit.h), set up each step: f is
@@ -279,7 +281,7 @@ struct tbWork {
   int ncon, nrow, nblock;
   int use_runs;  // 1 when this step's A is read over its nonzero runs (tb_assembleRuns)
   tbRuns runs;   // the view of run_adr and run (A is symmetric: its columns' runs are its rows')
-  double h, gravity[3], frame_angle, facet_angle;  // per step, from vary (TB_F_OPT)
+  double h, gravity[3], frame_angle, facet_angle, soft;  // per step, from vary (TB_F_OPT)
   char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
 };
 

@@ -1016,8 +1016,9 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
 // tumble_option_restitution_vmin (m/s: contacts approaching slower stay plastic) and
 // tumble_option_quasistatic ("1": the quasistatic step of thesis §3.4, solved by auto, as the
 // built-in quasistatic scenes), tumble_option_corners ("1": planar shapes' corners
-// disjunctive, thesis §3.2) and tumble_option_implicit ("1": geometrically implicit contact,
-// thesis §3.5) into the model's options; 0, or 2 after an error
+// disjunctive, thesis §3.2), tumble_option_implicit ("1": geometrically implicit contact, thesis
+// §3.5) and tumble_option_soft (contact regularization, tbOption soft) into the model's options;
+// 0, or 2 after an error
 static int tb_mjModelNumerics(tbMj* c) {
   xmlNodePtr n;
   double v = 0.0;
@@ -1039,6 +1040,9 @@ static int tb_mjModelNumerics(tbMj* c) {
   if (tb_mjScalar(c, "option", "implicit", &v, &n)) return 2;
   if (n && v != 0.0 && v != 1.0) return tb_mjFail(c, n, "data %g: 1 (implicit contact) or 0", v);
   if (n) c->m->opt.implicit = (int)v;
+  if (tb_mjScalar(c, "option", "soft", &v, &n)) return 2;
+  if (n && !(v >= 0.0 && v < INFINITY)) return tb_mjFail(c, n, "data %g: finite and >= 0", v);
+  if (n) c->m->opt.soft = v;
   return 0;
 }
 
@@ -1538,6 +1542,11 @@ static int tb_mjParams(tbMj* c) {
   for (int i = 0; i < c->nnamed; i++) {
     if (tb_mjNamedParams(c, &c->named[i])) return TB_ERR_ARG;
   }
+  // last, as the scenes' (where the step has contact rows), so that the others keep their places
+  if (!c->m->opt.quasistatic && !c->m->opt.implicit &&
+      tb_mjParam(c, "opt.soft", "", "contact regularization (0: rigid contacts)", 0.0, 1e3, 0,
+                 TB_F_OPT, 0, TB_OPT_SOFT, 1.0))
+    return TB_ERR_ARG;
   return 0;
 }
 

@@ -864,6 +864,7 @@ static int tb_compileVary(tbModel* m) {
   memcpy(o + TB_OPT_GRAVITY, m->opt.gravity, sizeof(double) * 3);
   o[TB_OPT_FRAME_ANGLE] = m->opt.frame_angle;
   o[TB_OPT_FACET_ANGLE] = m->opt.facet_angle;
+  o[TB_OPT_SOFT] = m->opt.soft;
   tb_supportVary(m, m->vary0);
   return TB_OK;
 }
@@ -995,6 +996,14 @@ int tb_checkStepValues(const tbModel* m, const double* vary) {
   if (m->opt.quasistatic && m->nq > 0) {
     return tb_setError(
         "option quasistatic: the quasistatic step takes no minimal-coordinate joints");
+  }
+  double soft = tb_varyOf(m, vary, TB_F_OPT, 0)[TB_OPT_SOFT];
+  if (!(soft >= 0.0) || !isfinite(soft)) {
+    return tb_setError("option soft %g must be finite and >= 0 (0: rigid contacts)", soft);
+  }
+  if (soft > 0.0 && (m->opt.quasistatic || m->opt.implicit)) {
+    return tb_setError("option soft %g: not with the %s step (its contacts have no such rows)",
+                       soft, m->opt.quasistatic ? "quasistatic" : "geometrically implicit");
   }
   if (!m->opt.quasistatic && !m->opt.implicit) return TB_OK;
   for (int g = 0; g < m->ngeom; g++) {

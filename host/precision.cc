@@ -86,7 +86,7 @@ void convField(D* d, const S* s, size_t n) {
 }
 
 f::tbOption convOption(const tbOption& o) {
-  static_assert(sizeof(tbOption) == 144, "tbOption changed: convert its new fields here");
+  static_assert(sizeof(tbOption) == 152, "tbOption changed: convert its new fields here");
   f::tbOption r;
   r.timestep = toFloat(o.timestep);
   conv(r.gravity, o.gravity, 3);
@@ -109,12 +109,13 @@ f::tbOption convOption(const tbOption& o) {
   r.delassus = o.delassus;
   r.rest_speed = toFloat(o.rest_speed);
   r.rest_time = toFloat(o.rest_time);
+  r.soft = toFloat(o.soft);
   return r;
 }
 
 // the fp32 model of m, its arrays in buf
 f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
-  static_assert(sizeof(tbModel) == 696, "tbModel changed: convert its new fields here");
+  static_assert(sizeof(tbModel) == 704, "tbModel changed: convert its new fields here");
   f::tbModel fm;
   memset(&fm, 0, sizeof(fm));
   fm.nbody = m->nbody;

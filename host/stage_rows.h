@@ -508,6 +508,7 @@ TB_HD void tb_contactRows(tbRowSink* k, const tbData* d, int s, int ci) {
     tb_rowLinear(&trow[ntan], a, ra, b, rb, o);
     if (tb_rowActive(m, w, &trow[ntan], w->nrow + 1 + ntan)) ntan++;
   }
+  nrow.soft = trow[0].soft = trow[1].soft = w->soft;  // regularized at assembly
   tb_pushContact(k, vel, &nrow, trow, ntan, mu, key);
 }
 
@@ -651,6 +652,13 @@ TB_HD double tb_delassusEntry(const tbWork* w, const tbRowJ* ri, int j) {
     if (b == bj[1]) a = tb_addDot6(a, ri->J[si], mj + 6);
   }
   return a;
+}
+
+// option soft on a contact row: its mixing gains soft times its own J M^-1 J^T, aii (once, as
+// the row is assembled: the rows are made anew each step)
+TB_HD void tb_softenRow(tbRowJ* row, double aii) {
+  row->prox = row->soft * aii;
+  row->cfm += row->prox;
 }
 
 //---- A's nonzero runs --------------------------------------------------------------------------
@@ -815,6 +823,7 @@ TB_HD void tb_assembleRows(tbTeam t, const tbModel* m, tbWork* w) {
         tb_mulMinv(w, b, ri->J[side], mj);
       }
     }
+    if (ri->soft != 0.0) tb_softenRow(&w->row[i], tb_delassusEntry(w, ri, i));
     w->b[i] = tb_rowFree(m, w, ri);
   }
   tb_teamSync(t);

@@ -46,6 +46,7 @@ TB_HD void tb_stepValues(const tbModel* m, const tbData* d, int s, tbWork* w) {
   for (int k = 0; k < 3; k++) w->gravity[k] = opt[TB_OPT_GRAVITY + k];
   w->frame_angle = opt[TB_OPT_FRAME_ANGLE];
   w->facet_angle = opt[TB_OPT_FACET_ANGLE];
+  w->soft = opt[TB_OPT_SOFT];
 }
 
 // the pose the step's geometry uses: kinematic bodies advanced to t+h, the others at t
@@ -61,7 +62,10 @@ TB_HD void tb_workPose(const tbModel* m, const tbData* d, int s, tbWork* w) {
   }
 }
 
-// warm start: the previous step's impulse of the row with the same key, else 0
+// warm start: the previous step's impulse of the row with the same key, else 0. A regularized
+// contact row (option soft) reads u + prox (x - x_last), its pull toward that impulse: its b
+// moves by -prox x_last (cfm holds prox), so that at rest, where x = x_last, its answer is the
+// rigid one (no sinking, no creep: tbOption soft)
 TB_HD void tb_warmStart(const tbModel* m, const tbData* d, int s, tbWork* w) {
   const int* key = d->warm_key + (size_t)s * d->maxrow;
   const double* val = d->warm + (size_t)s * d->maxrow;
@@ -77,6 +81,7 @@ TB_HD void tb_warmStart(const tbModel* m, const tbData* d, int s, tbWork* w) {
         break;
       }
     }
+    if (w->row[i].prox != 0.0) w->b[i] -= w->row[i].prox * w->x[i];
   }
 }
 

@@ -379,6 +379,7 @@ TB_HD void tb_treeAssemble(tbTeam t, const tbModel* m, tbWork* w) {
       for (int k = 0; k < nd; k++) a += jq[k] * mj[k];
       w->A[i * n + j] = w->A[j * n + i] = a;
     }
+    tb_softenRow(&w->row[i], w->A[i * n + i]);
     w->A[i * n + i] += w->row[i].cfm;
   }
   tb_teamSync(t);

@@ -268,11 +268,14 @@ TEST_F(CliTest, AutoSolvesThePlateBlockValidationSteps) {
 // rows on 162 DoFs, PGS and Siconos' NSGS stall at 9.2e-8): auto's stages end above the
 // tolerance, and the fallback's soc-fb-plm run from their best point meets it (before it the
 // 64-row cap left no Newton method there: auto ended unconverged after its whole budget). The
-// pile stepped with A stored, as the validation side exports it
+// pile rigid on PGS and stepped with A stored, as the validation side exports it
 TEST_F(CliTest, AutoSolvesThePileValidationStep) {
   std::string dir = Path("pile");
-  CliResult r = Run({"simulate", "sphere-pile", "--scenes", "2", "--steps", "500", "--every", "500",
-                     "--param", "mu=0.3:0.7", "--delassus", "dense", "--export-problems", dir});
+  CliResult r = Run({"simulate",   "sphere-pile", "--scenes",          "2",
+                     "--steps",    "500",         "--every",           "500",
+                     "--param",    "mu=0.3:0.7",  "--delassus",        "dense",
+                     "--param",    "soft=0",      "--solver",          "pgs",
+                     "--max-iter", "1000",        "--export-problems", dir});
   ASSERT_EQ(r.status, 0) << r.err;
   CliResult q = Run({"solve", dir + "/sphere-pile-s0-k500.dat", "--solver", "auto"});
   ASSERT_EQ(q.status, 0) << q.err;

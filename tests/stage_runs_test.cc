@@ -20,13 +20,18 @@
 
 namespace {
 
-// the built-in sphere-pile after `steps` steps (its own PGS, 1000 sweeps), with the work of its
-// last step; A stored (TB_DELASSUS_DENSE) or, by default, not (body space)
+// the built-in sphere-pile with rigid contacts (soft 0) on PGS with 1000 sweeps, the scene's
+// defaults before its contacts were regularized, whose steps these tests were written on, after
+// `steps` steps, with the work of its last step; A stored (TB_DELASSUS_DENSE) or, by default, not
+// (body space)
 struct Pile : Scene {
   tbWork* w = nullptr;
   explicit Pile(int steps, int delassus = TB_DELASSUS_AUTO) : Scene("sphere-pile", 1) {
     m->opt.delassus = delassus;
+    m->opt.solver = TB_SOLVER_PGS;
+    m->opt.max_iter = 1000;
     w = tb_newWork(m);
+    set("soft", 0.0);
     reset();
     for (int k = 0; k < steps; k++) tb_stepScene(m, d, 0, w);
   }
@@ -285,27 +290,32 @@ TEST(StepRunsTest, AutoRunsTheLentSocNewton) {
   EXPECT_GT(file, dense);
 }
 
-// the pile settles inside its box: every sphere between the walls and on or above the floor (to
-// the step's penetration), nearly at rest after 2 s, with every contact within the capacity of
-// 9 a sphere and no scene failed; unconverged steps are flagged, not hidden (README: Many bodies)
-TEST(SpherePileTest, SettlesInsideItsBox) {
-  Pile pile(1000);
+// the pile at its defaults (regularized contacts, auto with 3000 iterations) converges on every
+// step and settles inside its box: every sphere between the walls and on the floor or others,
+// at rest after 3 s (the rigid pile on PGS stays unconverged on most steps: README, Many bodies),
+// with every contact within the capacity of 9 a sphere and no scene failed. At rest the
+// regularization's pull toward the last impulse is spent: no sphere sinks into the floor
+TEST(SpherePileTest, ConvergesAndSettlesInsideItsBox) {
+  Scene pile("sphere-pile", 1);
   ASSERT_EQ(pile.m->opt.maxcon, 9 * 27);
-  EXPECT_FALSE(pile.d->status[0] & TB_SCENE_FAILMASK);
+  ASSERT_EQ(pile.m->opt.solver, TB_SOLVER_AUTO);
+  pile.reset();
+  pile.run(1500);
+  EXPECT_EQ(pile.d->status[0], 0) << "failed or unconverged: max residual " << pile.d->resid_max[0];
+  EXPECT_LE(pile.d->resid_max[0], pile.m->opt.tol);
   EXPECT_GT(pile.d->ncon[0], 27);  // each sphere on something
   int first = tb_findBody(pile.m, "sphere0");
-  double vmax = 0.0;
+  double vmax = 0.0, zmin = 1.0;
   for (int k = 0; k < 27; k++) {
     const double* p = pile.d->body_pos + 3 * (first + k);
     const double* v = pile.d->body_vel + 6 * (first + k);
-    EXPECT_LE(std::fabs(p[0]), 0.2 - 0.05 + 1e-3) << k;
-    EXPECT_LE(std::fabs(p[1]), 0.2 - 0.05 + 1e-3) << k;
-    EXPECT_GE(p[2], 0.05 - 1e-3) << k;
-    for (int c = 0; c < 3; c++) vmax = std::fmax(vmax, std::fabs(v[c]));
+    EXPECT_LE(std::fabs(p[0]), 0.2 - 0.05 + 1e-9) << k;
+    EXPECT_LE(std::fabs(p[1]), 0.2 - 0.05 + 1e-9) << k;
+    zmin = std::fmin(zmin, p[2]);
+    for (int c = 0; c < 6; c++) vmax = std::fmax(vmax, std::fabs(v[c]));
   }
-  EXPECT_LT(vmax, 0.05);
-  EXPECT_EQ(pile.d->resid_max[0] > pile.m->opt.tol,
-            (pile.d->status[0] & TB_SCENE_UNCONVERGED) != 0);
+  EXPECT_LT(vmax, 1e-8);  // seen 3e-12
+  EXPECT_NEAR(zmin, 0.05, 1e-9);
 }
 
 }  // namespace

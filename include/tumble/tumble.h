@@ -231,6 +231,19 @@ typedef struct tbOption {
   // state alone, and a state at rest stays there up to that speed
   double rest_speed;
   double rest_time;
+  // >= 0, dimensionless: regularized contacts. Each contact row (normal and tangents) reads
+  // u_i + soft a_ii (x_i - x_last,i) for u_i, a_ii = J_i M^-1 J_i^T its own Delassus diagonal and
+  // x_last its impulse in the last step (0 for a new contact): a proximal point step across time
+  // steps. A + soft diag(A) is positive definite where A is only semidefinite (more contact rows
+  // than the bodies' DoFs: a pile), so the step's problem has one answer, which the solvers
+  // reach; where x moves (an impact) a contact yields by soft a_ii (x - x_last) per unit time, as
+  // MuJoCo's regularization R_i = soft a_ii does all the time, and at rest, where x = x_last, the
+  // answer is the rigid one: nothing sinks or creeps (a plain soft a_ii x_i would sink a body by
+  // soft a_nn x_n h a step and creep a sticking one at soft a_tt x_t: the pile at soft = 1e-2 kept
+  // moving at 5e-4 m/s after 6 s). 0: rigid (the default). The default of the per-scene value
+  // (TB_OPT_SOFT: the scenes' and MJCF models' parameter "soft" / "opt.soft"). Not with the
+  // quasistatic or the geometrically implicit step
+  double soft;
 } tbOption;
 tbOption tb_defaultOption(void);
 
@@ -283,7 +296,8 @@ enum {
   TB_OPT_GRAVITY = 1,  // 3 entries
   TB_OPT_FRAME_ANGLE = 4,
   TB_OPT_FACET_ANGLE = 5,
-  TB_OPT_NPRM = 6
+  TB_OPT_SOFT = 6,
+  TB_OPT_NPRM = 7
 };
 
 // layout of one support tripod's parameters: mu, then x, y of the three points
