@@ -44,9 +44,9 @@ StepProblem SetUp(Scene& sc, double soft) {
 }
 
 // a step of `scene` after `steps` steps and then its first with contacts, set up rigid and at
-// soft = 0.01: the contact rows'
-// diagonal gains 0.01 of itself (their rigid mixing is zero) and their b moves by that times the
-// warm start, bitwise; every other entry is the rigid one. Returns the contact rows counted
+// soft = 0.01: the contact rows' diagonal gains 0.01 of itself (their rigid mixing is zero) and
+// their b moves by that times the warm start, bitwise; every other entry is the rigid one.
+// Returns the contact rows counted
 int ExpectRegularizedStep(const char* scene, int steps) {
   Scene sc(scene, 1);
   sc.reset();
@@ -77,7 +77,7 @@ int ExpectRegularizedStep(const char* scene, int steps) {
 }
 
 TEST(SoftContactTest, ContactRowsMixTheirOwnDiagonal) {
-  // a resting box stack (maximal coordinates): 24 rows, all contacts, warm-started
+  // a resting box stack (maximal coordinates): every row a contact's, warm-started
   EXPECT_GT(ExpectRegularizedStep("box-stack", 50), 0);
   // the 12-link chain on minimal hinges striking the floor (joint space: tb_treeAssemble)
   EXPECT_GT(ExpectRegularizedStep("chain-wall", 0), 0);
