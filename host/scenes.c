@@ -706,8 +706,11 @@ static void tb_scenePlateBlock(tbModel* m, int driver) {
   int b = tb_box(m, "block", 0.01, half, pos, NULL, 0.5);
   m->opt.timestep = 1e-4;
   // PGS stalls near 4e-6 on the block's four coplanar corners (every scene unconverged); auto
-  // converges the default's steps within 300 iterations (the cap is reached only by the steps no
-  // solver takes below ~7e-7: a varied block's coplanar sticking, README)
+  // converges the rigid block's steps within 300 iterations but for a varied block's coplanar
+  // sticking, which no solver takes below ~7e-7 (README). Regularized (option soft 1e-3), the
+  // corners' A is definite: every step of those converges too, in 11x fewer iterations, and the
+  // block's path moves by 1 um in its landing and not after (its drift as the rigid block's)
+  m->opt.soft = 1e-3;
   m->opt.solver = TB_SOLVER_AUTO;
   m->opt.max_iter = 1000;
   tb_commonParams(m, "friction coefficient (the thesis does not state it)");

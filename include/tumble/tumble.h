@@ -240,9 +240,9 @@ typedef struct tbOption {
   // MuJoCo's regularization R_i = soft a_ii does all the time, and at rest, where x = x_last, the
   // answer is the rigid one: nothing sinks or creeps (a plain soft a_ii x_i would sink a body by
   // soft a_nn x_n h a step and creep a sticking one at soft a_tt x_t: the pile at soft = 1e-2 kept
-  // moving at 5e-4 m/s after 6 s). 0: rigid (the default). The default of the per-scene value
-  // (TB_OPT_SOFT: the scenes' and MJCF models' parameter "soft" / "opt.soft"). Not with the
-  // quasistatic or the geometrically implicit step
+  // moving at 5e-4 m/s after 6 s). 0: rigid (the default; sphere-pile 1e-2, plate-block 1e-3).
+  // The default of the per-scene value (TB_OPT_SOFT: the scenes' and MJCF models' parameter
+  // "soft" / "opt.soft"). Not with the quasistatic or the geometrically implicit step
   double soft;
 } tbOption;
 tbOption tb_defaultOption(void);
