@@ -283,6 +283,23 @@ TEST_F(CliTest, AutoSolvesThePileValidationStep) {
   EXPECT_NE(q.out.find("\"rows\": 234,"), std::string::npos) << q.out;
 }
 
+// the validation side's pile step that only Siconos' PROX had solved (bench/solvers_validation.sh,
+// sphere-pile-s1-k600: 234 rows; PROX's residual wanders between 1e-8 and 1e-5 and dipped below
+// 1e-8 by chance): every stage before the convex fixed point ends at 2.0e-7 after its whole
+// budget, and the Newton stages from the interior point's second answer converge (host/
+// solver_auto.h tb_convexFixedPoint). The second rigid pile set, stepped to 600
+TEST_F(CliTest, AutoSolvesThePileStepOnlyProxSolved) {
+  std::string dir = Path("pile2");
+  CliResult r = Run({"simulate", "sphere-pile", "--scenes", "3", "--steps", "600", "--every", "600",
+                     "--param", "mu=0.2:0.9", "--param", "soft=0", "--solver", "pgs", "--max-iter",
+                     "1000", "--export-problems", dir});
+  ASSERT_EQ(r.status, 0) << r.err;
+  CliResult q = Run({"solve", dir + "/sphere-pile-s1-k600.dat", "--solver", "auto"});
+  ASSERT_EQ(q.status, 0) << q.err;
+  EXPECT_NE(q.out.find("\"converged\": true"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("\"rows\": 234,"), std::string::npos) << q.out;
+}
+
 TEST_F(CliTest, BoxStackCsv) {
   std::string out = Path("stack.csv");
   CliResult r = Run({"simulate", "box-stack", "--scenes", "3", "--steps", "10", "--out", out});
