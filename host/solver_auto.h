@@ -24,16 +24,15 @@
 // minutes) get PGS while the residual keeps falling, then Newton. Whatever is left over: PGS
 // while it progresses, for a standard LCP Lemke, on the exact cone Newton on a proximal
 // regularization (tb_proximalNewton: singular, redundant contacts), then adaptive prox from the
-// best iterate. On the exact cone, where all of that ends above the tolerance, the convex fixed
-// point: an interior point's answers for the De Saxce term held fixed, and the Newton stages from
-// each (tb_convexFixedPoint; pile steps with more contact rows than DoFs, where the Newton
-// methods stall from PGS's iterates). The answer is the best iterate seen, re-checked by
-// tb_residual. A deadline (tbSolverOpt.deadline) ends the rounds and the stages inside them at
-// their next iteration.
-// A team (a warp on the GPU) runs it together: every member takes the same way through the
-// stages, sharing the sweeps of PGS and prox, the active set's factorization and every u = A x +
-// b; the Newton and Lemke stages run on the lead, which hands their outcome to the others
-// (tb_teamShare). Bitwise one thread.
+// best iterate. On the exact cone, where all of that ends above the tolerance, on a problem
+// file (not in a step) the convex fixed point: an interior point's answers for the De Saxce term
+// held fixed, and the Newton stages from each (tb_convexFixedPoint; pile steps with more contact
+// rows than DoFs, where the Newton methods stall from PGS's iterates). The answer is the best
+// iterate seen, re-checked by tb_residual. A deadline (tbSolverOpt.deadline) ends the rounds and
+// the stages inside them at their next iteration. A team (a warp on the GPU) runs it together:
+// every member takes the same way through the stages, sharing the sweeps of PGS and prox, the
+// active set's factorization and every u = A x + b; the Newton and Lemke stages run on the lead,
+// which hands their outcome to the others (tb_teamShare). Bitwise one thread.
 #ifndef TUMBLE_HOST_SOLVER_AUTO_H_
 #define TUMBLE_HOST_SOLVER_AUTO_H_
 
@@ -464,10 +463,10 @@ TB_HD void tb_newtonFrom(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, i
 // 20 converge, in 1 to 17 rounds; on a set exported after these choices were made (5 scenes, mu
 // 0.25 to 0.85, mass 0.2 to 2), 7 of the 10 steps auto left. A round costs an interior point
 // solve (15 to 20 factorizations, 10 ms at 234 rows) and the Newton stages (about 30 ms), all
-// within opt->max_iter iterations (a step's budget: a few rounds). Only an answer that meets the
-// tolerance replaces auto's: where there is none (a quasistatic point pressed between a fence
-// and a wall that overlap) the stage's best point is no better an answer than auto's own (there
-// it unbalanced the forces the quasistatic step checks), which stays
+// within opt->max_iter iterations. Only an answer that meets the tolerance replaces auto's:
+// where there is none the stage's best point is no better an answer than auto's own, which stays
+// (run in a quasistatic step, a point pressed between a fence and a wall that overlap, its best
+// point unbalanced the forces the step checks)
 #define TB_AUTO_FP_ROUNDS 20  // fixed-point rounds, at most
 TB_HD void tb_convexFixedPoint(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int m,
                                double* x, double* best, tbSolverWork* w, tbSolveResult* res) {
@@ -511,6 +510,17 @@ TB_HD void tb_convexFixedPoint(tbTeam t, const tbProblem* p, const tbSolverOpt* 
   }
   tb_teamCopy(t, best, kept, n);
   tb_teamCopy(t, x, best, n);
+}
+
+// the convex fixed point where the host asks for it (tbSolverOpt.fixed_point: tb_solveFile);
+// never in a step, whose kernel it would grow past what ptxas compiles (problem.h)
+TB_HD void tb_hostFixedPoint(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, int m, double* x,
+                             double* best, tbSolverWork* w, tbSolveResult* res) {
+#ifdef __CUDA_ARCH__
+  (void)t, (void)p, (void)opt, (void)m, (void)x, (void)best, (void)w, (void)res;
+#else
+  if (opt->fixed_point) tb_convexFixedPoint(t, p, opt, m, x, best, w, res);
+#endif
 }
 
 // whether a start at residual r is the answer as it is: it meets the tolerance, and below
@@ -670,7 +680,7 @@ TB_HD void tb_solveAuto(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, do
   }
   tb_teamCopy(t, x, best, p->n);
   if (res->residual > opt->tol) tb_fallBack(t, p, opt, m, x0, x, best, w, res);
-  tb_convexFixedPoint(t, p, opt, m, x, best, w, res);
+  tb_hostFixedPoint(t, p, opt, m, x, best, w, res);
   if (res->residual > opt->tol && tb_pastDeadline(opt)) res->reason = TB_STOP_TIME;
   tb_finishSolveTeam(t, p, opt, x, w->d, res);
 }

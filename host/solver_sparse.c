@@ -276,9 +276,10 @@ int tb_sparseNewton(int solver, const tbProblem* p) {
 int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                  tbSolveResult* res) {
   // auto's SOC-FB stages (above TB_AUTO_FALLBACK_MAX rows, up to TB_AUTO_DENSE_MAX) take the
-  // directions soc-fb-plm takes
+  // directions soc-fb-plm takes, and its convex fixed point runs where its stages end unsolved
   tbSolverOpt lent = *opt;
   if (solver == TB_SOLVER_AUTO && tb_sparseSocFits(p)) lent.soc_newton = tb_solveSocFbSparse;
+  lent.fixed_point = solver == TB_SOLVER_AUTO;
   if (!tb_sparseNewton(solver, p)) return tb_solve(solver, p, &lent, x, w, res);
   double t0 = tb_clock();
   int n = p->n;

@@ -183,8 +183,7 @@ TEST(BodySpaceTest, ExportWritesTheStepsWholeMatrix) {
 
 // a step above TB_AUTO_FALLBACK_MAX rows that auto's stages leave above the tolerance is not
 // handed to the fallback's ten Newton runs (the whole budget each, O(n^3) an iteration): its
-// iterations stay within the stages' budget, the fallback's one SOC-FB run and its PGS pass,
-// and the convex fixed point's budget (tb_convexFixedPoint)
+// iterations stay within the stages' budget, the fallback's one SOC-FB run and its PGS pass
 TEST(StepRunsTest, AutoSkipsTheFallbacksNewtonAboveItsSize) {
   Pile pile(150, TB_DELASSUS_DENSE);
   tbProblem p = tb_problemOf(pile.m, pile.w);
@@ -198,7 +197,7 @@ TEST(StepRunsTest, AutoSkipsTheFallbacksNewtonAboveItsSize) {
   ASSERT_EQ(tb_solve(TB_SOLVER_AUTO, &p, &o, x.data(), sw, &r), TB_OK);
   tb_freeSolverWork(sw);
   EXPECT_FALSE(r.converged);
-  EXPECT_LE(r.iterations, 4 * o.max_iter);
+  EXPECT_LE(r.iterations, 3 * o.max_iter);
   EXPECT_TRUE(std::isfinite(r.residual));
 }
 
@@ -248,9 +247,9 @@ int Lender::calls = 0, Lender::decline = 0;
 // own: on the pile's step 860 (which reaches the stage) the lender is called, and auto's answer
 // is bitwise the one without a lender either way (both lenders end where the dense stage does).
 // tb_solveFile lends its sparse one (KLU): on the resting pile's steps 860 to 940 (every 20th)
-// its answers are not the dense stage's (the two factorizations' round-off leads these
-// degenerate steps' iterations apart), and it converges on 4 of them (the dense stage on 1
-// before the convex fixed point, tb_convexFixedPoint, took the other steps to 1e-8: now 5)
+// auto converges on more of them by it than by the dense stage (4 against 1: the two
+// factorizations' round-off leads these degenerate steps' iterations apart, to 1e-8 more often
+// from the sparse ones; over steps 760 to 1000, every 10th, 20 of 25 against 16)
 TEST(StepRunsTest, AutoRunsTheLentSocNewton) {
   Pile pile(860, TB_DELASSUS_DENSE);
   tbProblem p = tb_problemOf(pile.m, pile.w);
@@ -281,16 +280,14 @@ TEST(StepRunsTest, AutoRunsTheLentSocNewton) {
     EXPECT_EQ(r.iterations, r0.iterations) << "decline " << decline;
     EXPECT_EQ(lent, own) << "decline " << decline;
   }
-  int file = 0, apart = 0;
+  int dense = 0, file = 0;
   for (int k = 860; k <= 940; k += 20) {
     for (int j = 0; k > 860 && j < 20; j++) tb_stepScene(pile.m, pile.d, 0, pile.w);
     p = tb_problemOf(pile.m, pile.w);
-    tbSolveResult rd = solve(nullptr, 0, own), rf = solve(nullptr, 1, lent);
-    file += rf.converged;
-    apart += rd.iterations != rf.iterations || own != lent;
+    dense += solve(nullptr, 0, own).converged;
+    file += solve(nullptr, 1, lent).converged;
   }
-  EXPECT_GE(file, 4);
-  EXPECT_GT(apart, 0) << "tb_solveFile took the dense stage's way: nothing lent";
+  EXPECT_GT(file, dense);
 }
 
 // the pile at its defaults (regularized contacts, auto with 3000 iterations) converges on every

@@ -122,6 +122,11 @@ typedef struct tbSolverOpt {
   // tb_solveFile lends its sparse one (KLU) where soc-fb-plm by name would take it
   int (*soc_newton)(const tbProblem* p, const struct tbSolverOpt* opt, double* x,
                     tbSolveResult* res);
+  // host only (0 in a step, on the device and by default): 1 runs auto's last stage, the convex
+  // fixed point (host/solver_auto.h tb_convexFixedPoint), where the others end above the
+  // tolerance; tb_solveFile sets it. Compiled into the step's kernel it took ptxas past the
+  // memory of a 23 GB build machine (13.7 GB for the fp64 kernel, its fp32 twin's beside it)
+  int fixed_point;
 } tbSolverOpt;
 
 // seconds on the host's monotonic clock, the clock of tbSolverOpt.deadline
