@@ -1,5 +1,5 @@
 // The exact-cone problem with its De Saxce term held fixed, solved by a primal-dual interior
-// point: auto's last stage on the problems every other stage leaves unsolved.
+// point: auto's last stage on the problem files every other stage leaves unsolved.
 //
 // With s = mu |u_t| fixed per contact the problem is convex (Acary, Cadoux, Lemarechal & Malick
 // 2011): x in K, u + (s, 0, 0) in K*, x . (u + (s, 0, 0)) = 0 are the optimality conditions of
