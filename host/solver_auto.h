@@ -460,7 +460,8 @@ TB_HD void tb_newtonFrom(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, i
 // rows) that auto's other stages leave at 1e-8 to 9e-7 after their whole budget: the validation
 // side's sphere-pile-s1-k600 (only Siconos' PROX had solved it, by a chance dip), 6 of 80 steps
 // of 4 scenes (mu 0.1 to 1) and 19 of 120 of 6 (mu 0.3 to 1, mass 0.1 to 1), every 50th step:
-// 20 converge, in 1 to 17 rounds; on a set exported after these choices were made (5 scenes, mu
+// 20 converged, in 1 to 17 rounds (22 since the Jordan algebra moved to cone.h: its determinant's
+// round-off picks other rounds); on a set exported after these choices were made (5 scenes, mu
 // 0.25 to 0.85, mass 0.2 to 2), 7 of the 10 steps auto left. A round costs an interior point
 // solve (15 to 20 factorizations, 10 ms at 234 rows) and the Newton stages (about 30 ms), all
 // within opt->max_iter iterations. Only an answer that meets the tolerance replaces auto's:
@@ -475,6 +476,7 @@ TB_HD void tb_convexFixedPoint(tbTeam t, const tbProblem* p, const tbSolverOpt* 
   // s in the start's slot, the answer and the best iterate so far in the proximal Newton's A
   // (both stages are done with them), the interior point's scratch where the stages' is
   double *xs = best - (size_t)n * n - n, *kept = xs + n, *s = xs - n;
+  if ((size_t)(s - w->d) < tb_ipmNeed(n)) return;  // (the MNCP's scratch holds it: tb_solverNeed)
   tb_teamZero(t, s, n);
   tb_teamCopy(t, kept, best, n);
   int left = opt->max_iter;

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <tumble/cone.h>
 #include <tumble/dense.h>
 #include <tumble/problem.h>
 #include <tumble/residual.h>
@@ -42,80 +43,6 @@ TB_HD int tb_ipmApplies(const tbProblem* p) {
     if (p->blk_dim[k] > 1 && !(p->blk_mu[k] > 0.0)) return 0;
   }
   return 1;
-}
-
-// z0 - |z_bar| scaled: where a cone's point lies, > 0 inside (m = 1: the half line)
-TB_HD double tbu_socMargin(const double* z, int m) {
-  double r = 0.0;
-  for (int i = 1; i < m; i++) r += z[i] * z[i];
-  return z[0] - sqrt(r);
-}
-
-// z^T J z, J = diag(1, -1, ...)
-TB_HD double tbu_socDet(const double* z, int m) {
-  double r = z[0] * z[0];
-  for (int i = 1; i < m; i++) r -= z[i] * z[i];
-  return r;
-}
-
-// the Jordan product r = a o b = (a . b, a0 b_bar + b0 a_bar)
-TB_HD void tbu_socProduct(const double* a, const double* b, int m, double* r) {
-  double d = 0.0;
-  for (int i = 0; i < m; i++) d += a[i] * b[i];
-  for (int i = 1; i < m; i++) r[i] = a[0] * b[i] + b[0] * a[i];
-  r[0] = d;
-}
-
-// y with v o y = d (v inside Q)
-TB_HD void tbu_socDivide(const double* v, const double* d, int m, double* y) {
-  double vd = 0.0;
-  for (int i = 1; i < m; i++) vd += v[i] * d[i];
-  y[0] = (v[0] * d[0] - vd) / tbu_socDet(v, m);
-  for (int i = 1; i < m; i++) y[i] = (d[i] - y[0] * v[i]) / v[0];
-}
-
-// the largest step a <= amax with z + a dz in Q (z inside): the first root of
-// (z0 + a dz0)^2 - |z_bar + a dz_bar|^2 = c + 2 b a + q a^2, in its stable form
-TB_HD double tbu_socMaxStep(const double* z, const double* dz, int m, double amax) {
-  if (m == 1) return dz[0] < 0.0 ? fmin(amax, -z[0] / dz[0]) : amax;
-  double q = tbu_socDet(dz, m), b = z[0] * dz[0], c = tbu_socDet(z, m);
-  for (int i = 1; i < m; i++) b -= z[i] * dz[i];
-  double disc = b * b - q * c;
-  if (disc < 0.0) return amax;
-  double den = -b + sqrt(disc);
-  return den > 0.0 ? fmin(amax, c / den) : amax;
-}
-
-// the Nesterov-Todd scaling of one cone's pair (z, l), both inside: S = beta (2 w w^T - J) with
-// S l = S^-1 z; w (m) and beta (CVXOPT's compute_scaling)
-TB_HD void tbu_socNTScaling(const double* z, const double* l, int m, double* w, double* beta) {
-  double dz = sqrt(tbu_socDet(z, m)), dl = sqrt(tbu_socDet(l, m)), zl = 0.0;
-  for (int i = 0; i < m; i++) zl += z[i] * l[i];
-  double gamma = sqrt(0.5 * (1.0 + zl / (dz * dl)));
-  // the scaling point (z / dz + J l / dl) / (2 gamma), of determinant 1, then its square root
-  for (int i = 0; i < m; i++)
-    w[i] = (z[i] / dz + (i == 0 ? 1.0 : -1.0) * l[i] / dl) / (2.0 * gamma);
-  double root = sqrt(2.0 * (w[0] + 1.0));
-  w[0] += 1.0;
-  for (int i = 0; i < m; i++) w[i] /= root;
-  *beta = sqrt(dz / dl);
-}
-
-// r = S^-1 y = (2 J w w^T J - J) y / beta
-TB_HD void tbu_socScaleInv(const double* w, double beta, int m, const double* y, double* r) {
-  double wjy = w[0] * y[0];
-  for (int i = 1; i < m; i++) wjy -= w[i] * y[i];
-  for (int i = 0; i < m; i++) {
-    double ji = i == 0 ? 1.0 : -1.0;
-    r[i] = (2.0 * ji * w[i] * wjy - ji * y[i]) / beta;
-  }
-}
-
-// r = S y = beta (2 w w^T - J) y
-TB_HD void tbu_socScale(const double* w, double beta, int m, const double* y, double* r) {
-  double wy = 0.0;
-  for (int i = 0; i < m; i++) wy += w[i] * y[i];
-  for (int i = 0; i < m; i++) r[i] = beta * (2.0 * w[i] * wy - (i == 0 ? 1.0 : -1.0) * y[i]);
 }
 
 // the interior point's vectors, n each, in its scratch after the n x n matrix
@@ -198,11 +125,10 @@ TB_HD int tb_ipmFactor(const tbProblem* p, tbIpm* w, double hs) {
     for (int k = 0; k < p->nblock; k++) {
       int a = p->blk_adr[k], m = p->blk_dim[k];
       for (int j = 0; j < m; j++) {
-        double e[3] = {0.0, 0.0, 0.0}, c1[3], c2[3];
+        double e[3] = {0.0, 0.0, 0.0}, c[3];
         e[j] = 1.0;
-        tbu_socScaleInv(w->w + a, w->beta[a], m, e, c1);
-        tbu_socScaleInv(w->w + a, w->beta[a], m, c1, c2);
-        for (int i = 0; i < m; i++) w->M[(size_t)(a + i) * n + a + j] += c2[i];
+        tbu_socScaleInv2(w->w + a, w->beta[a], m, e, c);
+        for (int i = 0; i < m; i++) w->M[(size_t)(a + i) * n + a + j] += c[i];
       }
     }
     if (tbu_cholesky(n, w->M) == 0) return 0;
@@ -223,10 +149,9 @@ TB_HD void tb_ipmDirection(const tbProblem* p, tbIpm* w, const double* target) {
   tbu_cholSolve(p->n, w->M, w->dz);
   for (int k = 0; k < p->nblock; k++) {
     int a = p->blk_adr[k], m = p->blk_dim[k];
-    double c1[3], c2[3];
-    tbu_socScaleInv(w->w + a, w->beta[a], m, w->dz + a, c1);
-    tbu_socScaleInv(w->w + a, w->beta[a], m, c1, c2);
-    for (int i = 0; i < m; i++) w->dl[a + i] -= c2[i];
+    double c[3];
+    tbu_socScaleInv2(w->w + a, w->beta[a], m, w->dz + a, c);
+    for (int i = 0; i < m; i++) w->dl[a + i] -= c[i];
   }
 }
 
@@ -253,7 +178,7 @@ TB_HD int tb_ipmSolve(const tbProblem* p, const double* s, const tbSolverOpt* op
   tbIpm w = tb_ipmLayout(n, work);
   double hs, gs;
   tb_ipmScaleProblem(p, s, &w, &hs, &gs);
-  *iters = 0;
+  *iters = 0;  // (a start that cannot be factored ran none)
   // the start (CVXOPT's): z from (H + I) z = -g, l = H z + g, each moved inside its cones
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < n; j++) w.M[(size_t)i * n + j] = tb_ipmH(p, &w, hs, i, j) + (i == j);
@@ -266,7 +191,7 @@ TB_HD int tb_ipmSolve(const tbProblem* p, const double* s, const tbSolverOpt* op
   tb_ipmIntoCones(p, w.z);
   tb_ipmIntoCones(p, w.l);
   int status = 1;
-  for (*iters = 0; *iters < max_iter && !tb_pastDeadline(opt); (*iters)++) {
+  for (; *iters < max_iter && !tb_pastDeadline(opt); (*iters)++) {
     // rd = H z + g - l, the gap's mean mu = z . l / nb
     tb_ipmHVec(p, &w, hs, w.z, w.rd);
     double gap = 0.0, rmax = 0.0;

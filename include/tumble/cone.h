@@ -88,18 +88,27 @@ TB_HD void tbu_socSqrt(const double* w, int d, double* z) {
   for (int i = 1; i < d; i++) z[i] = f * w[i];
 }
 
+// z^T J z, J = diag(1, -1, ...)
+TB_HD double tbu_socDet(const double* z, int m) {
+  double zz = 0.0;
+  for (int i = 1; i < m; i++) zz += z[i] * z[i];
+  return z[0] * z[0] - zz;
+}
+
+// y with v o y = d (v inside K): L_v^-1 d
+TB_HD void tbu_socDivide(const double* v, const double* d, int m, double* y) {
+  double vd = 0.0;
+  for (int i = 1; i < m; i++) vd += v[i] * d[i];
+  y[0] = (v[0] * d[0] - vd) / tbu_socDet(v, m);
+  for (int i = 1; i < m; i++) y[i] = (d[i] - y[0] * v[i]) / v[0];
+}
+
 // M = L_z^-1 L_v - I (d x d, row-major) for z in K's interior, L_v = [v_0 v_bar^T; v_bar v_0 I]
 TB_HD void tbu_socArrowSolve(const double* z, const double* v, int d, double* M) {
-  double zz = 0.0;
-  for (int i = 1; i < d; i++) zz += z[i] * z[i];
-  double det = z[0] * z[0] - zz;
   for (int j = 0; j < d; j++) {
-    double col[3], a[3];
+    double col[3] = {0.0, 0.0, 0.0}, a[3];
     for (int i = 0; i < d; i++) col[i] = j == 0 ? v[i] : (i == 0 ? v[j] : (i == j ? v[0] : 0.0));
-    double zc = 0.0;
-    for (int i = 1; i < d; i++) zc += z[i] * col[i];
-    a[0] = (z[0] * col[0] - zc) / det;
-    for (int i = 1; i < d; i++) a[i] = (col[i] - z[i] * a[0]) / z[0];
+    tbu_socDivide(z, col, d, a);
     for (int i = 0; i < d; i++) M[i * d + j] = a[i] - (i == j);
   }
 }
@@ -120,6 +129,76 @@ TB_HD void tbu_socFB(const double* x, const double* y, int d, double* phi, doubl
   tbu_socSqrt(w, d, z);
   tbu_socArrowSolve(z, x, d, Dx);
   tbu_socArrowSolve(z, y, d, Dy);
+}
+
+//---- the interior point's algebra of K (host/solver_ipm.h) ---------------------------------------
+// Points strictly inside K, steps to its boundary and the Nesterov-Todd scaling of a primal-dual
+// pair (Vandenberghe, The CVXOPT linear and quadratic cone program solvers, 2010, Sec. 4).
+
+// z0 - |z_bar|: > 0 inside K (m = 1: the half line)
+TB_HD double tbu_socMargin(const double* z, int m) {
+  double r = 0.0;
+  for (int i = 1; i < m; i++) r += z[i] * z[i];
+  return z[0] - sqrt(r);
+}
+
+// the Jordan product r = a o b = (a . b, a0 b_bar + b0 a_bar)
+TB_HD void tbu_socProduct(const double* a, const double* b, int m, double* r) {
+  double d = 0.0;
+  for (int i = 0; i < m; i++) d += a[i] * b[i];
+  for (int i = 1; i < m; i++) r[i] = a[0] * b[i] + b[0] * a[i];
+  r[0] = d;
+}
+
+// the largest step a <= amax with z + a dz in K (z inside): the first root of
+// (z0 + a dz0)^2 - |z_bar + a dz_bar|^2 = c + 2 b a + q a^2, in its stable form
+TB_HD double tbu_socMaxStep(const double* z, const double* dz, int m, double amax) {
+  if (m == 1) return dz[0] < 0.0 ? fmin(amax, -z[0] / dz[0]) : amax;
+  double q = tbu_socDet(dz, m), b = z[0] * dz[0], c = tbu_socDet(z, m);
+  for (int i = 1; i < m; i++) b -= z[i] * dz[i];
+  double disc = b * b - q * c;
+  if (disc < 0.0) return amax;
+  double den = -b + sqrt(disc);
+  return den > 0.0 ? fmin(amax, c / den) : amax;
+}
+
+// the Nesterov-Todd scaling of one cone's pair (z, l), both inside: S = beta (2 w w^T - J) with
+// S l = S^-1 z; w (m) and beta (CVXOPT's compute_scaling)
+TB_HD void tbu_socNTScaling(const double* z, const double* l, int m, double* w, double* beta) {
+  double dz = sqrt(tbu_socDet(z, m)), dl = sqrt(tbu_socDet(l, m)), zl = 0.0;
+  for (int i = 0; i < m; i++) zl += z[i] * l[i];
+  double gamma = sqrt(0.5 * (1.0 + zl / (dz * dl)));
+  // the scaling point (z / dz + J l / dl) / (2 gamma), of determinant 1, then its square root
+  for (int i = 0; i < m; i++)
+    w[i] = (z[i] / dz + (i == 0 ? 1.0 : -1.0) * l[i] / dl) / (2.0 * gamma);
+  double root = sqrt(2.0 * (w[0] + 1.0));
+  w[0] += 1.0;
+  for (int i = 0; i < m; i++) w[i] /= root;
+  *beta = sqrt(dz / dl);
+}
+
+// r = S^-1 y = (2 J w w^T J - J) y / beta
+TB_HD void tbu_socScaleInv(const double* w, double beta, int m, const double* y, double* r) {
+  double wjy = w[0] * y[0];
+  for (int i = 1; i < m; i++) wjy -= w[i] * y[i];
+  for (int i = 0; i < m; i++) {
+    double ji = i == 0 ? 1.0 : -1.0;
+    r[i] = (2.0 * ji * w[i] * wjy - ji * y[i]) / beta;
+  }
+}
+
+// r = S y = beta (2 w w^T - J) y
+TB_HD void tbu_socScale(const double* w, double beta, int m, const double* y, double* r) {
+  double wy = 0.0;
+  for (int i = 0; i < m; i++) wy += w[i] * y[i];
+  for (int i = 0; i < m; i++) r[i] = beta * (2.0 * w[i] * wy - (i == 0 ? 1.0 : -1.0) * y[i]);
+}
+
+// r = S^-2 y, S^-1 twice
+TB_HD void tbu_socScaleInv2(const double* w, double beta, int m, const double* y, double* r) {
+  double c[3];
+  tbu_socScaleInv(w, beta, m, y, c);
+  tbu_socScaleInv(w, beta, m, c, r);
 }
 
 #endif  // TUMBLE_CONE_H_
