@@ -67,6 +67,20 @@ TB_HD int tb_stepBodySpace(const tbModel* m) {
          !m->opt.implicit && m->maxeq == 0 && m->maxrow >= TB_STEP_BODY_ROWS;
 }
 
+// auto's step starts in body space on the same models (stage_bodies.h tb_solveBodyCG), and
+// assembles A only where that falls short: not where a step's solve is redone from its rows
+// (corner rounds, the quasistatic step's rounds)
+TB_HD int tb_stepBodyFirst(const tbModel* m) {
+  return m->opt.delassus == TB_DELASSUS_AUTO && m->opt.solver == TB_SOLVER_AUTO && m->nq == 0 &&
+         !m->opt.implicit && m->maxeq == 0 && m->maxrow >= TB_STEP_BODY_ROWS && !m->opt.corners &&
+         !m->opt.quasistatic;
+}
+
+// whether a slot holds the bodies' impulse velocities and A's diagonal blocks
+TB_HD int tb_stepHoldsBodies(const tbModel* m) {
+  return tb_stepBodySpace(m) || tb_stepBodyFirst(m);
+}
+
 // the runs a slot holds: none where the model never has TB_STEP_RUN_ROWS rows, nor in minimal
 // coordinates (the tree couples every row of a chain), nor where the step reads no A
 TB_HD int tb_stepRunCap(const tbModel* m) {
@@ -133,8 +147,8 @@ TB_HD int tb_stepRunCap(const tbModel* m) {
   X(int, blk_dim, tb_cap(m->maxrow))                             \
   X(double, blk_mu, tb_cap(m->maxrow))                           \
   X(double, blk_angle, tb_cap(m->maxrow))                        \
-  X(double, blk_diag, tb_stepBodySpace(m) ? 3 * m->maxrow : 1)   \
-  X(double, body_dv, tb_stepBodySpace(m) ? 6 * m->nbody : 1)     \
+  X(double, blk_diag, tb_stepHoldsBodies(m) ? 3 * m->maxrow : 1) \
+  X(double, body_dv, tb_stepHoldsBodies(m) ? 6 * m->nbody : 1)   \
   X(double, eq_factor, tb_cap(m->maxeq) * tb_cap(m->maxeq))      \
   X(int, eq_first, tb_cap(m->maxeq))                             \
   X(int, run_adr, tb_stepRunCap(m) ? m->maxrow + 1 : 1)          \

@@ -525,10 +525,15 @@ TB_HD void tb_hostFixedPoint(tbTeam t, const tbProblem* p, const tbSolverOpt* op
 #endif
 }
 
-// whether a start at residual r is the answer as it is: it meets the tolerance, and below
-// TB_AUTO_EXACT_TOL by TB_AUTO_WARM_EXACT of it (tb_activeSetFirst says why)
+// the residual below which auto takes an answer as exact: TB_AUTO_WARM_EXACT of the tolerance
+// below TB_AUTO_EXACT_TOL, the tolerance itself above (tb_activeSetFirst says why)
+TB_HD double tb_exactTol(const tbSolverOpt* opt) {
+  return opt->tol < TB_AUTO_EXACT_TOL ? TB_AUTO_WARM_EXACT * opt->tol : opt->tol;
+}
+
+// whether a start at residual r is the answer as it is: exact by tb_exactTol
 TB_HD int tb_startKept(const tbSolverOpt* opt, double r) {
-  return r <= opt->tol && (opt->tol >= TB_AUTO_EXACT_TOL || r <= TB_AUTO_WARM_EXACT * opt->tol);
+  return r <= tb_exactTol(opt);
 }
 
 // the guessed active set's direct answer (solver_active.h) by team t, on problems up to
@@ -549,20 +554,19 @@ TB_HD int tb_activeSetFirst(tbTeam t, const tbProblem* p, const tbSolverOpt* opt
   return done;
 }
 
-// one PGS sweep of x; returns the swept x's residual, its u = A x + b in w->d
+// one PGS sweep of x from u = A x + b in w->d, from scratch (auto's start left it there):
+// returns the swept x's residual, from scratch, its u in w->d. Bitwise tb_solvePGS's one sweep
+// and closing check, without its own u from scratch first and its running residual (a
+// particle's step, one block swept every step: 8% of its instructions)
 TB_HD double tb_sweepOnce(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
                           tbSolverWork* w) {
-  tbSolverOpt once = *opt;
-  once.max_iter = 1;
-  tbSolveResult r;
-  tb_solvePGS(t, p, &once, x, w, &r);
-  tb_teamCopy(t, w->d, w->d + p->n, p->n);
-  return r.residual;
+  tb_pgsSweep(t, p, tb_pgsSymmetric(t, p), opt->sor, x, w->d);
+  return tb_residualTeam(t, p, x, w->d);
 }
 
 // a start x that already meets a coarse tolerance (from TB_AUTO_SWEEP_TOL), swept once by PGS
-// before it is judged, the sweep kept whatever its residual (in best too; PGS's closing check
-// left u = A x + b behind its running u, copied to w->d where the stages read it). The residual is
+// before it is judged, the sweep kept whatever its residual (in best too; its u = A x + b, from
+// scratch, in w->d where the stages read it). The residual is
 // relative to ||b||, which rows far from contact inflate (a plate's far corners, gap / h): at
 // fp32's 1e-4 a step's warm start passed unswept with impulses a step stale, and a block on the
 // vibrating plate rose 4.6 mm from its fp64 path in 200 steps (9e-7 swept, as PGS, which always

@@ -127,4 +127,92 @@ TB_HD void tb_solveBodyPGS(tbTeam t, const tbModel* m, tbWork* w, const tbProble
   tb_teamSync(t);
 }
 
+//---- auto's first stage: NNCG in body space ------------------------------------------------------
+
+// On a step of many rows auto starts here, before A exists (tb_stepBodyFirst): the nonsmooth
+// nonlinear conjugate gradient method (NNCG: Silcowitz-Hansen, Niebe & Erleben, "A nonsmooth
+// nonlinear conjugate gradient method for interactive contact force problems", The Visual
+// Computer 2010), PGS sweeps in body space each followed by a Fletcher-Reeves step. The sweep's
+// change dx = x - x_last plays the negative gradient: beta = |dx|^2 / |dx_prev|^2, and where
+// beta <= 1, x += beta p and p = beta p + dx; beta > 1 restarts (p = 0). The next sweep projects
+// what the step pushed out of the cones. On the regularized sphere pile (tbOption soft 1e-2,
+// 1000 steps) it takes 53 sweeps a step where PGS takes 182, and the step assembles no A.
+// Where it stops falling A is assembled and auto's dense stages go on from its best iterate.
+
+// the sweeps in which the best residual must fall by 10% for NNCG to go on
+#define TB_BODY_CG_PATIENCE 200
+
+// NNCG's step after the sweep that took w->x from xold: p (pdir) and |dx|^2 (*d2, 0 at the
+// start) carried from sweep to sweep, w->body_dv kept current
+TB_HD void tb_bodyConjugate(const tbModel* m, tbWork* w, const double* xold, double* pdir,
+                            double* d2) {
+  int n = w->nrow;
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += (w->x[i] - xold[i]) * (w->x[i] - xold[i]);
+  double beta = *d2 > 0.0 ? s / *d2 : 0.0;
+  *d2 = s;
+  if (beta > 1.0) {
+    memset(pdir, 0, sizeof(double) * (size_t)n);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    double dx = w->x[i] - xold[i], add = beta * pdir[i];
+    pdir[i] = add + dx;
+    w->x[i] += add;
+    tb_addRowImpulse(m, w, i, add, w->body_dv);
+  }
+}
+
+// NNCG on the step's problem p (tb_problemOf: A not yet assembled) from w->x by team t's lead:
+// until the residual (checked where tb_bodyCheck says) meets tol, stops falling (by 10% in
+// TB_BODY_CG_PATIENCE sweeps) or is not finite, at most opt->max_iter sweeps. w->x ends as the
+// best iterate checked (the start where none was finite), w->body_dv as its impulse velocities,
+// the lead's res as its residual from scratch and the sweeps, and its *start as the start's
+// residual. Scratch: 4n doubles of the solver's (u, the sweep's start, p, the best iterate).
+TB_HD void tb_solveBodyCG(tbTeam t, const tbModel* m, tbWork* w, const tbProblem* p,
+                          const tbSolverOpt* opt, double* start, tbSolveResult* res) {
+  memset(res, 0, sizeof(*res));
+  if (t.lane == 0) {
+    size_t n = (size_t)p->n;
+    double *u = w->solver_work.d, *xold = u + n, *pdir = xold + n, *best = pdir + n;
+    double d2 = 0.0, rbest = INFINITY, mark = INFINITY;
+    int since = 0;
+    memset(pdir, 0, sizeof(double) * n);
+    memcpy(best, w->x, sizeof(double) * n);
+    tb_bodyImpulseVelocities(m, w);
+    *start = tb_bodyResidual(w, p, u);
+    res->reason = TB_STOP_MAXITER;
+    for (int it = 1; it <= opt->max_iter; it++) {
+      memcpy(xold, w->x, sizeof(double) * n);
+      tb_bodySweep(m, w, p, opt->sor);
+      tb_bodyConjugate(m, w, xold, pdir, &d2);
+      res->iterations = it;
+      if (!tb_bodyCheck(it, opt->max_iter)) continue;
+      double r = tb_bodyResidual(w, p, u);
+      if (!isfinite(r)) {
+        res->reason = TB_STOP_NONFINITE;
+        break;
+      }
+      if (r < rbest) {
+        rbest = r;
+        memcpy(best, w->x, sizeof(double) * n);
+      }
+      if (r <= opt->tol) break;
+      if (rbest < 0.9 * mark) {
+        mark = rbest;
+        since = it;
+      } else if (it - since >= TB_BODY_CG_PATIENCE) {
+        break;
+      }
+    }
+    // the reported residual is the best iterate's from scratch, never the running estimate
+    memcpy(w->x, best, sizeof(double) * n);
+    tb_bodyImpulseVelocities(m, w);
+    res->residual = tb_bodyResidual(w, p, u);
+    res->converged = res->residual <= opt->tol;
+    if (res->converged) res->reason = TB_STOP_CONVERGED;
+  }
+  tb_teamSync(t);
+}
+
 #endif  // TUMBLE_HOST_STAGE_BODIES_H_

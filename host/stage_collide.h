@@ -9,16 +9,29 @@
 
 #include "engine.h"
 
+// 1 when a shape's frame is its body's (no offset, no turn: most shapes)
+TB_HD int tb_atBodyFrame(const double pos[3], const double quat[4]) {
+  return pos[0] == 0.0 && pos[1] == 0.0 && pos[2] == 0.0 && quat[0] == 1.0 && quat[1] == 0.0 &&
+         quat[2] == 0.0 && quat[3] == 0.0;
+}
+
 // world pose and size of geom g with its body at pose (xpos, xquat: every body's)
 TB_HD void tb_geomPoseAt(const tbModel* m, const double* vary, const double* xpos,
                          const double* xquat, int g, tbGeomPose* gp) {
   int b = m->geom_body[g];
+  const double *gpos = m->geom_pos + 3 * g, *gquat = m->geom_quat + 4 * g;
   gp->type = m->geom_type[g];
   memcpy(gp->size, tb_varyOf(m, vary, TB_F_GEOM_SIZE, g), sizeof(gp->size));
-  double off[3];
-  tbu_rotVec(off, xquat + 4 * b, m->geom_pos + 3 * g);
-  tbu_add3(gp->pos, xpos + 3 * b, off);
-  tbu_quatMul(gp->quat, xquat + 4 * b, m->geom_quat + 4 * g);
+  if (tb_atBodyFrame(gpos,
+                     gquat)) {  // the body's pose: what the products give, up to a zero's sign
+    tbu_copy3(gp->pos, xpos + 3 * b);
+    memcpy(gp->quat, xquat + 4 * b, sizeof(gp->quat));
+  } else {
+    double off[3];
+    tbu_rotVec(off, xquat + 4 * b, gpos);
+    tbu_add3(gp->pos, xpos + 3 * b, off);
+    tbu_quatMul(gp->quat, xquat + 4 * b, gquat);
+  }
   gp->nvert = m->geom_nvert[g];
   gp->vert = m->geom_vert + 2 * m->geom_vertadr[g];
   gp->exponent = tb_varyOf(m, vary, TB_F_GEOM_IMPLICIT, g)[2];

@@ -125,6 +125,17 @@ TB_HD void tb_sweepContact(tbTeam t, const tbProblem* p, int sym, int k, double 
   for (int j = 0; j < ntan; j++) tb_pgsSet(t, p, sym, i + 1 + j, y[j], x, u);
 }
 
+// one PGS sweep of x over the blocks in order, u = A x + b kept current (it must hold it on entry)
+TB_HD void tb_pgsSweep(tbTeam t, const tbProblem* p, int sym, double sor, double* x, double* u) {
+  for (int k = 0; k < p->nblock; k++) {
+    if (p->blk_type[k] == TB_BLOCK_BOX) {
+      tb_sweepBox(t, p, sym, p->blk_adr[k], sor, x, u);
+    } else {
+      tb_sweepContact(t, p, sym, k, sor, x, u);
+    }
+  }
+}
+
 // up to max_sweep PGS sweeps on x with u = A x + b kept current (u must hold it on entry); the
 // running residual is evaluated after every `check`-th sweep and after the last, and the sweeps
 // stop once it reaches tol (or is not finite). Returns the last residual evaluated (INFINITY if
@@ -137,13 +148,7 @@ TB_HD double tb_pgsSweeps(tbTeam t, const tbProblem* p, int sym, double sor, dou
   *sweeps = 0;
   *reason = TB_STOP_MAXITER;
   for (int it = 0; it < max_sweep; it++) {
-    for (int k = 0; k < p->nblock; k++) {
-      if (p->blk_type[k] == TB_BLOCK_BOX) {
-        tb_sweepBox(t, p, sym, p->blk_adr[k], sor, x, u);
-      } else {
-        tb_sweepContact(t, p, sym, k, sor, x, u);
-      }
-    }
+    tb_pgsSweep(t, p, sym, sor, x, u);
     *sweeps = it + 1;
     if (*sweeps % check && *sweeps < max_sweep) continue;
     r = tb_residualFromVelocity(p, x, u);

@@ -62,18 +62,34 @@ TB_HD void tb_invUnlocked(const double I[9], int lock, double out[9]) {
   }
 }
 
-// inverse mass and world inverse inertia of every dynamic body at the work pose
+// 1 when the principal moments I are equal (a sphere's, a particle's): the world inertia is then
+// I[0] times the identity whatever the orientation, and w x I w is zero
+TB_HD int tb_isotropic(const double I[3]) {
+  return I[0] == I[1] && I[1] == I[2];
+}
+
+// inverse mass and world inverse inertia of every dynamic body at the work pose: where no axis
+// is locked, R diag(1/I) R^T (diagonal where I is isotropic), the inverse of R diag(I) R^T
+// without a 3x3 inversion
 TB_HD void tb_massInverse(const tbModel* m, tbWork* w) {
   for (int b = 0; b < m->nbody; b++) {
     double* mi = w->minv + 12 * b;
     memset(mi, 0, sizeof(double) * 12);
     if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
     double mass = tb_varyOf(m, w->vary, TB_F_BODY_MASS, b)[0];
+    const double* I = tb_varyOf(m, w->vary, TB_F_BODY_INERTIA, b);
     int lock = m->body_lock[b];
     for (int k = 0; k < 3; k++) mi[k] = (lock & (TB_LOCK_X << k)) ? 0.0 : 1.0 / mass;
-    double Iw[9];
-    tbu_inertiaWorld(Iw, w->xquat + 4 * b, tb_varyOf(m, w->vary, TB_F_BODY_INERTIA, b));
-    tb_invUnlocked(Iw, lock, mi + 3);
+    if (lock & (TB_LOCK_RX | TB_LOCK_RY | TB_LOCK_RZ)) {
+      double Iw[9];
+      tbu_inertiaWorld(Iw, w->xquat + 4 * b, I);
+      tb_invUnlocked(Iw, lock, mi + 3);
+    } else if (tb_isotropic(I)) {
+      mi[3] = mi[7] = mi[11] = 1.0 / I[0];
+    } else {
+      double inv[3] = {1.0 / I[0], 1.0 / I[1], 1.0 / I[2]};
+      tbu_inertiaWorld(mi + 3, w->xquat + 4 * b, inv);
+    }
   }
 }
 
@@ -607,9 +623,11 @@ TB_HD void tb_freeVelocity(const tbModel* m, const tbData* d, int s, tbWork* w) 
     double* fb = f + 6 * b;
     tb_appliedWrench(m, w, b, fb);
     if (m->body_type[b] != TB_BODY_DYNAMIC) continue;
+    const double* I = tb_varyOf(m, w->vary, TB_F_BODY_INERTIA, b);
+    if (tb_isotropic(I)) continue;
     const double* om = vel + 6 * b + 3;
     double Iw[9], L[3], gyro[3];
-    tbu_inertiaWorld(Iw, w->xquat + 4 * b, tb_varyOf(m, w->vary, TB_F_BODY_INERTIA, b));
+    tbu_inertiaWorld(Iw, w->xquat + 4 * b, I);
     tbu_mulMatVec3(L, Iw, om);
     tbu_cross3(gyro, om, L);
     tbu_sub3(fb + 3, fb + 3, gyro);
