@@ -280,7 +280,7 @@ int tb_sparseNewton(int solver, const tbProblem* p) {
 static int tb_solveLentOrOwn(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                              tbSolveResult* res) {
   int n = p->n;
-  double* x0 = (double*)malloc((size_t)n * sizeof(double) + 1);
+  double* x0 = (double*)malloc((size_t)n * sizeof(double));
   if (!x0) return tb_setError("solver 'auto': out of memory");
   memcpy(x0, x, (size_t)n * sizeof(double));
   int rc = tb_solve(TB_SOLVER_AUTO, p, opt, x, w, res);

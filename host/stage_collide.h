@@ -22,8 +22,8 @@ TB_HD void tb_geomPoseAt(const tbModel* m, const double* vary, const double* xpo
   const double *gpos = m->geom_pos + 3 * g, *gquat = m->geom_quat + 4 * g;
   gp->type = m->geom_type[g];
   memcpy(gp->size, tb_varyOf(m, vary, TB_F_GEOM_SIZE, g), sizeof(gp->size));
-  if (tb_atBodyFrame(gpos,
-                     gquat)) {  // the body's pose: what the products give, up to a zero's sign
+  // at the body's frame the shape's pose is its body's: what the products give, up to a zero's sign
+  if (tb_atBodyFrame(gpos, gquat)) {
     tbu_copy3(gp->pos, xpos + 3 * b);
     memcpy(gp->quat, xquat + 4 * b, sizeof(gp->quat));
   } else {
