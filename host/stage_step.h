@@ -230,8 +230,8 @@ TB_HD int tb_bodyFirst(const tbModel* m, const tbWork* w) {
 // auto's solve of a step that starts in body space (tb_bodyFirst) by team t: NNCG, and where it
 // falls short, or near rest (TB_BODY_NEAR) meets the tolerance but not auto's exact one, A
 // assembled and auto from NNCG's best iterate with the sweeps left; 0, or -1 when the solver
-// does not apply
-TB_HD int tb_solveBodyFirst(tbTeam t, const tbModel* m, tbWork* w, const tbSolverOpt* so,
+// does not apply. Not inlined (tb_solveRows says why)
+TB_HDN int tb_solveBodyFirst(tbTeam t, const tbModel* m, tbWork* w, const tbSolverOpt* so,
                             tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
   double start = 0.0;
@@ -252,8 +252,11 @@ TB_HD int tb_solveBodyFirst(tbTeam t, const tbModel* m, tbWork* w, const tbSolve
 // one solve of the step's problem, shared by team t: a problem of equalities alone by one
 // factorization when the model's solver is PGS or auto, and otherwise (or when that falls short)
 // the model's solver (PGS in body space where the step holds no A; auto NNCG first on a step of
-// many rows, tb_solveBodyFirst); 0, or -1 when the solver does not apply
-TB_HD int tb_solveRows(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+// many rows, tb_solveBodyFirst); 0, or -1 when the solver does not apply. Not inlined: the
+// step calls it from four places (its solve, the plastic retry, the quasistatic and the corner
+// rounds), and in the kernel four copies took the fp64 kernel's ptxas to the OOM killer on a
+// 23 GB machine beside the fp32 twin's
+TB_HDN int tb_solveRows(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
   if (tb_solvedEmpty(&p, res)) return 0;
   tbSolverOpt so = tb_stepSolverOpt(m);
