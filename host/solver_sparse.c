@@ -273,6 +273,20 @@ int tb_sparseNewton(int solver, const tbProblem* p) {
   return chosen && tb_sparseSocFits(p);
 }
 
+// after a second run (x2, r2) from the first's start, the better answer into (x, res), ties to
+// the second, with both runs' iterations and seconds
+static void tb_keepBetter(int n, const double* x2, const tbSolveResult* r2, double* x,
+                          tbSolveResult* res) {
+  int iterations = res->iterations + r2->iterations;
+  double seconds = res->seconds + r2->seconds;
+  if (r2->residual <= res->residual) {
+    memcpy(x, x2, (size_t)n * sizeof(double));
+    *res = *r2;
+  }
+  res->iterations = iterations;
+  res->seconds = seconds;
+}
+
 // auto with the sparse directions lent (opt), and where that ends unsolved auto's own stages
 // from the same start too, the better answer kept: the two factorizations' round-off leads a
 // degenerate step's iterations apart, either way (a resting pile's step that auto alone solved
@@ -289,17 +303,7 @@ static int tb_solveLentOrOwn(const tbProblem* p, const tbSolverOpt* opt, double*
     own.soc_newton = NULL;
     tbSolveResult r;
     rc = tb_solve(TB_SOLVER_AUTO, p, &own, x0, w, &r);
-    if (rc == TB_OK) {
-      r.iterations += res->iterations;
-      r.seconds += res->seconds;
-      if (r.residual < res->residual) {
-        memcpy(x, x0, (size_t)n * sizeof(double));
-        *res = r;
-      } else {
-        res->iterations = r.iterations;
-        res->seconds = r.seconds;
-      }
-    }
+    if (rc == TB_OK) tb_keepBetter(n, x0, &r, x, res);
   }
   free(x0);
   return rc;
@@ -330,15 +334,7 @@ int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double*
     // auto's own stages from the same start; the better answer is kept
     tbSolveResult own;
     rc = tb_solve(TB_SOLVER_AUTO, p, &lent, x0, w, &own);
-    if (rc == TB_OK) {
-      own.iterations += res->iterations;
-      if (own.residual <= res->residual) {
-        memcpy(x, x0, (size_t)n * sizeof(double));
-        *res = own;
-      } else {
-        res->iterations = own.iterations;
-      }
-    }
+    if (rc == TB_OK) tb_keepBetter(n, x0, &own, x, res);
   }
   res->seconds = tb_clock() - t0;
   free(x0);

@@ -95,6 +95,16 @@ TB_HD int tb_bodyCheck(int sweeps, int max_sweep) {
   return sweeps <= TB_BODY_CHECK || sweeps % TB_BODY_CHECK == 0 || sweeps == max_sweep;
 }
 
+// a body-space solve's close: w->x's impulse velocities and residual from scratch, never the
+// running estimate, into res (converged where it meets tol); u: n doubles of scratch
+TB_HD void tb_bodyFinish(const tbModel* m, tbWork* w, const tbProblem* p, const tbSolverOpt* opt,
+                         double* u, tbSolveResult* res) {
+  tb_bodyImpulseVelocities(m, w);
+  res->residual = tb_bodyResidual(w, p, u);
+  res->converged = res->residual <= opt->tol;
+  if (res->converged) res->reason = TB_STOP_CONVERGED;
+}
+
 // PGS on the step's problem p (tb_problemOf: no A) from w->x, with tb_solvePGS's sweeps and stop
 // rule checked where tb_bodyCheck says, by team t's lead (the others wait): w->x the impulses,
 // w->body_dv their M^-1 J^T x, res on the lead (tb_solveQuiet's rule for solvers a team does not
@@ -117,11 +127,7 @@ TB_HD void tb_solveBodyPGS(tbTeam t, const tbModel* m, tbWork* w, const tbProble
       }
       if (r <= opt->tol) break;
     }
-    // the reported residual is recomputed from scratch, never the running estimate
-    tb_bodyImpulseVelocities(m, w);
-    res->residual = tb_bodyResidual(w, p, u);
-    res->converged = res->residual <= opt->tol;
-    if (res->converged) res->reason = TB_STOP_CONVERGED;
+    tb_bodyFinish(m, w, p, opt, u, res);
     if (!isfinite(res->residual)) res->reason = TB_STOP_NONFINITE;
   }
   tb_teamSync(t);
@@ -205,12 +211,8 @@ TB_HD void tb_solveBodyCG(tbTeam t, const tbModel* m, tbWork* w, const tbProblem
         break;
       }
     }
-    // the reported residual is the best iterate's from scratch, never the running estimate
     memcpy(w->x, best, sizeof(double) * n);
-    tb_bodyImpulseVelocities(m, w);
-    res->residual = tb_bodyResidual(w, p, u);
-    res->converged = res->residual <= opt->tol;
-    if (res->converged) res->reason = TB_STOP_CONVERGED;
+    tb_bodyFinish(m, w, p, opt, u, res);
   }
   tb_teamSync(t);
 }

@@ -231,20 +231,19 @@ TB_HD int tb_bodyFirst(const tbModel* m, const tbWork* w) {
 // falls short, or near rest (TB_BODY_NEAR) meets the tolerance but not auto's exact one, A
 // assembled and auto from NNCG's best iterate with the sweeps left; 0, or -1 when the solver
 // does not apply. Not inlined (tb_solveRows says why)
-TB_HDN int tb_solveBodyFirst(tbTeam t, const tbModel* m, tbWork* w, const tbSolverOpt* so,
-                            tbSolveResult* res) {
-  tbProblem p = tb_problemOf(m, w);
+TB_HDN int tb_solveBodyFirst(tbTeam t, const tbModel* m, tbWork* w, tbProblem* p,
+                             const tbSolverOpt* so, tbSolveResult* res) {
   double start = 0.0;
-  tb_solveBodyCG(t, m, w, &p, so, &start, res);
+  tb_solveBodyCG(t, m, w, p, so, &start, res);
   tb_teamShareResult(t, res);
   start = tb_teamShare(t, start);
   if (res->converged && (res->residual <= tb_exactTol(so) || !(start <= TB_BODY_NEAR))) return 0;
   int swept = res->iterations;
   tb_assembleMatrix(t, m, w);
-  p = tb_problemOf(m, w);
+  *p = tb_problemOf(m, w);  // its runs, where the assembly found them
   tbSolverOpt rest = *so;
   rest.max_iter = so->max_iter > swept ? so->max_iter - swept : 1;
-  int rc = tb_solveQuiet(t, TB_SOLVER_AUTO, &p, &rest, w->x, &w->solver_work, res);
+  int rc = tb_solveQuiet(t, TB_SOLVER_AUTO, p, &rest, w->x, &w->solver_work, res);
   res->iterations += swept;
   return rc == TB_OK ? 0 : -1;
 }
@@ -264,7 +263,7 @@ TB_HDN int tb_solveRows(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* re
     tb_solveBodyPGS(t, m, w, &p, &so, res);
     return 0;
   }
-  if (tb_bodyFirst(m, w)) return tb_solveBodyFirst(t, m, w, &so, res);
+  if (tb_bodyFirst(m, w)) return tb_solveBodyFirst(t, m, w, &p, &so, res);
   int direct = m->opt.solver == TB_SOLVER_PGS || m->opt.solver == TB_SOLVER_AUTO;
   if (direct && tb_equalitiesOnly(&p, m->maxeq)) {
     int done =

@@ -397,7 +397,7 @@ TEST(BodyFirstTest, StalledNncgHandsOverToDenseAuto) {
   std::fill(w->A, w->A + (size_t)p.n * p.n, NAN);
   std::fill(w->x, w->x + p.n, 0.0);
   o.max_iter = cg.iterations + 20;
-  ASSERT_EQ(tb_solveBodyFirst(tb_solo(), pile.m, w, &o, &res), 0);
+  ASSERT_EQ(tb_solveBodyFirst(tb_solo(), pile.m, w, &p, &o, &res), 0);
   for (int i = 0; i < p.n; i++) ASSERT_FALSE(std::isnan(w->A[(size_t)i * p.n + i])) << i;
   EXPECT_LE(res.residual, cg.residual);
   EXPECT_GT(res.iterations, cg.iterations);
@@ -422,7 +422,7 @@ TEST(BodyFirstTest, NearRestTheAnswerIsMadeExact) {
   ASSERT_LE(start, TB_BODY_NEAR);
   ASSERT_GT(cg.residual, tb_exactTol(&o));
   std::copy(x0.begin(), x0.end(), w->x);
-  ASSERT_EQ(tb_solveBodyFirst(tb_solo(), pile.m, w, &o, &res), 0);
+  ASSERT_EQ(tb_solveBodyFirst(tb_solo(), pile.m, w, &p, &o, &res), 0);
   EXPECT_LE(res.residual, tb_exactTol(&o));
   EXPECT_NEAR(wholeResidual(pile, w->x), res.residual, 1e-14);
 }
