@@ -296,6 +296,10 @@ struct tbWork {
   int use_runs;  // 1 when this step's A is read over its nonzero runs (tb_assembleRuns)
   tbRuns runs;   // the view of run_adr and run (A is symmetric: its columns' runs are its rows')
   double h, gravity[3], frame_angle, facet_angle, soft;  // per step, from vary (TB_F_OPT)
+  // the kinematic bodies' poses of a rollout's steps when its scenes share them
+  // (tb_kinematicPath; NULL: each step works its own out), and the step's entry in it
+  const double* kin_path;
+  int kin_step;
   char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
 };
 
@@ -340,6 +344,7 @@ TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* 
 #undef TB_X
   tb_workSolver(sc, w);
   tb_workScene(m, w);
+  w->kin_path = NULL;
 }
 
 // bytes of one slot laid out in one buffer (each array 16-byte aligned); sc gives the solver's
@@ -363,6 +368,7 @@ TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork
 #undef TB_X
   tb_workSolver(sc, w);
   tb_workScene(m, w);
+  w->kin_path = NULL;
 }
 
 // the contact blocks a step may hold: the shapes' contacts and the support tripods' points (a
@@ -455,6 +461,14 @@ void tb_freeMLCP(tbMLCP* p);
 double tb_machineBytes(void);
 // step.c: n more scenes finished, for the progress counter (tb_setRolloutCounter)
 void tb_countScenes(long n);
+// step.c: the kinematic bodies' paths (tb_kinematicPath) that scenes [s0, s1) share: a run of
+// consecutive scenes that move them alike (the same clock, state and values of every parameter
+// that reaches them, bitwise; failed and rested scenes, which do not step, join any run) shares
+// its first scene's, where it has two or more. Scene s's path into path[s - s0] (-1: it works its
+// own out), path j's first scene into head[j] (both with room for s1 - s0); returns the number of
+// paths, as many as TB_PATH_MAX_VALUES holds
+int tb_kinematicPaths(const tbModel* m, const tbData* d, int s0, int s1, int nstep, int* path,
+                      int* head);
 // share.c: whether rollouts are split over the processes of a share (tb_setShare)
 int tb_sharing(void);
 

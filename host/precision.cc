@@ -288,18 +288,28 @@ struct Probe32 {
   }
 };
 
-// scenes [0, n) of the fp32 batch on the CPU, a slot per thread
+// scenes [0, n) of the fp32 batch on the CPU, a slot per thread, reading the kinematic paths
+// they share (tb_kinematicPaths: scene s's path[s], path j's first scene head[j]) as step.c does
 int rolloutCpu(const f::tbModel* fm, f::tbData* fd, int nstep, f::tbRecord* rec,
-               const f::tbProbe* probe) {
+               const f::tbProbe* probe, const int* path, const int* head, int npath) {
   Scratch32 scratch(fm, omp_get_max_threads());
   if (!scratch.ok()) return tb_setError("rollout: out of memory for the fp32 scratch");
   const f::tbScratch* sc = &scratch.slots;
+  size_t n = f::tb_pathValues(fm, nstep);
+  std::vector<float> paths(n * npath);
+  f::tbWork lead;
+  f::tb_workSlot(fm, sc, 0, &lead);
+  for (int j = 0; j < npath; j++) {
+    f::tb_stepValues(fm, fd, head[j], &lead);
+    f::tb_kinematicPath(fm, fd, head[j], &lead, nstep, paths.data() + n * j);
+  }
 #pragma omp parallel
   {
     f::tbWork w;
     f::tb_workSlot(fm, sc, omp_get_thread_num(), &w);
 #pragma omp for schedule(dynamic, 8)
     for (int s = 0; s < fd->nscene; s++) {
+      w.kin_path = path[s] < 0 ? NULL : paths.data() + n * path[s];
       f::tb_rolloutScene(f::tb_solo(), fm, fd, s, nstep, rec, probe, &w);
       tb_countScenes(1);
     }
@@ -323,6 +333,9 @@ extern "C" int tb_rolloutF32(const tbModel* m, tbData* d, int s0, int s1, int ns
     Batch32 b(&fm, n);
     if (!b.ok()) return tb_setError("rollout: out of memory for %d fp32 scenes", n);
     for (int j = 0; j < n; j++) sceneConvert(d, p0 + j, &b.data, j);
+    std::vector<int> path(n), head(n);  // (the fp64 values alike, so are their fp32 ones)
+    int npath = gpu ? 0 : tb_kinematicPaths(m, d, p0, p0 + n, nstep, path.data(), head.data());
+    for (int& h : head) h -= p0;
     f::tbRecord frec;
     std::vector<float> state, time;
     if (rec) {
@@ -337,7 +350,7 @@ extern "C" int tb_rolloutF32(const tbModel* m, tbData* d, int s0, int s1, int ns
     f::tbRecord* r = rec ? &frec : NULL;
     auto run = [&](const f::tbProbe* fp) {
       return gpu ? f::tb_gpuRollout(&fm, &b.data, 0, n, nstep, r, fp)
-                 : rolloutCpu(&fm, &b.data, nstep, r, fp);
+                 : rolloutCpu(&fm, &b.data, nstep, r, fp, path.data(), head.data(), npath);
     };
     if (probe) {
       Probe32 fp(probe, p0, n);

@@ -49,16 +49,71 @@ TB_HD void tb_stepValues(const tbModel* m, const tbData* d, int s, tbWork* w) {
   w->soft = opt[TB_OPT_SOFT];
 }
 
-// the pose the step's geometry uses: kinematic bodies advanced to t+h, the others at t
+// the model's kinematic bodies
+TB_HD int tb_kinematicCount(const tbModel* m) {
+  int n = 0;
+  for (int b = 0; b < m->nbody; b++) n += m->body_type[b] == TB_BODY_KINEMATIC;
+  return n;
+}
+
+// a body's state as a path entry holds it: pos, quat, vel
+#define TB_PATH_WIDTH 13
+// a longer path (64 MB in fp64) is worked out by each scene instead
+#define TB_PATH_MAX_VALUES ((size_t)8 << 20)
+
+// the values of the kinematic bodies' path over nstep steps (tb_kinematicPath)
+TB_HD size_t tb_pathValues(const tbModel* m, int nstep) {
+  return (size_t)nstep * tb_kinematicCount(m) * TB_PATH_WIDTH;
+}
+
+// the pose the step's geometry uses: kinematic bodies advanced to t+h (or their entry of the
+// rollout's shared path), the others at t
 TB_HD void tb_workPose(const tbModel* m, const tbData* d, int s, tbWork* w) {
   size_t base = (size_t)s * m->nbody;
   memcpy(w->xpos, d->body_pos + base * 3, sizeof(double) * 3 * m->nbody);
   memcpy(w->xquat, d->body_quat + base * 4, sizeof(double) * 4 * m->nbody);
   memcpy(w->xvel, d->body_vel + base * 6, sizeof(double) * 6 * m->nbody);
+  const double* e = NULL;
+  if (w->kin_path) e = w->kin_path + (size_t)w->kin_step * tb_kinematicCount(m) * TB_PATH_WIDTH;
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_type[b] != TB_BODY_KINEMATIC) continue;
-    tb_kinematicAdvance(m, w->vary, b, d->time[s], w->h, w->xpos + 3 * b, w->xquat + 4 * b,
-                        w->xvel + 6 * b);
+    if (e) {
+      memcpy(w->xpos + 3 * b, e, sizeof(double) * 3);
+      memcpy(w->xquat + 4 * b, e + 3, sizeof(double) * 4);
+      memcpy(w->xvel + 6 * b, e + 7, sizeof(double) * 6);
+      e += TB_PATH_WIDTH;
+    } else {
+      tb_kinematicAdvance(m, w->vary, b, d->time[s], w->h, w->xpos + 3 * b, w->xquat + 4 * b,
+                          w->xvel + 6 * b);
+    }
+  }
+}
+
+// the kinematic bodies' poses over nstep steps of scene s (its values in w) into path: entry k
+// (TB_PATH_WIDTH values a kinematic body, in body order) is bitwise what tb_workPose works out
+// on the scene's step k + 1 (the same advance from the same state and clock, which runs as
+// tb_stepFinish's). Scenes that share a motion read it instead: the vibrating plate's RK4
+// orientation with its cosines was a fifth of a plate-particle step
+TB_HD void tb_kinematicPath(const tbModel* m, const tbData* d, int s, const tbWork* w, int nstep,
+                            double* path) {
+  int stride = tb_kinematicCount(m) * TB_PATH_WIDTH;
+  double t = d->time[s];
+  size_t base = (size_t)s * m->nbody;
+  for (int k = 0; k < nstep; k++) {
+    double* e = path + (size_t)k * stride;
+    for (int b = 0; b < m->nbody; b++) {
+      if (m->body_type[b] != TB_BODY_KINEMATIC) continue;
+      if (k == 0) {
+        memcpy(e, d->body_pos + (base + b) * 3, sizeof(double) * 3);
+        memcpy(e + 3, d->body_quat + (base + b) * 4, sizeof(double) * 4);
+        memcpy(e + 7, d->body_vel + (base + b) * 6, sizeof(double) * 6);
+      } else {
+        memcpy(e, e - stride, sizeof(double) * TB_PATH_WIDTH);
+      }
+      tb_kinematicAdvance(m, w->vary, b, t, w->h, e, e + 3, e + 7);
+      e += TB_PATH_WIDTH;
+    }
+    t += w->h;
   }
 }
 
@@ -659,6 +714,7 @@ TB_HD void tb_rolloutScene(tbTeam t, const tbModel* m, tbData* d, int s, int nst
   tb_teamSync(t);
   for (int k = 1; k <= nstep; k++) {
     if (!(w->scene.status[0] & TB_SCENE_RESTED)) {
+      if (lead) w->kin_step = k - 1;  // (the lead poses the step)
       tb_stepHeld(t, m, &w->scene, 0, w);
       if (lead) tb_restWatch(m, &w->scene, w, &rs);
     } else if (lead) {

@@ -8,6 +8,7 @@
 #include <tumble/driver_geom.h>
 
 #include "stage_kinematic.h"
+#include "stage_step.h"
 #include "test_util.h"
 
 namespace {
@@ -208,6 +209,94 @@ TEST(KinematicTest, ResetSharesThePlateOrientationOnlyBetweenEqualMotions) {
       EXPECT_EQ(differ, 0);
     }
   }
+}
+
+// the paths scenes [s0, s1) of sc share (tb_kinematicPaths): each scene's path, -1 for its own
+std::vector<int> Paths(const Scene& sc, int s0, int s1, int nstep = 100) {
+  std::vector<int> path(s1 - s0), head(s1 - s0);
+  int npath = tb_kinematicPaths(sc.m, sc.d, s0, s1, nstep, path.data(), head.data());
+  for (int j = 0; j < npath; j++) {
+    EXPECT_EQ(path[head[j] - s0], j);  // a path's first scene reads it too
+    for (int i = 0; i < head[j] - s0; i++) EXPECT_NE(path[i], j);
+  }
+  return path;
+}
+
+// the final states of n plate-particle scenes, each particle its own start and friction, in the
+// given precision: one batch of them (`alone` false: they share the plate's path), or each
+// between scenes of another plate frequency (`alone`: each scene works its own path out)
+std::vector<double> PlateBatch(int n, bool alone, int precision) {
+  int gap = alone ? 2 : 1;
+  Scene sc("plate-particle", gap * n);
+  for (int k = 0; k < n; k++) {
+    sc.set("x0", 0.01 + 0.01 * k, gap * k);
+    sc.set("mu", 0.2 + 0.1 * k, gap * k);
+    if (alone) sc.set("omega", 60.0 * M_PI, gap * k + 1);
+  }
+  sc.reset();
+  std::vector<int> path = Paths(sc, 0, gap * n);
+  for (int k = 0; k < n; k++) EXPECT_EQ(path[gap * k], alone ? -1 : 0) << "scene " << k;
+  EXPECT_EQ(tb_setPrecision(precision), TB_OK);
+  sc.run(400);
+  tb_setPrecision(TB_FP64);
+  std::vector<double> out;
+  for (int k = 0; k < n; k++) {
+    int s = gap * k;
+    for (int b = 0; b < sc.m->nbody; b++) {
+      out.insert(out.end(), sc.pos(b, s), sc.pos(b, s) + 3);
+      out.insert(out.end(), sc.quat(b, s), sc.quat(b, s) + 4);
+      out.insert(out.end(), sc.vel(b, s), sc.vel(b, s) + 6);
+    }
+    out.push_back(sc.d->time[s]);
+  }
+  return out;
+}
+
+// scenes that share their plate's motion read it from one path worked out for them
+// (tb_kinematicPath): bitwise what each scene works out alone, in both precisions
+TEST(KinematicTest, SharedPlatePathStepsAsEachSceneAlone) {
+  for (int precision : {TB_FP64, TB_FP32}) {
+    std::vector<double> shared = PlateBatch(5, false, precision);
+    std::vector<double> alone = PlateBatch(5, true, precision);
+    ASSERT_EQ(shared.size(), alone.size());
+    EXPECT_EQ(std::memcmp(shared.data(), alone.data(), sizeof(double) * shared.size()), 0)
+        << "precision " << precision;
+    // the plate turns (its angular velocity) and carries the particle (its velocity)
+    EXPECT_NE(shared[10], 0.0);
+    EXPECT_GT(std::fabs(shared[20]) + std::fabs(shared[21]), 0.0);
+  }
+}
+
+// what makes scenes share a path: a run of them with their clock, their plate's state and every
+// parameter that reaches its motion alike, bitwise; the others (friction, the particle's start)
+// do not count, nor does a failed scene, which does not step; a path needs two scenes
+TEST(KinematicTest, ScenesShareAPathOnlyWhenTheyMoveThePlateAlike) {
+  const int n = 8;
+  Scene sc("plate-particle", n);
+  for (int s = 0; s < n; s++) sc.set("x0", 0.01 * s, s);
+  sc.set("mu", 0.9, 2);
+  sc.reset();
+  EXPECT_EQ(Paths(sc, 0, n), std::vector<int>(n, 0));
+  sc.set("A4", 90.0, 3);  // the amplitude: scene 3 alone, and a new run from scene 4
+  EXPECT_EQ(Paths(sc, 0, n), std::vector<int>({0, 0, 0, -1, 1, 1, 1, 1}));
+  sc.d->status[3] |= TB_SCENE_NAN_FAIL;  // scene 3 does not step
+  EXPECT_EQ(Paths(sc, 0, n), std::vector<int>({0, 0, 0, -1, 0, 0, 0, 0}));
+  sc.set("dt", 5e-5, 1);  // the step
+  EXPECT_EQ(Paths(sc, 0, n), std::vector<int>({-1, -1, 0, -1, 0, 0, 0, 0}));
+  sc.d->time[6] += 1e-4;  // the clock
+  EXPECT_EQ(Paths(sc, 2, n), std::vector<int>({0, -1, 0, 0, -1, -1}));
+  sc.d->body_quat[(7 * sc.m->nbody + sc.body("plate")) * 4] *= -1.0;  // the plate's state
+  EXPECT_EQ(Paths(sc, 4, n), std::vector<int>({0, 0, -1, -1}));
+  // the paths of a batch (steps x kinematic bodies x 13 values) stay within TB_PATH_MAX_VALUES:
+  // the first runs that fit take theirs
+  sc.d->time[6] = sc.d->time[7] = sc.d->time[0];
+  sc.d->body_quat[(7 * sc.m->nbody + sc.body("plate")) * 4] *= -1.0;
+  sc.set("A4", 80.0, 6);
+  sc.set("A4", 80.0, 7);
+  const int half = (int)(TB_PATH_MAX_VALUES / TB_PATH_WIDTH / 2);
+  EXPECT_EQ(Paths(sc, 0, n, half), std::vector<int>({-1, -1, 0, -1, 0, 0, 1, 1}));
+  EXPECT_EQ(Paths(sc, 0, n, half + 1), std::vector<int>({-1, -1, 0, -1, 0, 0, -1, -1}));
+  EXPECT_EQ(Paths(sc, 0, n, 2 * half + 2), std::vector<int>(n, -1));
 }
 
 }  // namespace
