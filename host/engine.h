@@ -299,7 +299,7 @@ struct tbWork {
   // the kinematic bodies' poses of a rollout's steps when its scenes share them
   // (tb_kinematicPath; NULL: each step works its own out), and the step's entry in it
   const double* kin_path;
-  int kin_step;
+  const double* kin_pose;
   char* own;  // tb_newWork's buffer (NULL for views into a batch's scratch or a kernel's)
 };
 
@@ -344,7 +344,7 @@ TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* 
 #undef TB_X
   tb_workSolver(sc, w);
   tb_workScene(m, w);
-  w->kin_path = NULL;
+  w->kin_path = w->kin_pose = NULL;
 }
 
 // bytes of one slot laid out in one buffer (each array 16-byte aligned); sc gives the solver's
@@ -368,7 +368,7 @@ TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork
 #undef TB_X
   tb_workSolver(sc, w);
   tb_workScene(m, w);
-  w->kin_path = NULL;
+  w->kin_path = w->kin_pose = NULL;
 }
 
 // the contact blocks a step may hold: the shapes' contacts and the support tripods' points (a

@@ -300,7 +300,6 @@ int rolloutCpu(const f::tbModel* fm, f::tbData* fd, int nstep, f::tbRecord* rec,
   f::tbWork lead;
   f::tb_workSlot(fm, sc, 0, &lead);
   for (int j = 0; j < npath; j++) {
-    f::tb_stepValues(fm, fd, head[j], &lead);
     f::tb_kinematicPath(fm, fd, head[j], &lead, nstep, paths.data() + n * j);
   }
 #pragma omp parallel

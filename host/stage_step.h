@@ -56,32 +56,44 @@ TB_HD int tb_kinematicCount(const tbModel* m) {
   return n;
 }
 
-// a body's state as a path entry holds it: pos, quat, vel
-#define TB_PATH_WIDTH 13
+// a body's state as a path entry or a record holds it: pos, quat, vel
+#define TB_STATE_WIDTH 13
 // a longer path (64 MB in fp64) is worked out by each scene instead
 #define TB_PATH_MAX_VALUES ((size_t)8 << 20)
 
 // the values of the kinematic bodies' path over nstep steps (tb_kinematicPath)
 TB_HD size_t tb_pathValues(const tbModel* m, int nstep) {
-  return (size_t)nstep * tb_kinematicCount(m) * TB_PATH_WIDTH;
+  return (size_t)nstep * tb_kinematicCount(m) * TB_STATE_WIDTH;
+}
+
+// body b's state in scene s as a path entry or a record holds it (TB_STATE_WIDTH values)
+TB_HD void tb_bodyStateOf(const tbModel* m, const tbData* d, int s, int b, double* out) {
+  size_t i = (size_t)s * m->nbody + b;
+  memcpy(out, d->body_pos + i * 3, sizeof(double) * 3);
+  memcpy(out + 3, d->body_quat + i * 4, sizeof(double) * 4);
+  memcpy(out + 7, d->body_vel + i * 6, sizeof(double) * 6);
+}
+
+// a state held so back into its parts
+TB_HD void tb_bodyStateTo(const double* in, double pos[3], double quat[4], double vel[6]) {
+  memcpy(pos, in, sizeof(double) * 3);
+  memcpy(quat, in + 3, sizeof(double) * 4);
+  memcpy(vel, in + 7, sizeof(double) * 6);
 }
 
 // the pose the step's geometry uses: kinematic bodies advanced to t+h (or their entry of the
-// rollout's shared path), the others at t
+// rollout's shared path, kin_pose), the others at t
 TB_HD void tb_workPose(const tbModel* m, const tbData* d, int s, tbWork* w) {
   size_t base = (size_t)s * m->nbody;
   memcpy(w->xpos, d->body_pos + base * 3, sizeof(double) * 3 * m->nbody);
   memcpy(w->xquat, d->body_quat + base * 4, sizeof(double) * 4 * m->nbody);
   memcpy(w->xvel, d->body_vel + base * 6, sizeof(double) * 6 * m->nbody);
-  const double* e = NULL;
-  if (w->kin_path) e = w->kin_path + (size_t)w->kin_step * tb_kinematicCount(m) * TB_PATH_WIDTH;
+  const double* e = w->kin_pose;
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_type[b] != TB_BODY_KINEMATIC) continue;
     if (e) {
-      memcpy(w->xpos + 3 * b, e, sizeof(double) * 3);
-      memcpy(w->xquat + 4 * b, e + 3, sizeof(double) * 4);
-      memcpy(w->xvel + 6 * b, e + 7, sizeof(double) * 6);
-      e += TB_PATH_WIDTH;
+      tb_bodyStateTo(e, w->xpos + 3 * b, w->xquat + 4 * b, w->xvel + 6 * b);
+      e += TB_STATE_WIDTH;
     } else {
       tb_kinematicAdvance(m, w->vary, b, d->time[s], w->h, w->xpos + 3 * b, w->xquat + 4 * b,
                           w->xvel + 6 * b);
@@ -89,29 +101,27 @@ TB_HD void tb_workPose(const tbModel* m, const tbData* d, int s, tbWork* w) {
   }
 }
 
-// the kinematic bodies' poses over nstep steps of scene s (its values in w) into path: entry k
-// (TB_PATH_WIDTH values a kinematic body, in body order) is bitwise what tb_workPose works out
-// on the scene's step k + 1 (the same advance from the same state and clock, which runs as
-// tb_stepFinish's). Scenes that share a motion read it instead: the vibrating plate's RK4
-// orientation with its cosines was a fifth of a plate-particle step
-TB_HD void tb_kinematicPath(const tbModel* m, const tbData* d, int s, const tbWork* w, int nstep,
+// the kinematic bodies' poses over nstep steps of scene s into path, its values into w first:
+// entry k (TB_STATE_WIDTH values a kinematic body, in body order) is bitwise what tb_workPose
+// works out on the scene's step k + 1 (the same advance from the same state and clock, which
+// runs as tb_stepFinish's). Scenes that share a motion read it instead: the vibrating plate's
+// RK4 orientation with its cosines was a fifth of a plate-particle step
+TB_HD void tb_kinematicPath(const tbModel* m, const tbData* d, int s, tbWork* w, int nstep,
                             double* path) {
-  int stride = tb_kinematicCount(m) * TB_PATH_WIDTH;
+  tb_stepValues(m, d, s, w);
+  size_t stride = tb_pathValues(m, 1);
   double t = d->time[s];
-  size_t base = (size_t)s * m->nbody;
   for (int k = 0; k < nstep; k++) {
     double* e = path + (size_t)k * stride;
     for (int b = 0; b < m->nbody; b++) {
       if (m->body_type[b] != TB_BODY_KINEMATIC) continue;
       if (k == 0) {
-        memcpy(e, d->body_pos + (base + b) * 3, sizeof(double) * 3);
-        memcpy(e + 3, d->body_quat + (base + b) * 4, sizeof(double) * 4);
-        memcpy(e + 7, d->body_vel + (base + b) * 6, sizeof(double) * 6);
+        tb_bodyStateOf(m, d, s, b, e);
       } else {
-        memcpy(e, e - stride, sizeof(double) * TB_PATH_WIDTH);
+        memcpy(e, e - stride, sizeof(double) * TB_STATE_WIDTH);
       }
       tb_kinematicAdvance(m, w->vary, b, t, w->h, e, e + 3, e + 7);
-      e += TB_PATH_WIDTH;
+      e += TB_STATE_WIDTH;
     }
     t += w->h;
   }
@@ -643,12 +653,8 @@ TB_HD int tb_isRecordStep(int k, int nstep, int every) {
 TB_HD void tb_record(const tbModel* m, const tbData* one, int s, int r, tbRecord* rec) {
   size_t slot = (size_t)s * rec->nrecord + r;
   rec->time[slot] = one->time[0];
-  double* out = rec->state + slot * m->nbody * 13;
-  for (int b = 0; b < m->nbody; b++) {
-    memcpy(out + 13 * b, one->body_pos + b * 3, sizeof(double) * 3);
-    memcpy(out + 13 * b + 3, one->body_quat + b * 4, sizeof(double) * 4);
-    memcpy(out + 13 * b + 7, one->body_vel + b * 6, sizeof(double) * 6);
-  }
+  double* out = rec->state + slot * m->nbody * TB_STATE_WIDTH;
+  for (int b = 0; b < m->nbody; b++) tb_bodyStateOf(m, one, 0, b, out + TB_STATE_WIDTH * b);
 }
 
 // what a rollout of scene s keeps besides its one-scene batch: its probe's running state, the
@@ -712,9 +718,11 @@ TB_HD void tb_rolloutScene(tbTeam t, const tbModel* m, tbData* d, int s, int nst
   tbRolloutState rs;
   if (lead) tb_rolloutLoad(m, d, s, nstep, rec, probe, w, &rs);
   tb_teamSync(t);
+  size_t stride = tb_pathValues(m, 1);
   for (int k = 1; k <= nstep; k++) {
     if (!(w->scene.status[0] & TB_SCENE_RESTED)) {
-      if (lead) w->kin_step = k - 1;  // (the lead poses the step)
+      // (the lead poses the step)
+      if (lead) w->kin_pose = w->kin_path ? w->kin_path + stride * (size_t)(k - 1) : NULL;
       tb_stepHeld(t, m, &w->scene, 0, w);
       if (lead) tb_restWatch(m, &w->scene, w, &rs);
     } else if (lead) {

@@ -285,12 +285,10 @@ static int tb_kinematicAlike(const tbModel* m, const tbData* d, const char* move
   if (memcmp(&d->time[r], &d->time[s], sizeof(double))) return 0;
   for (int b = 0; b < m->nbody; b++) {
     if (m->body_type[b] != TB_BODY_KINEMATIC) continue;
-    size_t br = (size_t)r * m->nbody + b, bs = (size_t)s * m->nbody + b;
-    if (memcmp(d->body_pos + 3 * br, d->body_pos + 3 * bs, sizeof(double) * 3) ||
-        memcmp(d->body_quat + 4 * br, d->body_quat + 4 * bs, sizeof(double) * 4) ||
-        memcmp(d->body_vel + 6 * br, d->body_vel + 6 * bs, sizeof(double) * 6)) {
-      return 0;
-    }
+    double a[TB_STATE_WIDTH], c[TB_STATE_WIDTH];
+    tb_bodyStateOf(m, d, r, b, a);
+    tb_bodyStateOf(m, d, s, b, c);
+    if (memcmp(a, c, sizeof(a))) return 0;
   }
   const double* pr = d->param + (size_t)r * m->nparam;
   const double* ps = d->param + (size_t)s * m->nparam;
@@ -349,10 +347,7 @@ static double* tb_sharedPaths(const tbModel* m, tbData* d, int s0, int s1, int n
   int npath = tb_kinematicPaths(m, d, s0, s1, nstep, path, head);
   size_t n = tb_pathValues(m, nstep);
   double* buf = npath ? (double*)malloc(sizeof(double) * n * (size_t)npath) : NULL;
-  for (int j = 0; j < npath && buf; j++) {
-    tb_stepValues(m, d, head[j], w);
-    tb_kinematicPath(m, d, head[j], w, nstep, buf + n * j);
-  }
+  for (int j = 0; j < npath && buf; j++) tb_kinematicPath(m, d, head[j], w, nstep, buf + n * j);
   for (int i = 0; i < ns && buf; i++) at[i] = path[i] < 0 ? NULL : buf + n * path[i];
   free(path);
   return buf;

@@ -293,7 +293,7 @@ TEST(KinematicTest, ScenesShareAPathOnlyWhenTheyMoveThePlateAlike) {
   sc.d->body_quat[(7 * sc.m->nbody + sc.body("plate")) * 4] *= -1.0;
   sc.set("A4", 80.0, 6);
   sc.set("A4", 80.0, 7);
-  const int half = (int)(TB_PATH_MAX_VALUES / TB_PATH_WIDTH / 2);
+  const int half = (int)(TB_PATH_MAX_VALUES / TB_STATE_WIDTH / 2);
   EXPECT_EQ(Paths(sc, 0, n, half), std::vector<int>({-1, -1, 0, -1, 0, 0, 1, 1}));
   EXPECT_EQ(Paths(sc, 0, n, half + 1), std::vector<int>({-1, -1, 0, -1, 0, 0, -1, -1}));
   EXPECT_EQ(Paths(sc, 0, n, 2 * half + 2), std::vector<int>(n, -1));
