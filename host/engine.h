@@ -269,21 +269,28 @@ TB_HD int tb_implicitWords(const tbModel* m) {
   return m->opt.implicit ? 2 * n * n + 14 * n + 13 * m->nbody : 0;
 }
 
-// bytes from one slot of an array to the next: whole cache lines, so that threads stepping in
-// neighbouring slots never write the same line (false sharing cost the 2-thread CPU path a
-// quarter of its plate-particle rate)
+// bytes from one slot of an array to the next in the kernels' layout: whole cache lines, so
+// that no two scenes write the same line
 TB_HD size_t tb_slotBytes(size_t bytes) {
   return (bytes + 63) & ~(size_t)63;
 }
 
-// the batch's scratch: nslot slots of every TB_WORK_ARRAYS array, slot-major
+// the batch's scratch: nslot slots of every TB_WORK_ARRAYS array, slot-major (the kernels', a
+// slot per scene), or on the CPU a block of whole pages per slot (block; the arrays then NULL)
 typedef struct tbScratch {
   int nslot;
   size_t nsolver_d, nsolver_i;  // solver scratch per slot
 #define TB_X(type, name, count) type* name;
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
+  char* block;         // slot k's arrays at block + k * block_bytes (tb_workCarve), or NULL
+  size_t block_bytes;  // a multiple of TB_PAGE_BYTES
 } tbScratch;
+
+// bytes between two CPU threads' scratch: the hardware prefetchers fetch ahead within a 4 KB
+// page, into lines the other thread is writing when slots share a page. Slots a cache line
+// apart cost the 2-thread minimal pendulum half its rate, plate-particle a quarter
+#define TB_PAGE_BYTES 4096
 
 // one slot's view of the scratch, and the step's values that do not change within it
 struct tbWork {
@@ -335,18 +342,6 @@ TB_HD void tb_workScene(const tbModel* m, tbWork* w) {
   w->scene = tb_sceneOver(m, w->scene_buf);
 }
 
-// the view of slot `slot` of sc
-TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* w) {
-  size_t k = (size_t)slot;
-#define TB_X(type, name, count) \
-  w->name = (type*)((char*)sc->name + k * tb_slotBytes(sizeof(type) * (size_t)(count)));
-  TB_WORK_ARRAYS(TB_X)
-#undef TB_X
-  tb_workSolver(sc, w);
-  tb_workScene(m, w);
-  w->kin_path = w->kin_pose = NULL;
-}
-
 // bytes of one slot laid out in one buffer (each array 16-byte aligned); sc gives the solver's
 // sizes
 TB_HD size_t tb_workBytes(const tbModel* m, const tbScratch* sc) {
@@ -357,6 +352,11 @@ TB_HD size_t tb_workBytes(const tbModel* m, const tbScratch* sc) {
   return bytes;
 }
 
+// bytes of a CPU slot's block (tbScratch.block_bytes): tb_workBytes in whole pages
+TB_HD size_t tb_blockBytes(const tbModel* m, const tbScratch* sc) {
+  return (tb_workBytes(m, sc) + TB_PAGE_BYTES - 1) & ~(size_t)(TB_PAGE_BYTES - 1);
+}
+
 // the view of one slot laid out in buf (tb_workBytes(m, sc) bytes, 16-byte aligned): the
 // kernels' per-thread scratch in local memory, and tb_newWork's
 TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork* w) {
@@ -364,6 +364,22 @@ TB_HD void tb_workCarve(const tbModel* m, const tbScratch* sc, char* buf, tbWork
 #define TB_X(type, name, count) \
   w->name = (type*)(buf + off); \
   off += (sizeof(type) * (size_t)(count) + 15) & ~(size_t)15;
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+  tb_workSolver(sc, w);
+  tb_workScene(m, w);
+  w->kin_path = w->kin_pose = NULL;
+}
+
+// the view of slot `slot` of sc
+TB_HD void tb_workSlot(const tbModel* m, const tbScratch* sc, int slot, tbWork* w) {
+  size_t k = (size_t)slot;
+  if (sc->block) {
+    tb_workCarve(m, sc, sc->block + k * sc->block_bytes, w);
+    return;
+  }
+#define TB_X(type, name, count) \
+  w->name = (type*)((char*)sc->name + k * tb_slotBytes(sizeof(type) * (size_t)(count)));
   TB_WORK_ARRAYS(TB_X)
 #undef TB_X
   tb_workSolver(sc, w);

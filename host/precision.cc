@@ -195,32 +195,19 @@ void sceneConvert(const A* a, int s, B* b, int t) {
 #undef TB_X
 }
 
-// the fp32 scratch of the CPU path: a slot per thread, on cache lines as tb_newScratch lays them
+// the fp32 scratch of the CPU path: a slot per thread, in blocks of whole pages as tb_newScratch
+// lays them
 struct Scratch32 {
   f::tbScratch slots;
   Scratch32(const f::tbModel* m, int nslot) {
-    f::tbScratch* sc = &slots;  // the counts of TB_WORK_ARRAYS
-    memset(sc, 0, sizeof(*sc));
-    sc->nslot = nslot;
-    f::tb_solverScratchSize(m, &sc->nsolver_d, &sc->nsolver_i);
-#define TB_X(type, name, count)                 \
-  sc->name = (decltype(sc->name))aligned_alloc( \
-      64, (size_t)nslot * f::tb_slotBytes(sizeof(*sc->name) * (size_t)(count)) + 64);
-    TB_WORK_ARRAYS_F32(TB_X)
-#undef TB_X
+    memset(&slots, 0, sizeof(slots));
+    slots.nslot = nslot;
+    f::tb_solverScratchSize(m, &slots.nsolver_d, &slots.nsolver_i);
+    slots.block_bytes = f::tb_blockBytes(m, &slots);
+    slots.block = (char*)aligned_alloc(TB_PAGE_BYTES_F32, (size_t)nslot * slots.block_bytes);
   }
-  ~Scratch32() {
-#define TB_X(type, name, count) free(slots.name);
-    TB_WORK_ARRAYS_F32(TB_X)
-#undef TB_X
-  }
-  bool ok() const {
-    bool all = true;
-#define TB_X(type, name, count) all = all && slots.name;
-    TB_WORK_ARRAYS_F32(TB_X)
-#undef TB_X
-    return all;
-  }
+  ~Scratch32() { free(slots.block); }
+  bool ok() const { return slots.block != nullptr; }
 };
 
 // a probe's fp32 twin over scenes [s0, s0 + n): its inputs converted, its outputs here

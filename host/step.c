@@ -17,16 +17,10 @@ tbScratch* tb_newScratch(const tbModel* m, int nslot) {
   if (!sc) return NULL;
   sc->nslot = nslot;
   tb_solverScratchSize(m, &sc->nsolver_d, &sc->nsolver_i);
-  int ok = 1;
-  // slots on cache-line boundaries (tb_slotBytes)
-#define TB_X(type, name, count)                                                                    \
-  sc->name =                                                                                       \
-      (type*)aligned_alloc(64, (size_t)nslot * tb_slotBytes(sizeof(type) * (size_t)(count)) + 64); \
-  ok &= sc->name != NULL;
-  TB_WORK_ARRAYS(TB_X)
-#undef TB_X
-  if (!ok) {
-    tb_freeScratch(sc);
+  sc->block_bytes = tb_blockBytes(m, sc);
+  sc->block = (char*)aligned_alloc(TB_PAGE_BYTES, (size_t)nslot * sc->block_bytes);
+  if (!sc->block) {
+    free(sc);
     return NULL;
   }
   return sc;
@@ -34,9 +28,7 @@ tbScratch* tb_newScratch(const tbModel* m, int nslot) {
 
 void tb_freeScratch(tbScratch* sc) {
   if (!sc) return;
-#define TB_X(type, name, count) free(sc->name);
-  TB_WORK_ARRAYS(TB_X)
-#undef TB_X
+  free(sc->block);
   free(sc);
 }
 
