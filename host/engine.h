@@ -404,8 +404,12 @@ TB_HD const double* tb_jointAnchor(const tbModel* m, const double* vary, int j) 
   return tb_varyOf(m, vary, TB_F_JOINT, j) + TB_JNT_ANCHOR;
 }
 
-// scratch with nslot slots for model m (host memory); NULL when out of memory
+// scratch with nslot slots for model m (host memory) in the kernels' layout, each array's slots
+// side by side (the tests' stand-in for the device); NULL when out of memory
 tbScratch* tb_newScratch(const tbModel* m, int nslot);
+// scratch for nthread CPU threads, a block of whole pages each (tbScratch.block); NULL when out
+// of memory
+tbScratch* tb_newThreadScratch(const tbModel* m, int nthread);
 void tb_freeScratch(tbScratch* sc);
 
 // solver scratch per slot for the model's solver, cone and capacities. With the exact cone a

@@ -17,8 +17,28 @@ tbScratch* tb_newScratch(const tbModel* m, int nslot) {
   if (!sc) return NULL;
   sc->nslot = nslot;
   tb_solverScratchSize(m, &sc->nsolver_d, &sc->nsolver_i);
+  int ok = 1;
+  // slots on cache-line boundaries (tb_slotBytes)
+#define TB_X(type, name, count)                                                                    \
+  sc->name =                                                                                       \
+      (type*)aligned_alloc(64, (size_t)nslot * tb_slotBytes(sizeof(type) * (size_t)(count)) + 64); \
+  ok &= sc->name != NULL;
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+  if (!ok) {
+    tb_freeScratch(sc);
+    return NULL;
+  }
+  return sc;
+}
+
+tbScratch* tb_newThreadScratch(const tbModel* m, int nthread) {
+  tbScratch* sc = (tbScratch*)calloc(1, sizeof(tbScratch));
+  if (!sc) return NULL;
+  sc->nslot = nthread;
+  tb_solverScratchSize(m, &sc->nsolver_d, &sc->nsolver_i);
   sc->block_bytes = tb_blockBytes(m, sc);
-  sc->block = (char*)aligned_alloc(TB_PAGE_BYTES, (size_t)nslot * sc->block_bytes);
+  sc->block = (char*)aligned_alloc(TB_PAGE_BYTES, (size_t)nthread * sc->block_bytes);
   if (!sc->block) {
     free(sc);
     return NULL;
@@ -28,6 +48,9 @@ tbScratch* tb_newScratch(const tbModel* m, int nslot) {
 
 void tb_freeScratch(tbScratch* sc) {
   if (!sc) return;
+#define TB_X(type, name, count) free(sc->name);
+  TB_WORK_ARRAYS(TB_X)
+#undef TB_X
   free(sc->block);
   free(sc);
 }
@@ -213,7 +236,7 @@ static int tb_batchScratch(const tbModel* m, tbData* d, int nslot) {
   tbScratch* sc = d->scratch;
   if (sc && sc->nslot >= nslot && sc->nsolver_d == nd && sc->nsolver_i == ni) return TB_OK;
   tb_freeScratch(sc);
-  d->scratch = tb_newScratch(m, nslot);
+  d->scratch = tb_newThreadScratch(m, nslot);
   return d->scratch ? TB_OK : tb_setError("rollout: out of memory for %d scratch slots", nslot);
 }
 

@@ -175,6 +175,34 @@ TEST_P(DeviceLayoutTest, EveryModelIsBitwiseTheCpuLayout) {
 INSTANTIATE_TEST_SUITE_P(Models, DeviceLayoutTest, ::testing::Range(0, studyCount()),
                          [](const ::testing::TestParamInfo<int>& i) { return studyName(i.param); });
 
+// the CPU rollout's scratch (tb_newThreadScratch): each thread's arrays inside pages of its own,
+// where the hardware prefetchers, which fetch ahead within a 4 KB page, never reach another
+// thread's lines (the rollouts above check that the layout steps bitwise as the kernels' does)
+TEST(ThreadScratchTest, EachThreadsArraysLieInPagesOfItsOwn) {
+  for (int i = 0; i < studyCount(); i++) {
+    tbModel* m = studyModel(i);
+    ASSERT_NE(m, nullptr);
+    const int nthread = 3;
+    tbScratch* sc = tb_newThreadScratch(m, nthread);
+    ASSERT_NE(sc, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(sc->block) % TB_PAGE_BYTES, 0u) << studyName(i);
+    EXPECT_EQ(sc->block_bytes % TB_PAGE_BYTES, 0u) << studyName(i);
+    for (int k = 0; k < nthread; k++) {
+      tbWork w;
+      tb_workSlot(m, sc, k, &w);
+      const char* lo = sc->block + k * sc->block_bytes;
+      const char* hi = lo + sc->block_bytes;
+#define TB_X(type, name, count)                                                      \
+  EXPECT_GE(reinterpret_cast<const char*>(w.name), lo) << studyName(i) << " " #name; \
+  EXPECT_LE(reinterpret_cast<const char*>(w.name + (count)), hi) << studyName(i) << " " #name;
+      TB_WORK_ARRAYS(TB_X)
+#undef TB_X
+    }
+    tb_freeScratch(sc);
+    tb_freeModel(m);
+  }
+}
+
 // compliant rows (Drumwright's K and B: cfm on the Delassus diagonal, the bias scaled) in every
 // layout: a compliant box stack's contacts and a compliant pendulum's joints
 TEST(ComplianceLayoutTest, CompliantRowsAreBitwiseTheCpuLayout) {
