@@ -195,8 +195,8 @@ void sceneConvert(const A* a, int s, B* b, int t) {
 #undef TB_X
 }
 
-// the fp32 scratch of the CPU path: a slot per thread, in blocks of whole pages as tb_newScratch
-// lays them
+// the fp32 scratch of the CPU path: a slot per thread, in blocks of whole pages as
+// tb_newThreadScratch lays them
 struct Scratch32 {
   f::tbScratch slots;
   Scratch32(const f::tbModel* m, int nslot) {
