@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu_schedule.h"
 #include "engine.h"
 #include "error.h"
 #include "f32/tbf32.h"
@@ -289,11 +290,12 @@ int rolloutCpu(const f::tbModel* fm, f::tbData* fd, int nstep, f::tbRecord* rec,
   for (int j = 0; j < npath; j++) {
     f::tb_kinematicPath(fm, fd, head[j], &lead, nstep, paths.data() + n * j);
   }
+  int chunk = tb_sceneChunk(fd->nscene, omp_get_max_threads());
 #pragma omp parallel
   {
     f::tbWork w;
     f::tb_workSlot(fm, sc, omp_get_thread_num(), &w);
-#pragma omp for schedule(dynamic, 8)
+#pragma omp for schedule(dynamic, chunk)
     for (int s = 0; s < fd->nscene; s++) {
       w.kin_path = path[s] < 0 ? NULL : paths.data() + n * path[s];
       f::tb_rolloutScene(f::tb_solo(), fm, fd, s, nstep, rec, probe, &w);

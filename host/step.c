@@ -7,6 +7,7 @@
 
 #include <tumble/reader.h>
 
+#include "cpu_schedule.h"
 #include "engine.h"
 #include "gpu.h"
 #include "solver.h"
@@ -386,13 +387,14 @@ int tb_rolloutHere(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRec
   const double** at = (const double**)malloc(sizeof(double*) * (size_t)(s1 - s0 + 1));
   if (!at) return tb_setError("rollout: out of memory for %d scenes", s1 - s0);
   double* paths = tb_sharedPaths(m, d, s0, s1, nstep, &lead, at);
+  int chunk = tb_sceneChunk(s1 - s0, omp_get_max_threads());
 #pragma omp parallel
   {
     tbWork w;
     tb_workSlot(m, sc, omp_get_thread_num(), &w);
     // scenes differ in cost (contacts come and go), hence dynamic scheduling; the result of a
     // scene does not depend on which thread (slot) runs it
-#pragma omp for schedule(dynamic, 8)
+#pragma omp for schedule(dynamic, chunk)
     for (int s = s0; s < s1; s++) {
       w.kin_path = at[s - s0];
       tb_rolloutScene(tb_solo(), m, d, s, nstep, rec, probe, &w);
