@@ -18,6 +18,7 @@
 #include <tumble/grasp.h>
 #include <tumble/reader.h>
 
+#include "cpu_schedule.h"
 #include "engine.h"
 #include "stage_step.h"
 #include "test_util.h"
@@ -200,6 +201,25 @@ TEST(ThreadScratchTest, EachThreadsArraysLieInPagesOfItsOwn) {
     }
     tb_freeScratch(sc);
     tb_freeModel(m);
+  }
+}
+
+// the CPU rollouts' chunks of scenes (host/cpu_schedule.h): at most 8, and a rollout of at least
+// as many scenes as threads has at least a chunk for every thread (with 8 always, a rollout of 6
+// scenes went whole to one of two threads)
+TEST(SceneChunkTest, EveryThreadGetsAShareOfASmallRollout) {
+  for (int nthread = 1; nthread <= 16; nthread++) {
+    for (int nscene = 1; nscene <= 2000; nscene++) {
+      int c = tb_sceneChunk(nscene, nthread);
+      ASSERT_GE(c, 1) << nscene << " scenes, " << nthread << " threads";
+      ASSERT_LE(c, 8) << nscene << " scenes, " << nthread << " threads";
+      if (nscene >= nthread) {
+        ASSERT_GE((nscene + c - 1) / c, nthread) << nscene << " scenes, " << nthread << " threads";
+      }
+      if (nscene >= 32 * nthread) {
+        ASSERT_EQ(c, 8) << nscene << " scenes, " << nthread << " threads";
+      }
+    }
   }
 }
 
