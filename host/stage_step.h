@@ -282,7 +282,7 @@ TB_HD int tb_hasBounce(const tbWork* w) {
 // (the plastic retry reads A), and the solver's scratch holds NNCG's (tb_solveBodyCG)
 TB_HD int tb_bodyFirst(const tbModel* m, const tbWork* w) {
   return tb_stepBodyFirst(m) && w->nrow >= TB_STEP_BODY_ROWS &&
-         w->solver_work.nd >= 4 * (size_t)w->nrow && !tb_hasBounce(w);
+         w->solver_work.nd >= tb_bodyCGWords(m, w->nrow) && !tb_hasBounce(w);
 }
 
 // a step's warm start within this residual is near rest: NNCG's answer, at the tolerance, goes
