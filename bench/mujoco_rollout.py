@@ -209,7 +209,11 @@ def mujoco_seconds(xml, nscene, nstep, threads, poses):
 def tumble_run(binary, scene, nscene, nstep, threads, solver, extra):
     cmd = [binary, "simulate", scene, "--scenes", str(nscene), "--steps", str(nstep), "--threads",
            str(threads), "--device", "cpu", "--solver", solver] + extra
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json_status(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+
+def json_status(out):
+    """the JSON line `tumble simulate` ends its stdout with"""
     # a diverged scene's residual prints as inf or nan, which JSON spells otherwise
     line = re.sub(r"\binf\b", "Infinity", out.strip().splitlines()[-1])
     return json.loads(re.sub(r"\bnan\b", "NaN", line))
