@@ -374,6 +374,36 @@ TEST(BodyFirstTest, NncgTakesFewerSweepsThanPgs) {
   for (size_t k = 0; k < dv.size(); k++) EXPECT_EQ(w->body_dv[k], dv[k]) << k;
 }
 
+// NNCG's conjugate step moves the bodies' dv by its direction's impulse velocities, carried
+// beside the direction: after sweeps with conjugate steps (beta in (0, 1]) dv is still
+// M^-1 J^T x of the moved x, to round-off
+TEST(BodyFirstTest, ConjugateStepKeepsTheImpulseVelocities) {
+  SoftPile pile(300);
+  tbWork* w = pile.w;
+  tbProblem p = pile.bodyProblem();
+  size_t n = (size_t)p.n, nv = 6 * (size_t)pile.m->nbody;
+  std::vector<double> xold(n), dvold(nv), swept(n), pdir(n, 0.0), pdv(nv, 0.0);
+  double d2 = 0.0;
+  int moved = 0;
+  std::fill(w->x, w->x + n, 0.0);
+  tb_bodyImpulseVelocities(pile.m, w);
+  for (int sweep = 0; sweep < 30; sweep++) {
+    std::copy(w->x, w->x + n, xold.begin());
+    std::copy(w->body_dv, w->body_dv + nv, dvold.begin());
+    tb_bodySweep(pile.m, w, &p, 1.0);
+    std::copy(w->x, w->x + n, swept.begin());
+    tb_bodyConjugate(pile.m, w, xold.data(), dvold.data(), pdir.data(), pdv.data(), &d2);
+    moved += !std::equal(swept.begin(), swept.end(), w->x);
+  }
+  EXPECT_GE(moved, 10);  // most sweeps took a conjugate step
+  std::vector<double> dv(nv);
+  tb_impulseVelocitiesOf(pile.m, w, dv.data());
+  double scale = 0.0;
+  for (double v : dv) scale = std::fmax(scale, std::fabs(v));
+  ASSERT_GT(scale, 0.0);
+  for (size_t k = 0; k < nv; k++) EXPECT_NEAR(w->body_dv[k], dv[k], 1e-12 * scale) << k;
+}
+
 // NNCG with a tolerance out of its reach (zero) stalls at round-off and stops by its patience,
 // well before its budget, its best iterate kept; then A is assembled and auto goes on from that
 // iterate with the sweeps left (20): its answer no worse, its residual the whole problem's, and
