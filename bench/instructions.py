@@ -16,6 +16,7 @@ import argparse
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -54,16 +55,30 @@ def mujoco_count(row, nscene, nstep):
     return callgrind(cmd, "mj_step")[0]
 
 
+def positive(text):
+    """an argument that must be a whole number of at least 1"""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
+    return value
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tumble", default="build/tumble", help="the tumble binary")
     ap.add_argument("--solver", default="auto", help="tumble's step solver")
-    ap.add_argument("--scenes", type=int, default=1, choices=range(1, 1001), metavar="1..1000")
-    ap.add_argument("--steps", type=int, help="steps of every row (default: mujoco_rollout.py's)")
+    ap.add_argument("--scenes", type=positive, default=1, help="scenes of every row")
+    ap.add_argument("--steps", type=positive,
+                    help="steps of every row (default: mujoco_rollout.py's)")
     ap.add_argument("--only", action="append", metavar="SCENE",
                     help="this scene's rows alone (repeatable; default: every row)")
     ap.add_argument("--mujoco-row", type=int, help=argparse.SUPPRESS)  # the child under valgrind
     a = ap.parse_args()
+    if not shutil.which("valgrind"):
+        ap.error("valgrind not found on PATH (Debian: apt install valgrind)")
     if a.mujoco_row is not None:
         _, xml, _, _, poses, _ = mr.SCENES[a.mujoco_row]
         mr.mujoco_seconds(xml, a.scenes, a.steps, 1, poses)
