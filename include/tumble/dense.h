@@ -112,8 +112,9 @@ TB_HD void tbu_cholSolveEnvelope(int n, const double* L, const int* first, doubl
   }
   for (int i = n - 1; i >= 0; i--) {
     const double* li = L + (long)i * n;
-    b[i] /= li[i];
-    for (int k = first[i]; k < i; k++) b[k] -= li[k] * b[i];
+    double bi = b[i] / li[i];  // in a local: the stores to b would make the compiler read it again
+    b[i] = bi;
+    for (int k = first[i]; k < i; k++) b[k] -= li[k] * bi;
   }
 }
 

@@ -51,7 +51,11 @@ TB_HDI double tbu_dotRange(const double* a, const double* b, int k0, int k1) {
     s2 += a[k + 2] * b[k + 2];
     s3 += a[k + 3] * b[k + 3];
   }
-  for (; k < k1; k++) s0 += a[k] * b[k];
+  // the tail in s0 unrolled: as a loop it took 1.3% more of the pendulum's step (a 15-row
+  // Cholesky of short sums), in the same order
+  if (k < k1) s0 += a[k] * b[k];
+  if (k + 1 < k1) s0 += a[k + 1] * b[k + 1];
+  if (k + 2 < k1) s0 += a[k + 2] * b[k + 2];
   return (s0 + s1) + (s2 + s3);
 }
 
