@@ -77,12 +77,12 @@ def main():
                     help="this scene's rows alone (repeatable; default: every row)")
     ap.add_argument("--mujoco-row", type=int, help=argparse.SUPPRESS)  # the child under valgrind
     a = ap.parse_args()
-    if not shutil.which("valgrind"):
-        ap.error("valgrind not found on PATH (Debian: apt install valgrind)")
     if a.mujoco_row is not None:
         _, xml, _, _, poses, _ = mr.SCENES[a.mujoco_row]
         mr.mujoco_seconds(xml, a.scenes, a.steps, 1, poses)
         return
+    if not shutil.which("valgrind"):
+        ap.error("valgrind not found on PATH (Debian: apt install valgrind)")
 
     print("# Instructions a scene-step: tumble's CPU path against MuJoCo's rollout\n")
     print(f"- date: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}")

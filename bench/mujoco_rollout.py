@@ -195,8 +195,9 @@ def mujoco_seconds(xml, nscene, nstep, threads, poses):
     if poses:  # the mocap plate's pose in every step, as the rollout's controls
         ctrl = np.tile(poses(nstep, m.opt.timestep), (nscene, 1, 1))
         spec = mujoco.mjtState.mjSTATE_MOCAP_POS | mujoco.mjtState.mjSTATE_MOCAP_QUAT
-    rollout.rollout(m, datas, init[:threads], None if ctrl is None else ctrl[:threads, :10],
-                    control_spec=spec, nstep=10, persistent_pool=True)
+    warm = min(10, nstep)  # (a run shorter than the warm-up has only that many controls)
+    rollout.rollout(m, datas, init[:threads], None if ctrl is None else ctrl[:threads, :warm],
+                    control_spec=spec, nstep=warm, persistent_pool=True)
     t0 = time.perf_counter()
     rollout.rollout(m, datas, init, ctrl, control_spec=spec, nstep=nstep, state=out,
                     persistent_pool=True)
