@@ -131,7 +131,7 @@ PLATE_PARTICLE = """<mujoco>
 def plate_poses(nstep, h, amp=(0, 0, 0, 100, 100, 0), phase=(0, 0, 0, math.pi / 2, math.pi, 0),
                 omega=66 * math.pi):
     """The plate's pose (position, quaternion) at the end of each step, as tumble's driver moves
-    it (include/tumble/driver_geom.h, the centrifuge field by default): position p0 - A/w^2
+    it (host/math/driver_geom.h, the centrifuge field by default): position p0 - A/w^2
     sin(w t + C), orientation by one RK4 step per step of qdot = 1/2 (0, w(t)) q with
     w_i(t) = -A_{i+3}/w cos(w t + C_{i+3}). It starts from the identity, not from tumble's
     symmetric start (a rotation of A/w^2 = 2.3 mrad at most: the same contact, a slightly
@@ -164,7 +164,7 @@ def plate_poses(nstep, h, amp=(0, 0, 0, 100, 100, 0), phase=(0, 0, 0, math.pi / 
 # sizes of issue 13's table; the pendulum in tumble's maximal and minimal coordinates (MuJoCo's
 # are minimal); Mylapilli & Jain's 12-link chain for its 20 s with their MNCP solver; the pile
 # at its defaults (regularized contacts, auto) and rigid (soft 0) on PGS with 1000 sweeps in body
-# space (no A in the step: host/stage_bodies.h), where no solver meets the step's tolerance
+# space (no A in the step: host/engine/stage_bodies.h), where no solver meets the step's tolerance
 SCENES = [
     ("sliding-sphere", SLIDING_SPHERE, 2000, 600, None, []),
     ("box-stack", BOX_STACK, 200, 1000, None, []),

@@ -32,7 +32,7 @@ export_scene sphere-pile --scenes 2 --steps 1000 --every 500 --param mu=0.3:0.7 
   --param soft=0 --solver pgs --max-iter 1000
 # and a second rigid pile set on PGS in body space, friction drawn per scene,
 # steps 150 to 900 (none of the first set's names): auto's SOC-FB stage after its Newton rounds
-# (host/solver_auto.h tb_socAfterNewton) was chosen on other pile steps, not on these
+# (host/solver/solver_auto.h tb_socAfterNewton) was chosen on other pile steps, not on these
 export_scene sphere-pile --scenes 3 --steps 900 --every 150 --param mu=0.2:0.9 --param soft=0 \
   --solver pgs --max-iter 1000
 exec "$build/bench/bench_solvers" --validation "$val"

@@ -6,7 +6,7 @@
 #include <tumble/tumble.h>
 
 #include "fuzz_file.h"
-#include "reader_inprocess.h"
+#include "io/reader_inprocess.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* path = tb_fuzzFile(data, size, "problem.hdf5");

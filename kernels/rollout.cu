@@ -1,15 +1,15 @@
 // The GPU launcher of the step: the model in one device buffer, the batch's arrays and a scratch
 // slot per scene in device memory, and the fused rollout kernels, in which one thread (or, for
 // large scenes, one warp) runs a scene's whole rollout through tb_rolloutScene: the function the
-// CPU path runs on each of its threads (host/stage_step.h). Only launch configuration, memory and
-// transfers live here.
+// CPU path runs on each of its threads (host/engine/stage_step.h). Only launch configuration,
+// memory and transfers live here.
 //
 // Scenes are independent, so a batch runs in chunks of scenes whose results are bitwise those of
 // one launch over all of them: chunks that fit device memory and a bounded pinned staging
 // buffer, two of them on two streams so that one's transfers overlap the other's kernel.
 //
 // Models whose LM solver's dense systems are large step through the phases of
-// host/newton_batch.h instead: a launch per phase over the chunk, and each Newton iteration's
+// host/gpu/newton_phased.h instead: a launch per phase over the chunk, and each Newton iteration's
 // systems of each size factored together by cuSOLVER's potrfBatched/potrsBatched (RLM, dogleg) or
 // cuBLAS's gelsBatched (PLM), the library calls and the phases' loop here.
 #include <cublas_v2.h>
@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "gpu.h"
-#include "gpu_settings.h"
-#include "newton_batch.h"
+#include "util/error.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_settings.h"
+#include "gpu/newton_phased.h"
 
 // report a CUDA error with file, line and message in tb_lastError, set rc (TB_ERR_MEMORY for an
 // allocation, TB_ERR_STATE otherwise) and jump to label
@@ -181,7 +181,7 @@ done:
 // comes back as one of [data | probe output | records]. Two chunks on two streams alternate, so
 // that one chunk's transfers and the host's staging overlap the other's kernel.
 
-// a phased chunk's arrays on the device (newton_batch.h): each scene's state between launches,
+// a phased chunk's arrays on the device (newton_phased.h): each scene's state between launches,
 // its system (column-major, room for tb_lmSystemWords(cap) doubles) and right-hand side, the
 // library's pointer arrays (an iteration's systems grouped by size) and statuses
 typedef struct tbPhasedArrays {
@@ -412,7 +412,7 @@ static void tb_launch(int tier, const tbModel* dm, const tbGpuChunk* c, int nste
 
 //---- the phased path: a launch per phase, the systems by the batched library routines ----------
 
-// one thread per scene advances it by one phase (newton_batch.h); scratch in global slots
+// one thread per scene advances it by one phase (newton_phased.h); scratch in global slots
 __global__ void __launch_bounds__(TB_GPU_BLOCK)
     tb_phasedKernel(const __grid_constant__ tbModel m, tbData d,
                     const __grid_constant__ tbScratch sc, int nstep, tbRecord rec, int record,

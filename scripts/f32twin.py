@@ -15,7 +15,7 @@ Each file reachable by #include from the roots is rewritten into OUTDIR/f32/:
 A root that is a source file (.c, .cu) becomes a translation unit (.cc, .cu) that includes every
 system header of its closure first and then its rewritten body inside the namespace; OUTDIR/f32/
 tbf32.h does the same for the headers, for hand-written code that uses both precisions
-(host/precision.cc).
+(host/rollout/rollout_fp32.cc).
 
     f32twin.py --list ROOT...          the files the roots reach (for CMake's outputs)
     f32twin.py OUTDIR ROOT...          write the twin
@@ -27,9 +27,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 SEARCH = [os.path.join(REPO, "host"), os.path.join(REPO, "include", "tumble")]
-KEEP = {"error.h", "gpu_settings.h"}  # precision-free: included as they are, outside the namespace
-# what OUTDIR/f32/tbf32.h includes, in an order that closes problem.h's circle with lcp_form.h
-UMBRELLA = ["problem.h", "newton_batch.h", "gpu.h"]
+# precision-free: included as they are, outside the namespace (paths under host/)
+KEEP = {"util/error.h", "gpu/gpu_settings.h"}
+KEEP_NAMES = {os.path.basename(k) for k in KEEP}
+# what OUTDIR/f32/tbf32.h includes
+UMBRELLA = ["problem.h", "newton_phased.h", "gpu.h"]
 # functions the files declare that have no precision: the twin drops the declaration and calls
 # the fp64 program's own
 GLOBAL = ["tb_clock"]
@@ -64,7 +66,7 @@ def closure(roots):
         seen.add(path)
         for kind, name in INCLUDE.findall(open(path).read()):
             target = resolve(name, path)
-            if target and os.path.basename(target) not in KEEP:
+            if target and os.path.basename(target) not in KEEP_NAMES:
                 walk(target)
             elif target is None and name not in system:
                 system.append(name)
@@ -98,7 +100,7 @@ def rewrite(text, names, macros):
     def include(m):
         kind, name = m.group(1), m.group(2)
         base = os.path.basename(name)
-        if base in names and base not in KEEP:
+        if base in names and base not in KEEP_NAMES:
             return '#include "f32/%s"' % twin_name(base)
         return m.group(0)
 

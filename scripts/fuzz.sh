@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
-bash scripts/deps.sh
+bash scripts/deps.sh all
 flags="-fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow -fno-sanitize-recover=all"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DTUMBLE_CUDA=OFF -DTUMBLE_FUZZ=ON \
   -DTUMBLE_TESTS=OFF -DTUMBLE_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \

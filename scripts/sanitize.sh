@@ -4,7 +4,7 @@
 # library whose allocations outlive the process by design.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/deps.sh
+bash scripts/deps.sh all
 flags="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all"
 flags="$flags -fno-omit-frame-pointer"
 cmake -S . -B build-asan -DTUMBLE_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \

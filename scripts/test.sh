@@ -2,7 +2,8 @@
 # The whole test suite: build, then ctest (GPU tests skip when no device is present).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh >/dev/null
+# everything on, whatever an earlier scripts/run.sh left in build/'s cache
+bash scripts/build.sh -DTUMBLE_TESTS=ON -DTUMBLE_BENCH=ON -DTUMBLE_MPI=ON >/dev/null
 # a Python environment (the bench's) with MuJoCo, CVXPY and pytest from PyPI and this tumble
 # package built from source (pip install ., CPU only: the kernels are built and tested above);
 # where PyPI cannot be reached the MJCF and convex cross-checks and the package's tests skip

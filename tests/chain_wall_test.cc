@@ -12,7 +12,7 @@
 #include <tumble/sweep.h>
 #include <tumble/tumble.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "test_util.h"
 
 namespace {

@@ -402,7 +402,7 @@ std::string DataFile(const std::string& rel) {
 
 // `tumble solve` on bad input: exit 2, one line naming the problem, nothing on stdout
 TEST_F(CliTest, SolveRejectsBadInput) {
-  if (!Exists(DataFile("fc3d/FC3D_Example1.dat"))) GTEST_SKIP() << "../shared/data not found";
+  if (!Exists(DataFile("fc3d/FC3D_Example1.dat"))) FAIL() << "tests/data missing";
   std::ofstream(Path("bad.dat")) << "3\n1\n0\n3\n3\n3 3\n1 0 0 0 1 0 0 0 oops\n";
   std::ofstream(Path("negmu.dat")) << "3\n1\n0\n3\n3\n3 3\n1 0 0 0 1 0 0 0 1\n-1 0 0\n-0.5\n";
   std::string ex = DataFile("fc3d/FC3D_Example1.dat");
@@ -430,7 +430,7 @@ TEST_F(CliTest, SolveRejectsBadInput) {
 // one JSON object per solver run with the issue's fields
 TEST_F(CliTest, SolvePrintsOneJsonPerRun) {
   std::string ex = DataFile("fc3d/FC3D_Example1.dat");
-  if (!Exists(ex)) GTEST_SKIP() << "../shared/data not found";
+  if (!Exists(ex)) FAIL() << "tests/data missing";
   CliResult r = Run({"solve", ex, "--solver", "all"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> lines = Lines(r.out);
@@ -680,7 +680,7 @@ TEST_F(CliTest, NonFiniteResidualIsJsonNull) {
 // closing library" at exit, when HDF5 could not shut down after the file)
 TEST_F(CliTest, CorruptHdf5FileGivesOneLine) {
   std::string src = DataFile("fc3d/Box_Stacks-i0122-82-5.hdf5");
-  if (!Exists(src)) GTEST_SKIP() << "../shared/data not found";
+  if (!Exists(src)) FAIL() << "tests/data missing";
   std::string bytes = ReadFile(src);
   // eight bytes of a fuzzing run that left HDF5 unable to close
   const std::pair<size_t, unsigned char> patch[] = {{61, 90},    {1843, 211}, {1913, 248},

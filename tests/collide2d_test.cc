@@ -1,4 +1,4 @@
-// Tests for include/tumble/collide2d.h: planar contact geometry between rounded convex polygons.
+// Tests for host/math/collide2d.h: planar contact geometry between rounded convex polygons.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <cstring>
 
 extern "C" {
-#include "tumble/collide2d.h"
+#include "math/collide2d.h"
 }
 
 namespace {

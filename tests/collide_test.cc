@@ -1,11 +1,11 @@
-// Tests for include/tumble/collide_geom.h: shape-pair contact geometry.
+// Tests for host/math/collide_geom.h: shape-pair contact geometry.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
 extern "C" {
-#include "tumble/collide_geom.h"
+#include "math/collide_geom.h"
 }
 
 namespace {

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include <tumble/dense.h>
-#include <tumble/tb_math.h>
+#include "math/dense.h"
+#include "math/tb_math.h"
 
 #include "cli_runner.h"
-#include "stage_rows.h"
+#include "engine/stage_rows.h"
 #include "test_util.h"
 
 namespace {

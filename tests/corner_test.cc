@@ -8,13 +8,15 @@
 #include <string>
 #include <vector>
 
-#include <tumble/collide2d.h>
 #include <tumble/mjcf.h>
 #include <tumble/scenes.h>
+#include <tumble/reader.h>
 #include <tumble/tumble.h>
 
-#include "engine.h"
-#include "stage_step.h"
+#include "math/collide2d.h"
+
+#include "engine/engine.h"
+#include "engine/stage_step.h"
 #include "test_util.h"
 
 namespace {

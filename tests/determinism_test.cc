@@ -1,11 +1,12 @@
-// Bitwise determinism of batch rollouts across thread counts and batch splits (host/step.c).
+// Bitwise determinism of batch rollouts across thread counts and batch splits
+// (host/rollout/rollout.c).
 #include <gtest/gtest.h>
 #include <omp.h>
 
 #include <cstdint>
 #include <cstring>
 
-#include <tumble/rng.h>
+#include "math/rng.h"
 
 #include "test_util.h"
 

@@ -1,6 +1,7 @@
-// Tests of parameter estimation (host/estimate*.c, host/cli_estimate.c): the observation model and
-// its CSV reader, the Levenberg-Marquardt fit and the particle filter against the thesis' §7.6.1
-// numbers (Tables 7.1, 7.2), determinism across thread counts, and the command line's bad input.
+// Tests of parameter estimation (host/estimate*.c, host/cli/cli_estimate.c): the observation model
+// and its CSV reader, the Levenberg-Marquardt fit and the particle filter against the thesis'
+// §7.6.1 numbers (Tables 7.1, 7.2), determinism across thread counts, and the command line's bad
+// input.
 #include <gtest/gtest.h>
 
 #include <omp.h>

@@ -4,7 +4,7 @@
 // Checked here, on a device, at the sizes the path hands them: cuSOLVER's potrfBatched and
 // potrsBatched (RLM, the dogleg) up to 128 unknowns, cuBLAS's gelsBatched (PLM) up to
 // TB_LM_LIBRARY_QR_MAX (above it a system solved alone differs from the same system among 256:
-// newton_batch.h). Skips without a device.
+// newton_phased.h). Skips without a device.
 #include <gtest/gtest.h>
 
 #ifdef TUMBLE_HAVE_CUDA
@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu.h"
-#include "newton_batch.h"
+#include "gpu/gpu.h"
+#include "gpu/newton_phased.h"
 
 namespace {
 

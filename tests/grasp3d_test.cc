@@ -1,4 +1,4 @@
-// The 3D parallel-jaw grasp study (host/grasp3d.c, host/cli_grasp3d.c).
+// The 3D parallel-jaw grasp study (host/jobs/grasp3d.c, host/cli/cli_grasp3d.c).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -133,7 +133,7 @@ TEST_F(Grasp3dTest, OffsetBeyondReachFails) {
 // every step of a 5x5 grid's 100 trials meets the 1e-6 tolerance on the defaults (auto, compliant
 // finger mounts): the closing grip's contact changes, the lift and the hold. With rigid mounts and
 // PGS this grid left 60 trials with a step above it (up to 0.17: a held part's loop through both
-// fingers has no exact answer; host/grasp3d.c kMountStiffness)
+// fingers has no exact answer; host/jobs/grasp3d.c kMountStiffness)
 TEST_F(Grasp3dTest, EveryStepConvergesOnTheDefaults) {
   tbGrasp3dDef d = tb_defaultGrasp3dDef();
   d.grid.nx = d.grid.ny = 5;

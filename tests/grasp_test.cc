@@ -1,4 +1,4 @@
-// host/grasp.c and host/cli_grasp.c: the planar grasp study.
+// host/jobs/grasp.c and host/cli/cli_grasp.c: the planar grasp study.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include <tumble/sweep.h>
 
 #include "cli_runner.h"
-#include "gpu.h"
+#include "gpu/gpu.h"
 
 namespace {
 

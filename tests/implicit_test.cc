@@ -9,9 +9,10 @@
 
 #include <tumble/mjcf.h>
 #include <tumble/scenes.h>
+#include <tumble/reader.h>
 #include <tumble/tumble.h>
 
-#include "stage_implicit.h"
+#include "engine/stage_implicit.h"
 #include "test_util.h"
 
 namespace {

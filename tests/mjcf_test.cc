@@ -12,7 +12,8 @@
 #include <string>
 
 #include <tumble/mjcf.h>
-#include <tumble/tb_math.h>
+
+#include "math/tb_math.h"
 
 #include "cli_runner.h"
 #include "test_util.h"

@@ -1,12 +1,12 @@
-// The mixed LCP of thesis Eq. 2.78 (host/mlcp.c): sizes of the planar examples of thesis §2.7,
-// and the step's own solution satisfying it.
+// The mixed LCP of thesis Eq. 2.78 (host/engine/mlcp.c): sizes of the planar examples of thesis
+// §2.7, and the step's own solution satisfying it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace {
 

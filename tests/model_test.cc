@@ -8,7 +8,7 @@
 #include <vector>
 
 extern "C" {
-#include "tumble/collide_geom.h"
+#include "math/collide_geom.h"
 }
 #include <tumble/tumble.h>
 

@@ -1,7 +1,7 @@
-// Many processes on one study (host/cli_mpi.c, host/share.c): under `mpirun -np 1, 2, 3` on this
-// machine (loopback only) every long command writes the files one process writes, bitwise; a
-// study killed under one process count resumes under another; a failure of rank 0 alone ends the
-// job with its status instead of leaving the others waiting.
+// Many processes on one study (host/cli/cli_mpi.c, host/rollout/process_split.c): under `mpirun -np
+// 1, 2, 3` on this machine (loopback only) every long command writes the files one process writes,
+// bitwise; a study killed under one process count resumes under another; a failure of rank 0 alone
+// ends the job with its status instead of leaving the others waiting.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

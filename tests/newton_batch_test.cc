@@ -1,4 +1,4 @@
-// The step's Newton solves in phases over a batch (host/newton_batch.h), run here by a CPU
+// The step's Newton solves in phases over a batch (host/gpu/newton_phased.h), run here by a CPU
 // backend as the GPU runs them: with each linear system solved in place the phased rollout is
 // bitwise the fused one, for every LM solver, with records and a probe; with the systems solved
 // by a batched library (LAPACK here, whose dpotrf/dpotrs and dgels conventions cuSOLVER's and
@@ -16,8 +16,11 @@
 #include <lapacke.h>
 #endif
 
-#include "newton_batch.h"
+#include <tumble/estimate.h>
+
+#include "gpu/newton_phased.h"
 #include "test_util.h"
+#include "rollout/rollout.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// Batched derivative-free minimizers (host/optimize.c): Nelder-Mead and CMA-ES on test functions,
-// bounds, batch shapes, determinism, non-finite values, the evaluation budget and abort.
+// Batched derivative-free minimizers (host/jobs/optimize.c): Nelder-Mead and CMA-ES on test
+// functions, bounds, batch shapes, determinism, non-finite values, the evaluation budget and abort.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,6 +14,8 @@
 #include <vector>
 
 #include <tumble/optimize.h>
+
+#include "math/eigen.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// host/planar.c: the 2.5D model's support tripods (thesis §3.3, Eq. 3.24-3.27) and prisms.
+// host/engine/planar.c: the 2.5D model's support tripods (thesis §3.3, Eq. 3.24-3.27) and prisms.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <tumble/tumble.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Plate-motion design (host/plate_objective.c, host/cli_plate_optimize.c): the trajectory
+// Plate-motion design (host/jobs/plate_objective.c, host/cli/cli_plate_optimize.c): the trajectory
 // objective (exact value for a plate at rest, determinism across batch positions, table targets),
 // short optimizer runs that never report worse than the start, and `tumble plate optimize` on good
 // and bad command lines.

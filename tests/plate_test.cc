@@ -1,5 +1,5 @@
-// Vibrating-plate fields (host/plate.c, host/cli_plate.c) and the rocking driver of thesis
-// Eq. 5.9 (include/tumble/driver_geom.h, host/stage_kinematic.h).
+// Vibrating-plate fields (host/jobs/plate.c, host/cli/cli_plate.c) and the rocking driver of thesis
+// Eq. 5.9 (host/math/driver_geom.h, host/engine/stage_kinematic.h).
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -16,11 +16,12 @@
 #include <string>
 #include <vector>
 
-#include <tumble/driver_geom.h>
 #include <tumble/plate.h>
 
+#include "math/driver_geom.h"
+
 #include "cli_runner.h"
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace {
 
@@ -159,7 +160,7 @@ double FitVose(const tbFieldResult& res, double* b, double* c) {
 }
 
 // thesis §5.2.1.1 (Vose et al.): with the axis 5 cm below, a particle neither sticks nor leaves
-// the plate and its mean velocity follows v = b r + c r^3 (the full run: bench/plate.c)
+// the plate and its mean velocity follows v = b r + c r^3 (the full run: bench/bench_plate.c)
 TEST(PlateTest, RockingFieldFollowsVoseLaw) {
   const tbPlateMotion* mo = tb_plateMotion(tb_findPlateMotion("rocking"));
   tbFieldOpt o = tb_defaultFieldOpt();

@@ -1,7 +1,7 @@
-// fp32 rollouts (TB_FP32: host/precision.cc running the twin that scripts/f32twin.py generates
-// from the same stages): the seeds' closed-form checks in single precision, every model near its
-// fp64 rollout, bitwise determinism across threads and pieces, probes and records converted back,
-// and the command line's --precision.
+// fp32 rollouts (TB_FP32: host/rollout/rollout_fp32.cc running the twin that scripts/f32twin.py
+// generates from the same stages): the seeds' closed-form checks in single precision, every model
+// near its fp64 rollout, bitwise determinism across threads and pieces, probes and records
+// converted back, and the command line's --precision.
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -12,9 +12,12 @@
 #include <string>
 #include <vector>
 
+#include <tumble/estimate.h>
+
 #include "cli_runner.h"
-#include "stage_probe.h"
+#include "engine/stage_probe.h"
 #include "test_util.h"
+#include "rollout/rollout.h"
 
 namespace {
 

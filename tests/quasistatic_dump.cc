@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <tumble/rng.h>
 #include <tumble/scenes.h>
 #include <tumble/tumble.h>
 
-#include "engine.h"
-#include "stage_rows.h"
+#include "math/rng.h"
+
+#include "engine/engine.h"
+#include "engine/stage_rows.h"
 
 namespace {
 

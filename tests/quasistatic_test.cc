@@ -10,9 +10,10 @@
 #include <tumble/mjcf.h>
 #include <tumble/scenes.h>
 #include <tumble/sweep.h>
+#include <tumble/reader.h>
 #include <tumble/tumble.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "test_util.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// host/reader.c: the shared problem files (Siconos text, FCLib HDF5) read exactly as Siconos and
+// host/io/reader.c: the shared problem files (Siconos text, FCLib HDF5) read exactly as Siconos and
 // the HDF5 API read them, their reference solutions solving them, and bad input refused with
 // one line naming the file, the field and the position.
 #include <gtest/gtest.h>
@@ -27,6 +27,8 @@
 #include <FrictionContactProblem.h>
 #include <LinearComplementarityProblem.h>
 #include <NumericsMatrix.h>
+
+#include "solver/residual.h"
 #endif
 
 namespace fs = std::filesystem;
@@ -237,7 +239,7 @@ const char* kFc3dText =
 // every .dat file under fc3d/ and lcp/ reads exactly (bitwise) as Siconos numerics reads it
 TEST(ReaderTest, SiconosTextFilesMatchSiconos) {
   std::vector<std::string> fc = dataFiles("fc3d", ".dat"), lcp = dataFiles("lcp", ".dat");
-  if (fc.empty() && lcp.empty()) GTEST_SKIP() << "no problem files under " << dataDir();
+  if (fc.empty() && lcp.empty()) FAIL() << "no problem files under " << dataDir();
 #ifndef TUMBLE_HAVE_SICONOS
   GTEST_SKIP() << "built without libsiconos-numerics (scripts/deps.sh installs it): nothing to "
                   "compare the reader with";
@@ -319,7 +321,7 @@ TEST(ReaderTest, SiconosTextFilesMatchSiconos) {
 // approaching contacts), which is reported and checked to be no solution instead.
 TEST(ReaderTest, FclibFilesAndReferenceSolutions) {
   std::vector<std::string> files = dataFiles("fc3d", ".hdf5");
-  if (files.empty()) GTEST_SKIP() << "no .hdf5 problem files under " << dataDir() << "/fc3d";
+  if (files.empty()) FAIL() << "no .hdf5 problem files under " << dataDir() << "/fc3d";
   for (const std::string& path : files) {
     SCOPED_TRACE(path);
     tbFileProblem fp;
@@ -439,7 +441,7 @@ TEST(ReaderTest, FclibFilesAndReferenceSolutions) {
 TEST(ReaderTest, WrittenFc3dFilesReadBackBitwise) {
   TempDir t;
   auto files = dataFiles("fc3d", ".dat");
-  ASSERT_FALSE(files.empty()) << "no shared FC3D text files under " << dataDir();
+  ASSERT_FALSE(files.empty()) << "no FC3D text files under " << dataDir();
   for (const auto& path : files) {
     tbFileProblem a, b;
     ASSERT_EQ(tb_readProblem(path.c_str(), &a), TB_OK) << tb_lastError();

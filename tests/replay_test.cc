@@ -15,8 +15,8 @@ extern "C" {
 #include <tumble/grasp.h>
 
 #include "cli_runner.h"
-#include "engine.h"
-#include "replay.h"
+#include "engine/engine.h"
+#include "plot/replay.h"
 
 namespace {
 

@@ -10,8 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "gpu.h"
+#include <tumble/plate.h>
+
+#include "gpu/gpu.h"
 #include "test_util.h"
+#include "rollout/rollout.h"
 
 namespace {
 
@@ -318,7 +321,7 @@ TEST(GpuSolverTest, EverySolverMatchesTheCpuPath) {
   tb_gpuSetNewtonBatch(was);
 }
 
-// the LM solvers through the phases of newton_batch.h, each Newton iteration's systems factored
+// the LM solvers through the phases of newton_phased.h, each Newton iteration's systems factored
 // together by cuSOLVER (potrfBatched, potrsBatched) or cuBLAS (gelsBatched): within the CPU's
 // spread as above, and chunked and repeated phased runs bitwise the same
 TEST(GpuSolverTest, BatchedLibraryNewtonMatchesTheCpuPath) {

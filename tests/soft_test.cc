@@ -11,8 +11,8 @@
 #include <tumble/mjcf.h>
 #include <tumble/tumble.h>
 
-#include "engine.h"
-#include "stage_step.h"
+#include "engine/engine.h"
+#include "engine/stage_step.h"
 #include "test_util.h"
 
 namespace {

@@ -1,5 +1,5 @@
-// auto's active-set stage (host/solver_active.h): one factorization where the warm start tells
-// which contacts stick, the warm start untouched wherever the guess cannot be right.
+// auto's active-set stage (host/solver/solver_active.h): one factorization where the warm start
+// tells which contacts stick, the warm start untouched wherever the guess cannot be right.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -7,8 +7,9 @@
 #include <cstring>
 #include <vector>
 
-#include "solver.h"
-#include "solver_active.h"
+#include "solver/solver.h"
+#include "solver/solver_active.h"
+#include "solver/residual.h"
 
 namespace {
 

@@ -1,14 +1,15 @@
 // The interior point for the exact-cone problem with its De Saxce term held fixed
-// (host/solver_ipm.h): the second-order cone's algebra it stands on, and its answers where they
-// are known in closed form.
+// (host/solver/solver_ipm.h): the second-order cone's algebra it stands on, and its answers where
+// they are known in closed form.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "solver.h"
-#include "solver_ipm.h"
+#include "solver/solver.h"
+#include "solver/solver_ipm.h"
+#include "solver/residual.h"
 
 namespace {
 

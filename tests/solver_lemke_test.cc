@@ -1,5 +1,5 @@
-// Lemke's complementary pivoting (host/solver_lemke.c) through tb_solve: the small LCPs of
-// /work/shared/data/lcp typed in by hand, random P-matrix LCPs against PGS, LCPs without a
+// Lemke's complementary pivoting (host/solver/solver_lemke.h) through tb_solve: the small LCPs of
+// tests/data/lcp typed in by hand, random P-matrix LCPs against PGS, LCPs without a
 // solution (ray termination) and a pyramid contact with a hand-computed answer.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "solver.h"
+#include "solver/solver.h"
+#include "solver/residual.h"
 
 namespace {
 

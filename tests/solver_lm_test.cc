@@ -1,5 +1,5 @@
-// Levenberg-Marquardt solvers (host/solver_lm.c): Todorov's implicit MNCP with RLM, PLM and the
-// dogleg, and the pyramid MLCP with Fischer-Burmeister and RLM / PLM, on the M&J sphere step
+// Levenberg-Marquardt solvers (host/solver/solver_lm.h): Todorov's implicit MNCP with RLM, PLM and
+// the dogleg, and the pyramid MLCP with Fischer-Burmeister and RLM / PLM, on the M&J sphere step
 // (shared/notes/seed-lm-ncp.md §5 B5), the maps' invariants and Jacobians (B6, B7), and random
 // well-posed problems checked against the project's PGS.
 #include <gtest/gtest.h>
@@ -9,9 +9,12 @@
 #include <random>
 #include <vector>
 
-#include <tumble/dense.h>
+#include "math/dense.h"
 
-#include "solver.h"
+#include "solver/solver.h"
+#include "solver/residual.h"
+#include "solver/lcp_form.h"
+#include "solver/solver_need.h"
 
 namespace {
 

@@ -1,10 +1,11 @@
-// Prox fixed-point iteration (host/solver_prox.c) on Lu & Trinkle's single-contact particle.
+// Prox fixed-point iteration (host/solver/solver_prox.h) on Lu & Trinkle's single-contact particle.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "solver.h"
+#include "solver/solver.h"
+#include "solver/residual.h"
 
 namespace {
 

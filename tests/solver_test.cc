@@ -1,5 +1,5 @@
-// The solver registry (host/solver.c) and the default solver (host/solver_auto.c) on the shared
-// external problem sets: FC3D from Siconos and FCLib, LCPs (../shared/data).
+// The solver registry (host/solver/solver.c) and the default solver (host/solver/solver_auto.h) on
+// the shared external problem sets: FC3D from Siconos and FCLib, LCPs (tests/data).
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -9,10 +9,13 @@
 #include <string>
 #include <vector>
 
-#include <tumble/dense.h>
 #include <tumble/reader.h>
 
-#include "solver.h"
+#include "math/dense.h"
+
+#include "solver/solver.h"
+#include "solver/residual.h"
+#include "solver/solver_need.h"
 
 namespace {
 
@@ -86,7 +89,7 @@ TEST(SolverTest, NamesAndApplicability) {
 // the relative natural-map residual 1e-8, and the residual holds when recomputed here
 TEST(SolverTest, DefaultSolvesEveryFc3dFile) {
   std::vector<std::string> files = Files("fc3d");
-  if (files.empty()) GTEST_SKIP() << "../shared/data/fc3d not found";
+  if (files.empty()) FAIL() << "tests/data/fc3d missing";
   for (const std::string& f : files) {
     tbFileProblem fp;
     ASSERT_EQ(tb_readProblem(f.c_str(), &fp), TB_OK) << tb_lastError();
@@ -105,7 +108,7 @@ TEST(SolverTest, DefaultSolvesEveryFc3dFile) {
 // needs a fraction of PGS's iterations
 TEST(SolverTest, AutoIsPgsWhereItIsFastAndNewtonWhereItCrawls) {
   std::vector<std::string> files = Files("fc3d");
-  if (files.empty()) GTEST_SKIP() << "../shared/data/fc3d not found";
+  if (files.empty()) FAIL() << "tests/data/fc3d missing";
   int nfast = 0, nslow = 0;
   for (const std::string& f : files) {
     std::string base = f.substr(f.rfind('/') + 1);
@@ -151,7 +154,7 @@ TEST(SolverTest, AutoIsPgsWhereItIsFastAndNewtonWhereItCrawls) {
 // the same order, so the iterates must be bit for bit those of the column reads
 TEST(SolverTest, PgsRowReadsOnSymmetricAMatchColumnReads) {
   std::vector<std::string> files = Files("fc3d");
-  if (files.empty()) GTEST_SKIP() << "../shared/data/fc3d not found";
+  if (files.empty()) FAIL() << "tests/data/fc3d missing";
   int nsym = 0, nasym = 0;
   for (const std::string& f : files) {
     tbFileProblem fp;
@@ -187,7 +190,7 @@ TEST(SolverTest, EverySolverHonestOnSmallFiles) {
   std::vector<std::string> files = Files("fc3d");
   std::vector<std::string> lcp = Files("lcp");
   files.insert(files.end(), lcp.begin(), lcp.end());
-  if (files.empty()) GTEST_SKIP() << "../shared/data not found";
+  if (files.empty()) FAIL() << "tests/data missing";
   int runs = 0;
   for (const std::string& f : files) {
     tbFileProblem fp;
@@ -215,7 +218,7 @@ TEST(SolverTest, EverySolverHonestOnSmallFiles) {
 // answer reported converged is a solution
 TEST(SolverTest, LcpLemkeAndIterativeAgree) {
   std::vector<std::string> files = Files("lcp");
-  if (files.empty()) GTEST_SKIP() << "../shared/data/lcp not found";
+  if (files.empty()) FAIL() << "tests/data/lcp missing";
   // files whose M is a P-matrix (unique solution): checked by the principal minors below
   for (const std::string& f : files) {
     tbFileProblem fp;
@@ -255,13 +258,13 @@ bool InRuns(const int* adr, const int* run, int i, int j) {
   return false;
 }
 
-// the large sparse files carry W's nonzero runs (host/reader.c): the runs of rows and of columns
+// the large sparse files carry W's nonzero runs (host/io/reader.c): the runs of rows and of columns
 // hold W's nonzeros and nothing else, u = W x + q over them is the product over all of W to
 // round-off, and PGS and auto over them end as over all of W, in as many iterations (within
 // one: u's first sums round differently), at the same answer to 1e-6 where they converge
 TEST(SolverTest, SparseFilesSolveOverTheirRunsAsOverAllOfW) {
   std::vector<std::string> files = Files("fc3d");
-  if (files.empty()) GTEST_SKIP() << "../shared/data not found";
+  if (files.empty()) FAIL() << "tests/data missing";
   int sparse = 0;
   for (const std::string& f : files) {
     tbFileProblem fp;
@@ -317,7 +320,7 @@ TEST(SolverTest, DeadlineStopsWithTheBestIterate) {
   std::vector<std::string> files = Files("fc3d");
   std::vector<std::string> lcp = Files("lcp");
   files.insert(files.end(), lcp.begin(), lcp.end());
-  if (files.empty()) GTEST_SKIP() << "../shared/data not found";
+  if (files.empty()) FAIL() << "tests/data missing";
   const int solvers[] = {TB_SOLVER_AUTO,     TB_SOLVER_PROX_GS, TB_SOLVER_MNCP_PLM,
                          TB_SOLVER_MNCP_RLM, TB_SOLVER_LEMKE,   TB_SOLVER_MLCP_FB_PLM};
   int runs = 0;
@@ -417,7 +420,7 @@ TEST(SparseNewtonTest, JacobianOnThePatternIsTheDenseOne) {
     }
     EXPECT_LT(inside, (long)dense.size() / 4);  // the pattern is sparse
   });
-  if (files == 0) GTEST_SKIP() << "../shared/data not found";
+  if (files == 0) FAIL() << "tests/data missing";
 }
 
 // soc-fb-plm by the file path (KLU directions) and by tb_solve (dense LU) from zero: the same
@@ -451,7 +454,7 @@ TEST(SparseNewtonTest, SolvesAsTheDenseSolver) {
     }
     EXPECT_LT(du, 1e-6 * std::sqrt(bn));
   });
-  if (files == 0) GTEST_SKIP() << "../shared/data not found";
+  if (files == 0) FAIL() << "tests/data missing";
   EXPECT_GE(solved, 4);  // Box_Stacks, both Capsules, Confeti-ex03
 }
 
@@ -462,7 +465,7 @@ TEST(SparseNewtonTest, SolvesAsTheDenseSolver) {
 // pivots plus the probe, lcp_trivial (PGS finishes it in the probe) no pivot at all
 TEST(SolverTest, AutoPivotsEarlyOnSmallLcpsFromZero) {
   std::vector<std::string> files = Files("lcp");
-  if (files.empty()) GTEST_SKIP() << "../shared/data/lcp not found";
+  if (files.empty()) FAIL() << "tests/data/lcp missing";
   int seen = 0;
   for (const std::string& f : files) {
     std::string base = f.substr(f.rfind('/') + 1);

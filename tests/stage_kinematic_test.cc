@@ -1,15 +1,16 @@
-// Kinematic drivers (host/stage_kinematic.h, include/tumble/driver_geom.h).
+// Kinematic drivers (host/engine/stage_kinematic.h, host/math/driver_geom.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <vector>
 
-#include <tumble/driver_geom.h>
+#include "math/driver_geom.h"
 
-#include "stage_kinematic.h"
-#include "stage_step.h"
+#include "engine/stage_kinematic.h"
+#include "engine/stage_step.h"
 #include "test_util.h"
+#include "rollout/rollout.h"
 
 namespace {
 

@@ -1,14 +1,15 @@
-// Friction-set projections (include/tumble/cone.h) and projected Gauss-Seidel
-// (host/stage_pgs.h) on small problems with known answers.
+// Friction-set projections (host/math/cone.h) and projected Gauss-Seidel
+// (host/solver/solver_pgs.h) on small problems with known answers.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include <tumble/cone.h>
+#include "math/cone.h"
 
-#include "solver.h"
+#include "solver/solver.h"
+#include "solver/residual.h"
 
 namespace {
 

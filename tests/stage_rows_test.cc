@@ -1,10 +1,11 @@
-// Joints, limits, servos, drives, restitution and the gyroscopic term (host/stage_rows.h).
+// Joints, limits, servos, drives, restitution and the gyroscopic term (host/engine/stage_rows.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include <tumble/collide_geom.h>
 #include <tumble/tumble.h>
+
+#include "math/collide_geom.h"
 
 namespace {
 

@@ -1,6 +1,7 @@
-// The step's Delassus matrix read over its nonzero runs (host/stage_rows.h tb_assembleRuns) on the
-// sphere pile, where each row meets a few neighbours; PGS in body space (host/stage_bodies.h),
-// where the step holds no A; auto's first stage there, NNCG, and its fallback; the pile.
+// The step's Delassus matrix read over its nonzero runs (host/engine/stage_rows.h tb_assembleRuns)
+// on the sphere pile, where each row meets a few neighbours; PGS in body space
+// (host/engine/stage_bodies.h), where the step holds no A; auto's first stage there, NNCG, and its
+// fallback; the pile.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,12 +13,13 @@
 #include <tumble/reader.h>
 #include <tumble/tumble.h>
 
-#include "engine.h"
-#include "solver_auto.h"
-#include "stage_bodies.h"
-#include "stage_rows.h"
-#include "stage_step.h"
+#include "engine/engine.h"
+#include "solver/solver_auto.h"
+#include "engine/stage_bodies.h"
+#include "engine/stage_rows.h"
+#include "engine/stage_step.h"
 #include "test_util.h"
+#include "solver/residual.h"
 
 namespace {
 

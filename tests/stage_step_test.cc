@@ -1,9 +1,9 @@
-// The GPU path's layout on the CPU (host/stage_step.h, host/stage_probe.h): every built-in scene
-// rolled out with one scratch slot per scene, in chunks of scenes copied into batches of their
-// own with the scene as the fast index, as the GPU path runs them, is bitwise the CPU path's
-// slot-per-thread rollout, and so is a team of OpenMP threads stepping each scene together as a
-// warp does for the large scenes. This checks on machines without a GPU everything of the GPU
-// path but the kernel launch and the transfers.
+// The GPU path's layout on the CPU (host/engine/stage_step.h, host/engine/stage_probe.h): every
+// built-in scene rolled out with one scratch slot per scene, in chunks of scenes copied into
+// batches of their own with the scene as the fast index, as the GPU path runs them, is bitwise the
+// CPU path's slot-per-thread rollout, and so is a team of OpenMP threads stepping each scene
+// together as a warp does for the large scenes. This checks on machines without a GPU everything of
+// the GPU path but the kernel launch and the transfers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,12 +16,15 @@
 
 #include <tumble/estimate.h>
 #include <tumble/grasp.h>
+#include <tumble/plate.h>
 #include <tumble/reader.h>
 
-#include "cpu_schedule.h"
-#include "engine.h"
-#include "stage_step.h"
+#include "rollout/cpu_schedule.h"
+#include "engine/engine.h"
+#include "engine/stage_step.h"
 #include "test_util.h"
+#include "solver/residual.h"
+#include "rollout/rollout.h"
 
 namespace {
 
@@ -204,9 +207,9 @@ TEST(ThreadScratchTest, EachThreadsArraysLieInPagesOfItsOwn) {
   }
 }
 
-// the CPU rollouts' chunks of scenes (host/cpu_schedule.h): at most 8, and a rollout of at least
-// as many scenes as threads has at least a chunk for every thread (with 8 always, a rollout of 6
-// scenes went whole to one of two threads)
+// the CPU rollouts' chunks of scenes (host/rollout/cpu_schedule.h): at most 8, and a rollout of at
+// least as many scenes as threads has at least a chunk for every thread (with 8 always, a rollout
+// of 6 scenes went whole to one of two threads)
 TEST(SceneChunkTest, EveryThreadGetsAShareOfASmallRollout) {
   for (int nthread = 1; nthread <= 16; nthread++) {
     for (int nscene = 1; nscene <= 2000; nscene++) {

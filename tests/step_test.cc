@@ -1,10 +1,10 @@
-// Closed-form physics checks of the Stewart-Trinkle step (host/step.c and its stages).
+// Closed-form physics checks of the Stewart-Trinkle step (host/rollout/rollout.c and its stages).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include <tumble/collide_geom.h>
+#include "math/collide_geom.h"
 
 #include "test_util.h"
 

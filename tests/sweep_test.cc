@@ -1,4 +1,4 @@
-// Monte Carlo sweep utilities (host/sweep.c) and the sweep heat map (host/plot.c).
+// Monte Carlo sweep utilities (host/jobs/sweep.c) and the sweep heat map (host/plot/plot.c).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,12 +10,13 @@
 
 #include <cstdlib>
 
-#include <tumble/rng.h>
 #include <tumble/scenes.h>
 #include <tumble/sweep.h>
 
+#include "math/rng.h"
+
 #include "cli_runner.h"
-#include "plot.h"
+#include "plot/plot.h"
 
 namespace {
 

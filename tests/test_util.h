@@ -15,8 +15,9 @@
 #include <tumble/grasp.h>
 #include <tumble/grasp3d.h>
 #include <tumble/scenes.h>
-#include <tumble/tb_math.h>
 #include <tumble/tumble.h>
+
+#include "math/tb_math.h"
 
 // the MJCF file at path with the model-wide custom numeric `name` = data added
 inline std::string mjcfWithNumeric(const std::string& path, const std::string& name,

@@ -8,8 +8,9 @@
 #include <vector>
 
 #include <tumble/scenes.h>
-#include <tumble/tb_math.h>
 #include <tumble/tumble.h>
+
+#include "math/tb_math.h"
 
 #include "test_util.h"
 

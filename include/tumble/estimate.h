@@ -21,14 +21,7 @@ extern "C" {
 
 //---- observations ------------------------------------------------------------------------------
 
-// one observable coordinate: component comp of a body's 13-entry state (pos[3], quat[4], vel[6]),
-// or TB_OBS_YAW: a planar body's turn about z (rad, from its quaternion)
-#define TB_OBS_YAW 13
-typedef struct tbObsCoord {
-  char name[TB_NAMELEN];
-  int body;
-  int comp;
-} tbObsCoord;
+// tbObsCoord, an observable coordinate: tumble.h
 
 #define TB_MAXOBSCOORD 512
 

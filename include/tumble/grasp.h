@@ -122,9 +122,6 @@ int tb_graspSweepRange(const tbGraspDef* g, const tbSweepGrid* grid, int trials,
                        long begin, long end, int chunk, tbProgress* progress, FILE* log,
                        tbSweepTally* t, tbGraspRun* run);
 
-// `tumble grasp ...` (host/cli_grasp.c); returns the process exit status
-int tb_graspMain(int argc, char** argv);
-
 #ifdef __cplusplus
 }
 #endif

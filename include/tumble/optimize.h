@@ -115,11 +115,6 @@ int tb_nelderMead(const tbOptimDef* def, tbObjective obj, void* ctx, double* xbe
 // Returns as tb_nelderMead.
 int tb_cmaes(const tbOptimDef* def, tbObjective obj, void* ctx, double* xbest, tbOptimResult* res);
 
-// eigendecomposition of the symmetric n x n matrix a (row-major, overwritten):
-// a = V diag(w) V^T with the eigenvectors in the columns of v (n x n, row-major), eigenvalues
-// unordered; cyclic Jacobi (what tb_cmaes uses), meant for n <= ~32
-void tb_symEigen(int n, double* a, double* w, double* v);
-
 #ifdef __cplusplus
 }
 #endif

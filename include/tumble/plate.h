@@ -36,7 +36,7 @@ double tb_plateMotionPeriod(const tbPlateMotion* mo);
 
 // plate-particle (box 0) or plate-block (box 1) with the plate moved by `driver`
 // (TB_DRIVER_PLATE: parameters A1..A6, C1..C6, omega; TB_DRIVER_ROCKING: alpha, T, d);
-// defined in host/scenes.c
+// defined in host/jobs/scenes.c
 tbModel* tb_buildPlateScene(int box, int driver, const tbBuild* b);
 
 // put body `part` of scene s on the surface of body `plate` at its current x, y (its center
@@ -47,11 +47,7 @@ void tb_placeOnPlate(const tbModel* m, tbData* d, int s, int plate, int part, do
 #define TB_FIELD_MAXSET 32
 // a start sticks when its part sticks at least this fraction of the averaging window
 #define TB_FIELD_STICK_MARK 0.01
-// relative tangential speed below which a step counts as sticking (m/s)
-#define TB_FIELD_STICK_SPEED 1e-6
-// gap after the step above which a step counts as separated (m); in contact the step leaves
-// the gap at the solver's tolerance, far below this
-#define TB_FIELD_GAP_TOL 1e-9
+// TB_FIELD_STICK_SPEED, TB_FIELD_GAP_TOL: tumble.h
 
 typedef struct tbFieldResult tbFieldResult;  // below
 typedef struct tbFieldOpt {
@@ -78,16 +74,7 @@ typedef struct tbFieldOpt {
 } tbFieldOpt;
 tbFieldOpt tb_defaultFieldOpt(void);
 
-// one start: averages over whole plate periods after the transient
-typedef struct tbFieldPoint {
-  double x0, y0;          // m, start
-  double mean_x, mean_y;  // m, mean position over the window
-  double vx, vy, speed;   // m/s, mean velocity (the per-period mean velocities averaged)
-  double stick;           // fraction of the window's steps in contact with zero slip (runs
-                          // of >= 2 steps: one zero-slip step is a slip reversal in the step)
-  double separated;       // fraction of the window's steps without contact
-  int status;             // TB_SCENE_* bits of the scene
-} tbFieldPoint;
+// tbFieldPoint, one start's averages: tumble.h
 
 struct tbFieldResult {
   int n;             // starts
@@ -114,9 +101,7 @@ void tb_freeFieldResult(tbFieldResult* r);
 
 //---- designing plate motions (thesis ch. 6): the trajectory objective -------------------------
 
-// desired fields: circle v* = (-0.15 y, 0.15 x), saddle v* = (-0.2 x, 0.2 y) (1/s, any length
-// unit), or a table of (x, y, vx, vy) rows (m, m/s) looked up by nearest neighbour
-enum { TB_PLATE_TARGET_CIRCLE = 0, TB_PLATE_TARGET_SADDLE = 1, TB_PLATE_TARGET_TABLE = 2 };
+// the target fields TB_PLATE_TARGET_*: tumble.h
 
 typedef struct tbPlateObjOpt {
   int target;           // TB_PLATE_TARGET_*
@@ -169,14 +154,6 @@ int tb_plateObjective(void* ob, int n, const double* x, double* f);
 // first line that is not four numbers is a header. TB_OK with *out (npoint x 4, malloc'd), -1
 // when the file cannot be opened, or an error naming the file and line
 int tb_readPlateTable(const char* path, double** out, int* npoint);
-// `tumble plate field`'s writers: PREFIX.csv and PREFIX.png of a field; 0 or 2 after an error line
-int tb_plateWriteField(const char* prefix, const tbPlateMotion* mo, int modified,
-                       const tbFieldOpt* o, const tbFieldResult* r);
-// `tumble plate optimize ...` (host/cli_plate_optimize.c); returns the process exit status
-int tb_plateOptimizeMain(int argc, char** argv);
-
-// `tumble plate ...` (host/cli_plate.c); returns the process exit status
-int tb_plateMain(int argc, char** argv);
 
 #ifdef __cplusplus
 }

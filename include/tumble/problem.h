@@ -23,11 +23,11 @@ extern "C" {
 
 enum { TB_BLOCK_BOX = 0, TB_BLOCK_CONTACT = 1 };
 
-// where A's nonzeros lie (host/reader.c's runs for large sparse files): row i's in the column
+// where A's nonzeros lie (host/io/reader.c's runs for large sparse files): row i's in the column
 // ranges [row_run[2 r], row_run[2 r + 1]) for r in [row_adr[i], row_adr[i + 1]), and column j's
 // in the row ranges of col_adr and col_run alike. PGS's column updates and u = A x + b then read
 // those alone: a large problem's A is mostly zero (Capsules: 1.6% of 858^2 entries)
-// the fraction of A's entries up to which reading its runs pays (host/reader.c: 0.85-0.93x on
+// the fraction of A's entries up to which reading its runs pays (host/io/reader.c: 0.85-0.93x on
 // full matrices, 1.2x at 29%, 2.3x at 22%, 15x at 1.6%)
 #define TB_RUN_FILL 0.5
 
@@ -123,7 +123,7 @@ typedef struct tbSolverOpt {
   int (*soc_newton)(const tbProblem* p, const struct tbSolverOpt* opt, double* x,
                     tbSolveResult* res);
   // host only (0 in a step, on the device and by default): 1 runs auto's last stage, the convex
-  // fixed point (host/solver_auto.h tb_convexFixedPoint), where the others end above the
+  // fixed point (host/solver/solver_auto.h tb_convexFixedPoint), where the others end above the
   // tolerance; tb_solveFile sets it. Compiled into the step's kernel it took ptxas past the
   // memory of a 23 GB build machine (13.7 GB for the fp64 kernel, its fp32 twin's beside it)
   int fixed_point;
@@ -151,18 +151,11 @@ int tb_findSolver(const char* name);
 // TB_ERR_ARG (message in tb_lastError) when the solver does not apply or w is too small.
 int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
              tbSolveResult* res);
-// (tb_solveQuiet in host/solver.h is the same without the error message and the timer, for
+// (tb_solveQuiet in host/solver/solver.h is the same without the error message and the timer, for
 // the step on both backends)
-
-// the residual (tb_residual, tb_residualFromVelocity, tb_problemVelocity) and tb_finishSolve are
-// TB_HD functions in residual.h, included below
 
 #ifdef __cplusplus
 }
 #endif
-
-#include "residual.h"
-#include "lcp_form.h"
-#include "solver_need.h"
 
 #endif  // TUMBLE_PROBLEM_H_

@@ -24,6 +24,7 @@
 #define TUMBLE_READER_H_
 
 #include <tumble/problem.h>
+#include <tumble/tumble.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,8 +74,16 @@ tbProblem tb_fileProblemView(const tbFileProblem* fp);
 // FC3D form), as for a file that cannot be written.
 int tb_writeFC3D(const char* path, const tbProblem* p);
 
+// step every scene of d on the host, one after the other, nstep steps, and write the problem of
+// each recorded step that has contacts (the last, and every `every`-th: tbRecord's steps) as a
+// Siconos FC3D text file "<stem>-s<scene>-k<step>.dat" for `tumble solve` and other solvers to
+// read; the batch ends where tb_rollout would leave it. TB_OK with *written files, or an error
+// (TB_ERR_ARG naming what has no FC3D form, as tb_writeFC3D)
+int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const char* stem,
+                      int* written);
+
 // tb_solve for a problem file's view (tumble solve, bench_solvers), with sparse directions
-// where they pay (host/solver_sparse.c, SuiteSparse's KLU): soc-fb-plm on a problem whose W has
+// where they pay (SuiteSparse's KLU): soc-fb-plm on a problem whose W has
 // runs (p->runs) and at least 64 rows takes J on the runs' pattern and its LU from KLU; auto on
 // such a problem above 300 rows (where its own Newton, dense, is skipped) runs that first, at
 // most 200 iterations, then its own stages from the same start, and keeps the better answer.

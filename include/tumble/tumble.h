@@ -12,12 +12,31 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "collide_geom.h"  // the shape types, TB_GEOM_*
 #include "problem.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+// the shape types (tbGeomDef.type)
+enum {
+  TB_GEOM_SPHERE = 0,
+  TB_GEOM_CAPSULE = 1,
+  TB_GEOM_BOX = 2,
+  TB_GEOM_PLANE = 3,
+  TB_GEOM_PRISM = 4,  // planar scenes: a rounded convex polygon in the xy plane, extruded along z
+  TB_GEOM_ELLIPSOID = 5,       // semi-axes size[0..2] along the local axes: geometrically implicit
+                               // contact only (option implicit)
+  TB_GEOM_SUPERELLIPSOID = 6,  // sum_k |y_k / size[k]|^e <= 1, e the geom's exponent (>= 2):
+                               // option implicit only
+  TB_GEOM_CYLINDER = 7,        // radius size[0], half-height size[1] along local z: option
+                               // implicit only (its side and two caps, an intersection)
+  TB_NGEOMTYPE = 8
+};
+
+// most half-spaces that cut one shape of the implicit step (a cylinder's caps besides)
+#define TB_MAXCLIP 6
+#define TB_MAXVERT2D 16  // most core vertices of one 2D shape (tbGeomDef.nvert)
 
 //---- status ------------------------------------------------------------------------------------
 
@@ -72,8 +91,10 @@ tbBodyDef tb_defaultBodyDef(void);
 
 typedef struct tbGeomDef {
   int body;            // owning body index
-  int type;            // TB_GEOM_* from collide_geom.h
-  double size[3];      // see tbGeomPose in collide_geom.h (m)
+  int type;            // TB_GEOM_* above
+  double size[3];      // (m) sphere: radius (0 = point particle); capsule: radius, half-length
+                       // along local z; box: half-extents; ellipsoid, superellipsoid: semi-axes;
+                       // cylinder: radius, half-height; plane: unused
   double pos[3];       // m, offset in the body frame
   double quat[4];      // orientation in the body frame
   double mu;           // friction coefficient >= 0; a contact uses the larger of its two shapes'
@@ -184,7 +205,7 @@ typedef enum tbtCone {
 // how the step holds its Delassus matrix A = J M^-1 J^T + cfm
 typedef enum tbtDelassus {
   // PGS on many rows (TB_STEP_BODY_ROWS and more, no joints, maximal coordinates) holds none:
-  // it sweeps the blocks in body space (host/stage_bodies.h); every other step stores A
+  // it sweeps the blocks in body space (host/engine/stage_bodies.h); every other step stores A
   TB_DELASSUS_AUTO = 0,
   TB_DELASSUS_DENSE = 1,  // A stored whatever the solver (comparisons)
 } tbtDelassus;
@@ -520,20 +541,12 @@ void tb_sceneVary(const tbModel* m, const tbData* d, int scene, double* out);
 
 //---- stepping ----------------------------------------------------------------------------------
 
-typedef struct tbWork tbWork;  // one scratch slot for a scene's step (host/engine.h)
+typedef struct tbWork tbWork;  // one scratch slot for a scene's step (host/engine/engine.h)
 tbWork* tb_newWork(const tbModel* m);
 void tb_freeWork(tbWork* w);
 
 // advance scene s by one step (thesis Eq. 2.77/2.78), using w as scratch
 void tb_stepScene(const tbModel* m, tbData* d, int s, tbWork* w);
-
-// step every scene of d on the host, one after the other, nstep steps, and write the problem of
-// each recorded step that has contacts (the last, and every `every`-th: tbRecord's steps) as a
-// Siconos FC3D text file "<stem>-s<scene>-k<step>.dat" for `tumble solve` and other solvers to
-// read; the batch ends where tb_rollout would leave it. TB_OK with *written files, or an error
-// (TB_ERR_ARG naming what has no FC3D form: reader.h, tb_writeFC3D)
-int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const char* stem,
-                      int* written);
 
 // what a rollout records: the state of every non-static body every `every` steps (0: only the
 // first and last step); rec has room for (nscene x nrecord x nbody x 13) doubles
@@ -620,6 +633,38 @@ int tb_getPrecision(void);
 // precision's rounding leaves the natural-map residual noise (the solvers would run to their
 // iteration cap on every step)
 #define TB_FP32_MIN_TOL 1e-4
+
+//---- what the jobs' rollouts reduce as they go (the probes): the estimate and plate results ---
+
+// one observable coordinate: component comp of a body's 13-entry state (pos[3], quat[4], vel[6]),
+// or TB_OBS_YAW: a planar body's turn about z (rad, from its quaternion)
+#define TB_OBS_YAW 13
+typedef struct tbObsCoord {
+  char name[TB_NAMELEN];
+  int body;
+  int comp;
+} tbObsCoord;
+
+// relative tangential speed below which a step counts as sticking (m/s)
+#define TB_FIELD_STICK_SPEED 1e-6
+// gap after the step above which a step counts as separated (m); in contact the step leaves
+// the gap at the solver's tolerance, far below this
+#define TB_FIELD_GAP_TOL 1e-9
+
+// one start: averages over whole plate periods after the transient
+typedef struct tbFieldPoint {
+  double x0, y0;          // m, start
+  double mean_x, mean_y;  // m, mean position over the window
+  double vx, vy, speed;   // m/s, mean velocity (the per-period mean velocities averaged)
+  double stick;           // fraction of the window's steps in contact with zero slip (runs
+                          // of >= 2 steps: one zero-slip step is a slip reversal in the step)
+  double separated;       // fraction of the window's steps without contact
+  int status;             // TB_SCENE_* bits of the scene
+} tbFieldPoint;
+
+// desired fields: circle v* = (-0.15 y, 0.15 x), saddle v* = (-0.2 x, 0.2 y) (1/s, any length
+// unit), or a table of (x, y, vx, vy) rows (m, m/s) looked up by nearest neighbour
+enum { TB_PLATE_TARGET_CIRCLE = 0, TB_PLATE_TARGET_SADDLE = 1, TB_PLATE_TARGET_TABLE = 2 };
 
 #ifdef __cplusplus
 }

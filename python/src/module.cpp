@@ -27,7 +27,7 @@
 #include <tumble/sweep.h>
 #include <tumble/tumble.h>
 
-#include "error.h"
+#include "util/error.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;

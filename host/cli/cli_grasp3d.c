@@ -1,0 +1,424 @@
+// Command line: `tumble grasp3d ...`, the 3D parallel-jaw grasp-probability study.
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tumble/grasp3d.h>
+
+#include "math/tb_math.h"
+
+#include <tumble/version.h>
+
+#include "cli/cli.h"
+#include "plot/plot.h"
+
+static const char* const kObjectName[3] = {"box", "capsule", "sphere"};
+
+static void tb_grasp3dUsage(FILE* f) {
+  fprintf(
+      f,
+      "usage: tumble grasp3d [--object box|capsule|sphere] [--size S] [--mass M|LO:HI]\n"
+      "         [--mu M|LO:HI] [--pos-noise L] [--yaw-noise DEG] [--force N] [--speed V]\n"
+      "         [--grid 11x11] [--extent 80mm] [--trials 20] [--dt H] [--solver NAME]\n"
+      "         [--max-iter K] [--tol T] [--seed S] [--threads T] [--device auto|cpu|gpu]\n"
+      "         [--precision fp64|fp32] [--out PREFIX]\n"
+      "         [--resume] [--yes] [--replay CELL,TRIAL [--replay-speed 0.25] [--view side|top]]\n"
+      "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
+      "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
+      "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
+      "  2mm, yaw-noise 10 deg, force 5 N per finger, speed 0.1 m/s, dt 0.002 s, solver\n"
+      "  auto with max-iter 1000 and tol 1e-6 per step.\n"
+      "  Writes PREFIX.csv and PREFIX.png (default PREFIX grasp3d). --replay runs trial TRIAL\n"
+      "  of cell CELL (x fastest) alone, bitwise as in the study, and writes\n"
+      "  PREFIX-replay-CELL-TRIAL.csv (every step) and .mp4.\n");
+}
+
+// "V" or "LO:HI" with LO <= HI, both in [lo, hi]
+static int tb_parseRange(const char* what, const char* s, double lo, double hi, double out[2]) {
+  char buf[128];
+  snprintf(buf, sizeof(buf), "%s", s);
+  char* colon = strchr(buf, ':');
+  if (colon) *colon = 0;
+  if (tb_parseNumber(what, buf, &out[0])) return 2;
+  out[1] = out[0];
+  if (colon && tb_parseNumber(what, colon + 1, &out[1])) return 2;
+  if (!(out[0] >= lo && out[1] <= hi && out[0] <= out[1])) {
+    return tb_cliError("%s %s: must be a value or LO:HI with %g <= LO <= HI <= %g", what, s, lo,
+                       hi);
+  }
+  return 0;
+}
+
+typedef struct tbGrasp3dArgs {
+  tbGrasp3dDef def;
+  const char* out;
+  int size_given;
+  double size[3];
+  int nsize;
+  int replay_cell, replay_trial;  // --replay CELL,TRIAL; -1: the study
+  tbReplayOpt replay;
+  int resume;  // --resume: go on from PREFIX.journal
+} tbGrasp3dArgs;
+
+// the default size of each object: box 30x50x30 mm, capsule 30x60 mm, sphere 40 mm
+static void tb_defaultSize(int object, double size[3]) {
+  static const double s[3][3] = {{0.03, 0.05, 0.03}, {0.03, 0.06, 0.0}, {0.04, 0.0, 0.0}};
+  memcpy(size, s[object], sizeof(double) * 3);
+}
+
+// returns 0, 2 after an error, -1 after --help
+static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
+  memset(a, 0, sizeof(*a));
+  a->def = tb_defaultGrasp3dDef();
+  a->def.progress = 1;
+  a->out = "grasp3d";
+  a->replay_cell = a->replay_trial = -1;
+  a->replay = tb_defaultReplayOpt(-1);
+  a->replay.speed = 0.25;
+  for (int i = 0; i < argc; i++) {
+    const char* arg = argv[i];
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+      tb_grasp3dUsage(stdout);
+      return -1;
+    }
+    const char* val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(arg, "--resume")) {
+      a->resume = 1;
+      continue;
+    }
+    if (tb_parseYes(arg)) continue;
+    if (tb_optionValue(arg, val)) return 2;
+    i++;
+    int rc = 0;
+    tbGrasp3dDef* d = &a->def;
+    if (!strcmp(arg, "--object")) {
+      int k = -1;
+      for (int j = 0; j < 3; j++) {
+        if (!strcmp(val, kObjectName[j])) k = j;
+      }
+      if (k < 0) return tb_cliError("--object %s: expected box, capsule or sphere", val);
+      d->object = k;
+    } else if (!strcmp(arg, "--size")) {
+      a->nsize = tb_parseLengths(arg, val, 1e-3, a->size, 3);
+      if (a->nsize < 0) return 2;
+      a->size_given = 1;
+    } else if (!strcmp(arg, "--mass")) {
+      double r[2];
+      rc = tb_parseRange(arg, val, 0.0, 1e3, r);
+      if (!rc && !(r[0] > 0.0)) return tb_cliError("--mass %s: must be > 0 (kg)", val);
+      d->mass_lo = r[0];
+      d->mass_hi = r[1];
+    } else if (!strcmp(arg, "--mu")) {
+      double r[2];
+      rc = tb_parseRange(arg, val, 0.0, 1e3, r);
+      d->mu_lo = r[0];
+      d->mu_hi = r[1];
+    } else if (!strcmp(arg, "--pos-noise")) {
+      rc = tb_parseLength(arg, val, 1e-3, &d->pos_noise);
+      if (!rc && !(d->pos_noise >= 0.0 && d->pos_noise <= 0.1)) {
+        return tb_cliError("--pos-noise %s: must be in [0, 100mm]", val);
+      }
+    } else if (!strcmp(arg, "--yaw-noise")) {
+      double deg;
+      rc = tb_parseNumber(arg, val, &deg);
+      if (!rc && !(deg >= 0.0 && deg <= 180.0)) {
+        return tb_cliError("--yaw-noise %s: must be in [0, 180] (degrees)", val);
+      }
+      d->yaw_noise = deg * TB_PI / 180.0;
+    } else if (!strcmp(arg, "--force")) {
+      rc = tb_parseNumber(arg, val, &d->force);
+      if (!rc && !(d->force > 0.0 && d->force <= 1e4)) {
+        return tb_cliError("--force %s: must be in (0, 10000] (N)", val);
+      }
+    } else if (!strcmp(arg, "--speed")) {
+      rc = tb_parseNumber(arg, val, &d->close_speed);
+      if (!rc && !(d->close_speed > 0.0 && d->close_speed <= 10.0)) {
+        return tb_cliError("--speed %s: must be in (0, 10] (m/s)", val);
+      }
+    } else if (!strcmp(arg, "--grid")) {
+      rc = tb_parseGrid(arg, val, &d->grid.nx, &d->grid.ny);
+    } else if (!strcmp(arg, "--extent")) {
+      double e[2];
+      int n = tb_parseLengths(arg, val, 1e-3, e, 2);
+      if (n < 0) return 2;
+      if (n == 1) e[1] = e[0];
+      if (!(e[0] >= 0.0 && e[1] >= 0.0 && e[0] <= 1.0 && e[1] <= 1.0)) {
+        return tb_cliError("--extent %s: must be in [0, 1m]", val);
+      }
+      d->grid.extent_x = e[0];
+      d->grid.extent_y = e[1];
+    } else if (!strcmp(arg, "--trials")) {
+      long t;
+      rc = tb_parseInt(arg, val, 1, 1000000, &t);
+      d->trials = (int)t;
+    } else if (!strcmp(arg, "--dt")) {
+      rc = tb_parseNumber(arg, val, &d->dt);
+      if (!rc && !(d->dt > 0.0 && d->dt <= 0.01)) {
+        return tb_cliError("--dt %s: must be in (0, 0.01] (s)", val);
+      }
+    } else if (!strcmp(arg, "--solver")) {
+      rc = tb_parseSolver(val, &d->solver);
+    } else if (!strcmp(arg, "--max-iter")) {
+      long k;
+      rc = tb_parseInt(arg, val, 1, 1000000, &k);
+      d->max_iter = (int)k;
+    } else if (!strcmp(arg, "--tol")) {
+      rc = tb_parseNumber(arg, val, &d->tol);
+      if (!rc && !(d->tol > 0.0 && d->tol < 1.0))
+        return tb_cliError("--tol %s: must be in (0, 1)", val);
+    } else if (!strcmp(arg, "--seed")) {
+      long s;
+      rc = tb_parseInt(arg, val, 0, 2147483647L, &s);
+      d->seed = (uint64_t)s;
+    } else if (!strcmp(arg, "--replay")) {
+      rc = tb_parseCellTrial(arg, val, &a->replay_cell, &a->replay_trial);
+    } else if ((rc = tb_parseReplayOption(arg, val, &a->replay)) < 0) {
+      rc = tb_parseBatchOption("grasp3d", arg, val, &a->out);
+      if (rc < 0) return tb_cliError("unknown option '%s'", arg);
+    }
+    if (rc) return rc;
+  }
+  tbGrasp3dDef* d = &a->def;
+  tb_defaultSize(d->object, d->size);
+  if (a->size_given) {
+    int want = d->object == TB_G3_BOX ? 3 : d->object == TB_G3_CAPSULE ? 2 : 1;
+    if (d->object == TB_G3_BOX && a->nsize == 1) {
+      a->size[1] = a->size[2] = a->size[0];
+      a->nsize = 3;
+    }
+    if (a->nsize != want) {
+      return tb_cliError("--size: a %s takes %s", kObjectName[d->object],
+                         want == 3   ? "XxYxZ or one length"
+                         : want == 2 ? "DIAMETERxLENGTH"
+                                     : "one DIAMETER");
+    }
+    for (int k = 0; k < want; k++) {
+      if (!(a->size[k] > 0.0 && a->size[k] <= 0.2)) {
+        return tb_cliError("--size: %g mm must be in (0, 200mm]", 1e3 * a->size[k]);
+      }
+    }
+    if (d->object == TB_G3_CAPSULE && a->size[1] < a->size[0]) {
+      return tb_cliError("--size: the capsule's length %g mm is less than its diameter %g mm",
+                         1e3 * a->size[1], 1e3 * a->size[0]);
+    }
+    memcpy(d->size, a->size, sizeof(d->size));
+  }
+  if (tb_checkGrasp3dDef(d) != TB_OK) return tb_cliError("%s", tb_lastError());
+  return 0;
+}
+
+static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, const char* path,
+                              double p) {
+  const tbGrasp3dDef* d = &a->def;
+  double xy[128];
+  int n = tb_grasp3dOutline(d, xy);
+  char title[200], size[64];
+  if (d->object == TB_G3_BOX) {
+    snprintf(size, sizeof(size), "%gx%gx%g mm", 1e3 * d->size[0], 1e3 * d->size[1],
+             1e3 * d->size[2]);
+  } else if (d->object == TB_G3_CAPSULE) {
+    snprintf(size, sizeof(size), "%gx%g mm", 1e3 * d->size[0], 1e3 * d->size[1]);
+  } else {
+    snprintf(size, sizeof(size), "%g mm", 1e3 * d->size[0]);
+  }
+  snprintf(title, sizeof(title), "grasp3d: %s %s, mu %g-%g, %g N, %d trials/cell: p = %.3f",
+           kObjectName[d->object], size, d->mu_lo, d->mu_hi, d->force, d->trials, p);
+  int rc = tb_plotSweep(path, title, &d->grid, &r->tally, 1, &n, xy);
+  return rc ? tb_cliError("--out %s: cannot write the PNG", path) : 0;
+}
+
+// a study as text, for its journal: every option that changes a trial's outcome
+static void tb_grasp3dKey(const tbGrasp3dDef* d, char* key, size_t n) {
+  snprintf(key, n,
+           "grasp3d %s %s %d %.17g %.17g %.17g m %.17g %.17g mu %.17g %.17g noise %.17g %.17g "
+           "F %.17g v %.17g lift %.17g hold %.17g dt %.17g solver %d it %d tol %.17g "
+           "grid %d %d %.17g %.17g %.17g %.17g trials %d seed %llu",
+           TUMBLE_VERSION, TUMBLE_COMMIT, d->object, d->size[0], d->size[1], d->size[2], d->mass_lo,
+           d->mass_hi, d->mu_lo, d->mu_hi, d->pos_noise, d->yaw_noise, d->force, d->close_speed,
+           d->lift, d->hold, d->dt, d->solver, d->max_iter, d->tol, d->grid.nx, d->grid.ny,
+           d->grid.extent_x, d->grid.extent_y, d->grid.center_x, d->grid.center_y, d->trials,
+           (unsigned long long)d->seed);
+}
+
+// the trials a killed study finished (journal rows "scene,outcome"), counted after the rest runs
+typedef struct tbGrasp3dJournal {
+  tbJournal j;
+  long n, cap;
+  unsigned char* outcome;  // (n) TB_G3_* bits of scenes [0, n)
+} tbGrasp3dJournal;
+
+static void tb_grasp3dReplayRow(void* ctx, const char* row, size_t len) {
+  tbGrasp3dJournal* gj = (tbGrasp3dJournal*)ctx;
+  (void)len;
+  long id;
+  int bits;
+  if (sscanf(row, "%ld,%d", &id, &bits) != 2 || id != gj->n) return;
+  if (gj->n == gj->cap) {
+    long cap = gj->cap ? 2 * gj->cap : 4096;
+    unsigned char* o = (unsigned char*)realloc(gj->outcome, (size_t)cap);
+    if (!o) return;  // out of memory: those trials run again
+    gj->outcome = o;
+    gj->cap = cap;
+  }
+  gj->outcome[gj->n++] = (unsigned char)bits;
+}
+
+static void tb_grasp3dChunkDone(void* ctx, long first, int n, const unsigned char* outcome) {
+  tbGrasp3dJournal* gj = (tbGrasp3dJournal*)ctx;
+  char* rows = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&rows, &len);
+  if (!f) return;  // the journal misses the chunk: a resumed run does it again
+  for (int i = 0; i < n; i++) fprintf(f, "%ld,%d\n", first + i, outcome[i]);
+  fclose(f);
+  tb_journalAppend(&gj->j, first, first + n, rows, len);
+  free(rows);
+}
+
+// the replayed trials into the tally
+static void tb_grasp3dAddReplayed(const tbGrasp3dJournal* gj, int trials, tbGrasp3dResult* r) {
+  for (long g = 0; g < gj->n; g++) {
+    int bits = gj->outcome[g];
+    tb_tallyAdd(&r->tally, (int)(g / trials), bits & TB_G3_FAILED, (bits & TB_G3_HELD) != 0);
+    r->unconverged += (bits & TB_G3_UNCONVERGED) != 0;
+  }
+}
+
+// the cells' table (tb_sweepWriteRows) into out, a CSV or an HDF5 file: 0, or 2 after an error
+static int tb_writeCells(tbOutFile* out, const tbGrasp3dArgs* a, const tbGrasp3dResult* r, int sw) {
+  if (!tb_isH5(a->out)) {
+    tb_sweepWriteRows(out->f, &a->def.grid, &r->tally);
+    return tb_cliOutCommit(out, "--out");
+  }
+  char* text = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  if (!f) return tb_cliError("--out %s: out of memory", out->path);
+  tb_sweepWriteRows(f, &a->def.grid, &r->tally);
+  fclose(f);
+  const char* name[1] = {"cells"};
+  int rc = tb_writeTablesH5(out, "grasp3d", sw == TB_INTERRUPTED, 1, name, &text);
+  free(text);
+  return rc;
+}
+
+// --replay CELL,TRIAL: that one trial of the study again, bitwise (its draws are a pure function
+// of seed, cell and trial), as PREFIX-replay-C-T.csv and .mp4
+static int tb_grasp3dReplay(tbGrasp3dArgs* a) {
+  const tbGrasp3dDef* def = &a->def;
+  int cell = a->replay_cell, trial = a->replay_trial;
+  if (cell >= def->grid.nx * def->grid.ny || trial >= def->trials)
+    return tb_cliError("--replay %d,%d: the study has %d cells of %d trials", cell, trial,
+                       def->grid.nx * def->grid.ny, def->trials);
+  tbGrasp3dInfo info;
+  tbModel* m = tb_buildGrasp3d(def, &info);
+  tbData* d = m ? tb_newData(m, 1) : NULL;
+  int rc = 0;
+  if (d) {
+    tb_defaultParams(m, d);
+    tb_grasp3dParams(m, &info, def, cell, trial, d->param);
+  }
+  if (!d || tb_checkParams(m, d) || tb_resetData(m, d))
+    rc = tb_cliError("--replay: %s", tb_lastError());
+  char stem[4200];
+  snprintf(stem, sizeof(stem), "%s-replay-%d-%d", a->out, cell, trial);
+  tbCliReplay rep = {0};
+  if (!rc) rc = tb_replayRun(&rep, stem, m, d, (int)info.nstep, &a->replay);
+  int held = !rc && !(d->status[0] & TB_SCENE_FAILMASK) && tb_grasp3dSuccess(m, &info, d, 0);
+  char text[96] = "";
+  if (!rc) {
+    tb_statusText(d->status[0], text, sizeof(text));
+    char title[160], caption[200];
+    const double* p = d->param;
+    snprintf(title, sizeof(title), "grasp3d %s, cell %d, trial %d: %s (%s)",
+             kObjectName[def->object], cell, trial, held ? "held" : "not held", text);
+    snprintf(caption, sizeof(caption),
+             "object at (%.2f, %.2f) mm, yaw %.2f deg from the jaws' centre; mu %.3f, mass "
+             "%.4g kg, %g N per finger",
+             1e3 * p[info.p_x], 1e3 * p[info.p_y],
+             2.0 * atan2(p[info.p_qz], p[info.p_qw]) * 180.0 / TB_PI, p[info.p_mu], p[info.p_mass],
+             p[info.p_force]);
+    rc = tb_replayWrite(&rep, m, d, &a->replay, title, caption);
+  }
+  if (!rc) {
+    printf(
+        "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", "
+        "\"max_residual\": %.6g, \"trajectory\": \"%s\", \"video\": \"%s\"}\n",
+        cell, trial, held, text, d->resid_max[0], rep.csv.path, rep.video);
+  }
+  tb_replayEnd(&rep);
+  tb_freeData(d);
+  tb_freeModel(m);
+  return rc;
+}
+
+int tb_grasp3dMain(int argc, char** argv) {
+  tbGrasp3dArgs a;
+  int rc = tb_parseGrasp3d(argc, argv, &a);
+  if (rc) return rc < 0 ? 0 : rc;
+  if (a.replay_cell >= 0) return tb_grasp3dReplay(&a);
+  tbGrasp3dInfo info;
+  tbModel* m = tb_buildGrasp3d(&a.def, &info);
+  if (!m) return tb_cliError("%s", tb_lastError());
+  tb_freeModel(m);
+  if ((rc = tb_cliCostCheck("grasp3d", "trials",
+                            (double)a.def.grid.nx * a.def.grid.ny * a.def.trials, info.nstep)))
+    return rc;
+  // PREFIX.csv (or PREFIX.h5 for --out PREFIX.h5) and PREFIX.png, checked before the study
+  int h5 = tb_isH5(a.out), stem = h5 ? (int)(strrchr(a.out, '.') - a.out) : (int)strlen(a.out);
+  char table[4200], png[4200];
+  snprintf(table, sizeof(table), "%.*s.%s", stem, a.out, h5 ? "h5" : "csv");
+  snprintf(png, sizeof(png), "%.*s.png", stem, a.out);
+  tbOutFile out = {0};
+  tbGrasp3dJournal gj = {0};
+  if ((rc = tb_cliOutOpen(&out, "--out", table)) || (rc = tb_cliOutCheck("--out", png))) goto done;
+  char key[2048], path[4300];
+  tb_grasp3dKey(&a.def, key, sizeof(key));
+  snprintf(path, sizeof(path), "%.*s.journal", stem, a.out);
+  long next = 0;
+  if ((rc = tb_journalOpen(&gj.j, path, key, a.resume, &next, tb_grasp3dReplayRow, &gj))) goto done;
+  a.def.begin = gj.n < next ? gj.n : next;
+  a.def.chunk_done = tb_grasp3dChunkDone;
+  a.def.chunk_ctx = &gj;
+  tbGrasp3dResult r;
+  tb_catchInterrupt();
+  int sw = tb_grasp3dSweep(&a.def, &r);
+  if (sw != TB_OK && sw != TB_INTERRUPTED) {
+    rc = tb_cliError("%s", tb_lastError());
+    goto done;
+  }
+  tb_grasp3dAddReplayed(&gj, a.def.trials, &r);
+  long succ, valid, failed;
+  tb_tallySum(&r.tally, &succ, &valid, &failed);
+  double p = valid ? (double)succ / valid : NAN, lo, hi;
+  tb_wilson(succ, valid, &lo, &hi);
+  if (!(rc = tb_writeGrasp3dPng(&a, &r, png, p))) rc = tb_writeCells(&out, &a, &r, sw);
+  if (!rc) {
+    double steps = (double)r.done * r.nstep, s = r.seconds > 0.0 ? r.seconds : 1e-9;
+    char pstr[32] = "null";  // JSON has no NaN: every scene failed numerically
+    if (valid) snprintf(pstr, sizeof(pstr), "%.4f", p);
+    printf(
+        "{\"object\": \"%s\", \"probability\": %s, \"lo95\": %.4f, \"hi95\": %.4f, "
+        "\"trials\": %ld, \"successes\": %ld, \"failed_scenes\": %ld, \"unconverged_scenes\": "
+        "%ld, \"cells\": %d, \"steps_per_trial\": %ld, \"seconds\": %.3f, \"trials_per_s\": "
+        "%.4g, \"scene_steps_per_s\": %.4g, \"threads\": %d, \"partial\": %s, \"table\": \"%s\", "
+        "\"png\": \"%s\"}\n",
+        kObjectName[a.def.object], pstr, lo, hi, r.done, succ, failed, r.unconverged, r.tally.ncell,
+        r.nstep, r.seconds, r.done / s, steps / s, omp_get_max_threads(),
+        sw == TB_INTERRUPTED ? "true" : "false", table, png);
+  }
+  if (!rc && sw == TB_INTERRUPTED) {
+    tb_cliError("interrupted: %ld of %ld trials done, written as a partial study", r.done,
+                r.nscene);
+    rc = 130;
+  }
+  tb_journalClose(&gj.j, !rc);
+  tb_freeGrasp3dResult(&r);
+done:
+  tb_journalClose(&gj.j, 0);
+  free(gj.outcome);
+  tb_outAbort(&out);
+  return rc;
+}

@@ -1,0 +1,30 @@
+// `tumble model FILE.xml`: an MJCF model's bodies, masses, inertias and initial state.
+
+#include <stdio.h>
+
+#include <tumble/mjcf.h>
+#include <tumble/tumble.h>
+
+#include "math/tb_math.h"
+
+#include "cli/cli.h"
+
+int tb_modelMain(int argc, char** argv) {
+  if (argc != 1) return tb_cliError("usage: tumble model FILE.xml");
+  tbModel* m = tb_loadMJCF(argv[0]);
+  if (!m) return tb_cliError("%s", tb_lastError());
+  static const char* types[3] = {"static", "dynamic", "kinematic"};
+  printf("body,type,lock,mass,com_x,com_y,com_z,I_xx,I_yy,I_zz,I_xy,I_xz,I_yz,vx,vy,vz,wx,wy,wz\n");
+  for (int b = 0; b < m->nbody; b++) {
+    const tbBodyDef* bd = &m->bdef[b];
+    double I[9];
+    tbu_inertiaWorld(I, bd->quat, bd->inertia);
+    const double v[13] = {bd->mass, bd->pos[0], bd->pos[1], bd->pos[2], I[0],       I[4],      I[8],
+                          I[1],     I[2],       I[5],       bd->vel[0], bd->vel[1], bd->vel[2]};
+    printf("%s,%s,%d", m->body_name[b], types[bd->type], bd->lock);
+    for (int k = 0; k < 13; k++) printf(",%.17g", v[k]);
+    printf(",%.17g,%.17g,%.17g\n", bd->vel[3], bd->vel[4], bd->vel[5]);
+  }
+  tb_freeModel(m);
+  return 0;
+}
