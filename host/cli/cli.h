@@ -201,6 +201,8 @@ int tb_plateOptimizeMain(int argc, char** argv);
 // process exit status
 int tb_simulateMain(int argc, char** argv);
 int tb_modelMain(int argc, char** argv);
+// 1 when a command's arguments ask for its usage (--help or -h, anywhere among them)
+int tb_helpAsked(int argc, char** argv);
 // keep the command line for tb_cliCommandLine; set the device the commands default to (auto, as
 // said once on stderr)
 void tb_keepCommandLine(int argc, char** argv);

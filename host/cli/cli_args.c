@@ -206,6 +206,13 @@ void tb_defaultDevice(void) {
 
 static int tb_yes;
 
+int tb_helpAsked(int argc, char** argv) {
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+  }
+  return 0;
+}
+
 int tb_parseYes(const char* arg) {
   if (strcmp(arg, "--yes")) return 0;
   tb_yes = 1;

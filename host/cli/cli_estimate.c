@@ -45,15 +45,14 @@ static const char* tb_cmdName(int cmd) {
 
 static void tb_estimateUsage(FILE* f) {
   fprintf(f,
-          "usage: tumble estimate synth --scene NAME [--param NAME=V]... [--noise uniform:EPS|"
-          "gauss:SIGMA]\n"
-          "         [--seed S] [--steps K] [--every K] --out OBS.csv\n"
-          "       tumble estimate pf --scene NAME --obs OBS.csv --params P1[,P2...] --prior "
-          "P1=uniform:LO:HI|gauss:M:SD...\n"
-          "         --noise uniform:EPS|gauss:SIGMA [--particles N] [--param NAME=V]... [--seed "
-          "S]\n"
-          "         [--delta D] [--replay on|off] [--max-stage K] [--truth P1=V]... [--threads "
-          "T] [--out PREFIX] [--resume] [--yes]\n"
+          "usage: tumble estimate synth --scene NAME [--param NAME=V]...\n"
+          "         [--noise none|uniform:EPS|gauss:SIGMA] [--seed S] [--steps K] [--every K]\n"
+          "         [--threads T] [--device auto|cpu|gpu] [--precision fp64|fp32] --out OBS.csv\n"
+          "       tumble estimate pf --scene NAME --obs OBS.csv --params P1[,P2...]\n"
+          "         --prior P1=uniform:LO:HI|gauss:M:SD... --noise uniform:EPS|gauss:SIGMA\n"
+          "         [--particles N] [--param NAME=V]... [--seed S] [--delta D] [--replay on|off]\n"
+          "         [--max-stage K] [--truth P1=V]... [--threads T] [--device auto|cpu|gpu]\n"
+          "         [--precision fp64|fp32] [--out PREFIX] [--resume] [--yes]\n"
           "       tumble estimate fit --scene NAME --obs OBS.csv --params P1[,P2...] [--init "
           "P1=V]...\n"
           "         [--bounds P1=LO:HI]... [--fit-state] [--scan N] [--max-iter K] [--param "
@@ -752,7 +751,7 @@ done:
 
 int tb_estimateMain(int argc, char** argv) {
   if (argc < 1) return tb_cliError("estimate needs synth, pf or fit (see tumble estimate --help)");
-  if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
+  if (tb_helpAsked(argc, argv)) {
     tb_estimateUsage(stdout);
     return 0;
   }

@@ -1,5 +1,4 @@
 // `tumble model FILE.xml`: an MJCF model's bodies, masses, inertias and initial state.
-
 #include <stdio.h>
 
 #include <tumble/mjcf.h>
@@ -9,8 +8,15 @@
 
 #include "cli/cli.h"
 
+#define TB_MODEL_USAGE \
+  "usage: tumble model FILE.xml   an MJCF model's bodies: mass, inertia, initial state"
+
 int tb_modelMain(int argc, char** argv) {
-  if (argc != 1) return tb_cliError("usage: tumble model FILE.xml");
+  if (tb_helpAsked(argc, argv)) {
+    printf("%s\n", TB_MODEL_USAGE);
+    return 0;
+  }
+  if (argc != 1) return tb_cliError(TB_MODEL_USAGE);
   tbModel* m = tb_loadMJCF(argv[0]);
   if (!m) return tb_cliError("%s", tb_lastError());
   static const char* types[3] = {"static", "dynamic", "kinematic"};

@@ -326,14 +326,14 @@ done:
 }
 
 int tb_plateMain(int argc, char** argv) {
+  if (argc >= 1 && tb_helpAsked(argc, argv)) {
+    tb_plateUsage(stdout);
+    return 0;
+  }
   if (argc >= 1 && !strcmp(argv[0], "field")) return tb_plateFieldMain(argc - 1, argv + 1);
   if (argc >= 1 && !strcmp(argv[0], "optimize")) return tb_plateOptimizeMain(argc - 1, argv + 1);
   if (argc >= 1 && !strcmp(argv[0], "motions")) {
     tb_printMotions();
-    return 0;
-  }
-  if (argc >= 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-    tb_plateUsage(stdout);
     return 0;
   }
   tb_plateUsage(stderr);

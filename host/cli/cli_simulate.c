@@ -441,7 +441,26 @@ static int tb_simulateReplay(const tbModel* m, const tbData* d, tbSimArgs* a) {
   return rc;
 }
 
+static void tb_simulateUsage(FILE* f) {
+  fprintf(
+      f,
+      "usage: tumble simulate --list      built-in scenes with their parameters\n"
+      "       tumble simulate --model FILE.xml --list   an MJCF model's parameters\n"
+      "       tumble simulate SCENE|--model FILE.xml [--scenes N] [--steps K] [--dt H]\n"
+      "         [--param NAME=VALUE]... [--cone exact|pyramid] [--facets N] [--align]\n"
+      "         [--solver NAME] [--max-iter K] [--solver-tol T] [--delassus auto|dense]\n"
+      "         [--every K] [--seed S] [--threads T] [--device auto|cpu|gpu]\n"
+      "         [--precision fp64|fp32] [--out FILE.csv|FILE.h5] [--resume] [--yes]\n"
+      "         [--export-problems DIR]\n"
+      "         [--replay K] [--replay-speed S] [--view top|side]   scene K alone, with a video\n"
+      "  VALUE: a number, LO:HI (evenly spread over the scenes) or uniform:LO:HI\n");
+}
+
 int tb_simulateMain(int argc, char** argv) {
+  if (tb_helpAsked(argc, argv)) {
+    tb_simulateUsage(stdout);
+    return 0;
+  }
   if (argc >= 1 && !strcmp(argv[0], "--list")) {
     tb_printList();
     return 0;

@@ -20,6 +20,14 @@ typedef struct tbSolveArgs {
   int cone, facets;
 } tbSolveArgs;
 
+static void tb_solveUsage(FILE* f) {
+  fprintf(
+      f,
+      "usage: tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K] [--max-seconds S]\n"
+      "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
+      "       tumble solve --list         the solvers\n");
+}
+
 static void tb_listSolvers(void) {
   for (int s = 0; s < TB_NSOLVER; s++) printf("%s\n", tb_solverName(s));
 }
@@ -113,6 +121,10 @@ static int tb_runSolver(const tbSolveArgs* a, const tbFileProblem* fp, const tbP
 }
 
 int tb_solveMain(int argc, char** argv) {
+  if (tb_helpAsked(argc, argv)) {
+    tb_solveUsage(stdout);
+    return 0;
+  }
   if (argc >= 1 && !strcmp(argv[0], "--list")) {
     tb_listSolvers();
     return 0;

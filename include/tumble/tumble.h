@@ -476,36 +476,29 @@ enum {
 // The batch's per-scene arrays, declared once: (type, name, count per scene). The table gives
 // tbData its fields and drives allocation, freeing, scene copies and the device transfers. The
 // scene is the outer index of each array in a host batch and the inner one (scene_fast) in the
-// GPU's chunks, where neighbouring threads then read neighbouring words.
-//   param (nparam) parameter values; time (s); nstep steps taken
-//   body_pos (nbody x 3) center of mass, world; body_quat (nbody x 4); body_vel (nbody x 6) [v; w]
-//   warm, warm_key (maxrow) the previous step's impulses and their row keys; nwarm their count
-//   status TB_SCENE_* bits; ncon contacts in the last step; iter_last, iter_max, iter_sum solver
-//   iterations in the last step, the most in any step and over all steps; resid_last,
-//   resid_max the solver's residual in the last step and the largest over all steps;
-//   fail_step the index (0-based) of the step that failed, -1 if none
-//   jnt_q (nq), jnt_qd (nqd) the minimal joints' coordinates and rates (their bodies' pose and
-//   twist follow from them)
-#define TB_DATA_ARRAYS(X)            \
-  X(double, param, d->nparam)        \
-  X(double, time, 1)                 \
-  X(int64_t, nstep, 1)               \
-  X(double, body_pos, d->nbody * 3)  \
-  X(double, body_quat, d->nbody * 4) \
-  X(double, body_vel, d->nbody * 6)  \
-  X(double, warm, d->maxrow)         \
-  X(int, warm_key, d->maxrow)        \
-  X(int, nwarm, 1)                   \
-  X(int, status, 1)                  \
-  X(int, ncon, 1)                    \
-  X(int, iter_last, 1)               \
-  X(int, iter_max, 1)                \
-  X(int64_t, iter_sum, 1)            \
-  X(double, resid_last, 1)           \
-  X(double, resid_max, 1)            \
-  X(int, fail_step, 1)               \
-  X(double, jnt_q, d->nq)            \
-  X(double, jnt_qd, d->nqd)
+// GPU's chunks, where neighbouring threads then read neighbouring words. Each line's comment
+// gives its shape in a host batch and its unit.
+#define TB_DATA_ARRAYS(X)                                                                       \
+  X(double, param, d->nparam)        /* (nscene x nparam) parameter values, their own units */  \
+  X(double, time, 1)                 /* (nscene) s, simulated time */                           \
+  X(int64_t, nstep, 1)               /* (nscene) steps taken */                                 \
+  X(double, body_pos, d->nbody * 3)  /* (nscene x nbody x 3) m, center of mass, world */        \
+  X(double, body_quat, d->nbody * 4) /* (nscene x nbody x 4) orientation (w, x, y, z), world */ \
+  X(double, body_vel, d->nbody * 6)  /* (nscene x nbody x 6) m/s, rad/s: [v; w], world */       \
+  X(double, warm, d->maxrow)         /* (nscene x maxrow) N s, the last step's impulses */      \
+  X(int, warm_key, d->maxrow)        /* (nscene x maxrow) the row key of each warm impulse */   \
+  X(int, nwarm, 1)                   /* (nscene) warm impulses kept */                          \
+  X(int, status, 1)                  /* (nscene) TB_SCENE_* bits */                             \
+  X(int, ncon, 1)                    /* (nscene) contacts in the last step */                   \
+  X(int, iter_last, 1)               /* (nscene) solver iterations in the last step */          \
+  X(int, iter_max, 1)                /* (nscene) the most solver iterations of any step */      \
+  X(int64_t, iter_sum, 1)            /* (nscene) solver iterations over all steps */            \
+  X(double, resid_last, 1)           /* (nscene) the solver's residual in the last step */      \
+  X(double, resid_max, 1)            /* (nscene) the largest residual of any step */            \
+  X(int, fail_step, 1)               /* (nscene) 0-based step that failed, -1: none */          \
+  X(double, jnt_q, d->nq)            /* (nscene x nq) minimal joints' coordinates (rad, m) */   \
+  X(double, jnt_qd, d->nqd)          /* (nscene x nqd) their rates (rad/s, m/s); the bodies' */ \
+                                     /* pose and twist follow from jnt_q and jnt_qd */
 
 typedef struct tbData {
   int nscene;
