@@ -1,4 +1,5 @@
-// Joints, limits, servos, drives, restitution and the gyroscopic term (host/engine/stage_rows.h).
+// Joints, limits, servos and restitution (host/engine/stage_rows.h), drives and the gyroscopic term
+// (host/engine/stage_assemble.h).
 #include <gtest/gtest.h>
 
 #include <cmath>

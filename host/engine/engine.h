@@ -436,7 +436,7 @@ TB_HD void tb_solverScratchSize(const tbModel* m, size_t* nd, size_t* ni) {
 
 // The stages of the step are TB_HD functions over (model, batch data, scene, slot view) in
 // stage_*.h, shared with the kernels: stage_kinematic.h, stage_collide.h, stage_rows.h,
-// solver_pgs.h and stage_step.h, which composes them.
+// stage_assemble.h, solver_pgs.h and stage_step.h, which composes them.
 
 // planar.c: prisms and support tripods of the 2.5D model
 // a prism definition's vertices, radius and orientation; 0, or an error naming geom g

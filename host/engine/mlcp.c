@@ -19,7 +19,7 @@
 #include "math/tb_math.h"
 
 #include "engine/engine.h"
-#include "engine/stage_rows.h"
+#include "engine/stage_assemble.h"
 #include "solver/lcp_form.h"
 
 // column index of each velocity DoF of the scene (-1: locked or not dynamic)

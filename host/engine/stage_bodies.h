@@ -19,7 +19,7 @@
 
 #include "engine/engine.h"
 #include "solver/solver_pgs.h"
-#include "engine/stage_rows.h"
+#include "engine/stage_assemble.h"
 
 // u_i = b_i + J_i dv + cfm_i x_i of the bodies' impulse velocities dv (6 a body)
 TB_HD double tb_rowUOf(const tbWork* w, int i, const double* dv) {

@@ -33,6 +33,7 @@
 
 #include "engine/engine.h"
 #include "engine/stage_collide.h"
+#include "engine/stage_assemble.h"
 #include "engine/stage_rows.h"
 
 #define TB_CORNER_ROUNDS 8

@@ -46,7 +46,7 @@
 
 #include "engine/engine.h"
 #include "engine/stage_collide.h"
-#include "engine/stage_rows.h"
+#include "engine/stage_assemble.h"
 
 enum {
   TB_IMP_A1 = 0,

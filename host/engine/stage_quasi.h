@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "engine/stage_rows.h"
+#include "engine/stage_assemble.h"
 
 // the proximal weight rho: the rounds' bodies weigh rho times the real ones
 #define TB_QUASI_RHO 1e-3

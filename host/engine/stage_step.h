@@ -26,6 +26,7 @@
 #include "engine/stage_kinematic.h"
 #include "engine/stage_probe.h"
 #include "engine/stage_quasi.h"
+#include "engine/stage_assemble.h"
 #include "engine/stage_rows.h"
 #include "engine/stage_tree.h"
 #include "solver/solver.h"

@@ -25,6 +25,7 @@
 #include "math/team.h"
 
 #include "engine/engine.h"
+#include "engine/stage_assemble.h"
 #include "engine/stage_rows.h"
 
 //---- spatial algebra (motion (w, v_O), force (n_O, f), both about the world origin) -----------

@@ -70,7 +70,7 @@ TB_HD void tbu_projCone(double* r, int ntan, double mu) {
 // Vectors v = (v_0, v_bar) of R^d (d = 1..3) with the Jordan product v o w = (v . w, v_0 w_bar +
 // w_0 v_bar) of the Lorentz cone K = {v_0 >= |v_bar|} (Fukushima, Luo & Tseng 2001):
 //   phi(x, y) = (x o x + y o y)^(1/2) - x - y = 0  <=>  x in K, y in K, x . y = 0,
-// the scalar FB at d = 1. phi's sign is the scalar FB's of solver_lm.h (sqrt - a - b).
+// the scalar FB at d = 1. phi's sign is the scalar FB's of solver_lm_equation.h (sqrt - a - b).
 
 // a smoothed square root's floor on its smaller eigenvalue, relative to the larger: keeps the
 // arrow matrix L_z invertible where x^2 + y^2 lies on K's boundary (the Jacobian of the smoothed
