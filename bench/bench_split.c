@@ -7,9 +7,9 @@
 //             joint-space mass matrix (CRBA), bias forces (RNEA) and the factor of M + h C; the
 //             Delassus matrix A = Jq M^-1 Jq^T (J M^-1 J^T in maximal coordinates), b, the warm
 //             start
-//   solve     tb_stepAnswer: the step's solver, and tb_plasticRetry's re-solve when one is due (in
-//             the quasistatic step, thesis §3.4, its proximal rounds: stage_quasi.h; with
-//             non-convex corners, thesis §3.2, their rounds: stage_corner.h)
+//   solve     tb_solveWithCorners: the step's solver, and tb_plasticRetry's re-solve when one
+//             is due (in the quasistatic step, thesis §3.4, its proximal rounds: stage_quasi.h;
+//             with non-convex corners, thesis §3.2, their rounds: stage_corner.h)
 //   finish    tb_stepEnd: impulses applied, integration, forward kinematics
 // Each configuration runs its whole rollout 3 times; the fastest total is kept. Reported per
 // step over all steps, and over the steps that had rows to solve.
@@ -82,11 +82,11 @@ static void tbb_step(const tbModel* m, tbData* d, tbWork* w, tbbSplit* sp) {
   double t[NPHASE + 1];
   tbSolveResult res;
   t[0] = tbb_now();
-  int go = tb_stepSetUp(tb_solo(), m, d, 0, w, &res);
+  tbtStepSetUp go = tb_stepSetUp(tb_solo(), m, d, 0, w, &res);
   t[1] = tbb_now();
-  int rc = go == 1 ? tb_stepAnswer(tb_solo(), m, d, 0, w, &res) : 0;
+  int rc = go == TB_SETUP_SOLVE ? tb_solveWithCorners(tb_solo(), m, d, 0, w, &res) : 0;
   t[2] = tbb_now();
-  if (go) {
+  if (go != TB_SETUP_FAILED) {
     tb_stepEnd(m, d, 0, w, rc, &res);
     sp->unconverged += !rc && !res.converged;
   }

@@ -27,7 +27,7 @@ StepProblem SetUp(Scene& sc, double soft) {
   sc.set("soft", soft);
   tbWork* w = tb_newWork(sc.m);
   tb_stepValues(sc.m, sc.d, 0, w);
-  EXPECT_EQ(tb_stepSetUp(tb_solo(), sc.m, sc.d, 0, w, nullptr), 1);
+  EXPECT_EQ(tb_stepSetUp(tb_solo(), sc.m, sc.d, 0, w, nullptr), TB_SETUP_SOLVE);
   int n = w->nrow;
   StepProblem p;
   p.A.assign(w->A, w->A + (size_t)n * n);

@@ -297,7 +297,7 @@ TB_HD int tb_bodyFirst(const tbModel* m, const tbWork* w) {
 // auto's solve of a step that starts in body space (tb_bodyFirst) by team t: NNCG, and where it
 // falls short, or near rest (TB_BODY_NEAR) meets the tolerance but not auto's exact one, A
 // assembled and auto from NNCG's best iterate with the sweeps left; 0, or -1 when the solver
-// does not apply. Not inlined (tb_solveRows says why)
+// does not apply. Not inlined (tb_solveOnce says why)
 TB_HDN int tb_solveBodyFirst(tbTeam t, const tbModel* m, tbWork* w, tbProblem* p,
                              const tbSolverOpt* so, tbSolveResult* res) {
   double start = 0.0;
@@ -322,7 +322,7 @@ TB_HDN int tb_solveBodyFirst(tbTeam t, const tbModel* m, tbWork* w, tbProblem* p
 // step calls it from four places (its solve, the plastic retry, the quasistatic and the corner
 // rounds), and in the kernel four copies took the fp64 kernel's ptxas to the OOM killer on a
 // 23 GB machine beside the fp32 twin's
-TB_HDN int tb_solveRows(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+TB_HDN int tb_solveOnce(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   tbProblem p = tb_problemOf(m, w);
   if (tb_solvedEmpty(&p, res)) return 0;
   tbSolverOpt so = tb_stepSolverOpt(m);
@@ -379,7 +379,7 @@ TB_HD int tb_plasticRetry(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* 
     }
   }
   tb_teamSync(t);
-  return tb_solveRows(t, m, w, res);
+  return tb_solveOnce(t, m, w, res);
 }
 
 // the quasistatic step's solve by team t: proximal-point iterations (stage_quasi.h), each a solve
@@ -388,7 +388,7 @@ TB_HD int tb_plasticRetry(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* 
 TB_HD int tb_quasiSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   int iterations = 0;
   for (int round = 1;; round++) {
-    int rc = tb_solveRows(t, m, w, res);
+    int rc = tb_solveOnce(t, m, w, res);
     if (rc) return rc;
     tb_teamSync(t);
     int lead = t.lane == 0;
@@ -481,20 +481,20 @@ TB_HD int tb_stepProblem(tbTeam t, const tbModel* m, const tbData* d, int s, tbW
 
 // the step's solve by team t: its problem, then tb_plasticRetry (or the quasistatic step's
 // rounds); 0, or -1 when the solver does not apply
-TB_HD int tb_stepSolve(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+TB_HD int tb_solveWithRetry(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   if (m->opt.quasistatic) return tb_quasiSolve(t, m, w, res);
-  int rc = tb_solveRows(t, m, w, res);
+  int rc = tb_solveOnce(t, m, w, res);
   return rc ? rc : tb_plasticRetry(t, m, w, res);
 }
 
 // the step's problem made, assembled and solved again by team t after its rows changed (a
 // corner pair's member swapped); 0, or -1 when the solver does not apply
-TB_HD int tb_stepResolve(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
-                         tbSolveResult* res, int* iterations) {
+TB_HD int tb_resolveAfterSwap(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
+                              tbSolveResult* res, int* iterations) {
   if (t.lane == 0) tb_makeRows(m, d, s, w);
   tb_teamSync(t);
   tb_stepProblem(t, m, d, s, w, NULL);
-  int rc = tb_stepSolve(t, m, w, res);
+  int rc = tb_solveWithRetry(t, m, w, res);
   *iterations += res->iterations;
   tb_teamSync(t);
   return rc;
@@ -514,7 +514,7 @@ TB_HD int tb_cornerRounds(tbTeam t, const tbModel* m, const tbData* d, int s, tb
     int last = round == TB_CORNER_ROUNDS;
     int broken = lead ? tb_cornerSwap(m, w, last ? TB_CORNER_BOTH : TB_CORNER_SWAP, &excess) : 0;
     if (tb_teamAll(t, !lead || broken == 0)) break;
-    rc = tb_stepResolve(t, m, d, s, w, res, &iterations);
+    rc = tb_resolveAfterSwap(t, m, d, s, w, res, &iterations);
     if (rc) return rc;
     if (!last) continue;
     // unresolved: the broken pairs as half-planes, the disjunction's miss the step's residual
@@ -535,13 +535,13 @@ TB_HD int tb_cornerRounds(tbTeam t, const tbModel* m, const tbData* d, int s, tb
     }
     if (!tb_teamAll(t, !lead || trial)) continue;
     if (lead) tb_cornerFlip(w, c);
-    rc = tb_stepResolve(t, m, d, s, w, res, &iterations);
+    rc = tb_resolveAfterSwap(t, m, d, s, w, res, &iterations);
     if (rc) return rc;
     int better = lead && tb_cornerSwap(m, w, TB_CORNER_COUNT, &excess) == 0 &&
                  tb_gaussConstraint(m, w) < gauss;
     if (tb_teamAll(t, !lead || better)) continue;
     if (lead) tb_cornerFlip(w, c);
-    rc = tb_stepResolve(t, m, d, s, w, res, &iterations);
+    rc = tb_resolveAfterSwap(t, m, d, s, w, res, &iterations);
     if (rc) return rc;
   }
   if (lead) res->iterations = iterations;
@@ -550,9 +550,9 @@ TB_HD int tb_cornerRounds(tbTeam t, const tbModel* m, const tbData* d, int s, tb
 
 // the step's answer by team t: its solve, then its corner pairs' rounds when it has them; 0, or
 // -1 when the solver does not apply
-TB_HD int tb_stepAnswer(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
-                        tbSolveResult* res) {
-  int rc = tb_stepSolve(t, m, w, res);
+TB_HD int tb_solveWithCorners(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
+                              tbSolveResult* res) {
+  int rc = tb_solveWithRetry(t, m, w, res);
   return rc || !m->opt.corners ? rc : tb_cornerRounds(t, m, d, s, w, res);
 }
 
@@ -578,17 +578,28 @@ TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tb
   if (!res->converged) d->status[s] |= TB_SCENE_UNCONVERGED;
 }
 
+// what a step's set-up leaves to do (tb_stepSetUp)
+typedef enum tbtStepSetUp {
+  TB_SETUP_FAILED = 0,  // scene s has failed (before or in the preparation): no step
+  TB_SETUP_SOLVE = 1,   // the problem is assembled and warm-started: solve it
+  TB_SETUP_KEPT = 2,    // the warm start is the step's answer (tb_warmKept: res holds it, A is
+                        // not assembled): finish
+} tbtStepSetUp;
+
 // the step up to its problem by team t: the lead prepares (kinematics, contacts, rows, in minimal
-// coordinates M and the bias), the team assembles, the lead warm-starts. 0 when scene s has
-// failed (before or in the preparation): no step then; 2 where res is given and the warm start
-// is the step's answer (tb_warmKept: res holds it, A is not assembled); else 1.
-TB_HD int tb_stepSetUp(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w,
-                       tbSolveResult* res) {
-  if (d->status[s] & TB_SCENE_FAILMASK) return 0;
+// coordinates M and the bias), the team assembles, the lead warm-starts; res may be NULL (no
+// warm start is kept then)
+TB_HD tbtStepSetUp tb_stepSetUp(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w,
+                                tbSolveResult* res) {
+  if (d->status[s] & TB_SCENE_FAILMASK) return TB_SETUP_FAILED;
   if (t.lane == 0) tb_stepPrepare(m, d, s, w);
   tb_teamSync(t);
-  if (d->status[s] & TB_SCENE_FAILMASK) return 0;
-  return tb_stepProblem(t, m, d, s, w, res) ? 2 : 1;
+  if (d->status[s] & TB_SCENE_FAILMASK) return TB_SETUP_FAILED;
+  // what the preparation hands on: contacts and rows within their capacities (more contacts than
+  // the capacity failed the scene above)
+  TB_ASSERT(w->ncon >= 0 && (size_t)w->ncon <= tb_cap(m->maxcon));
+  TB_ASSERT(w->nrow >= 0 && (size_t)w->nrow <= tb_cap(m->maxrow));
+  return tb_stepProblem(t, m, d, s, w, res) ? TB_SETUP_KEPT : TB_SETUP_SOLVE;
 }
 
 // the step's end after its solve (rc, res): a solver that did not apply, or a quasistatic step
@@ -624,16 +635,21 @@ TB_HD void tb_implicitStep(tbTeam t, const tbModel* m, tbData* d, int s, tbWork*
 // advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w, which holds the scene's
 // values (tb_stepValues), by team t: its lead runs the stages that are serial, the whole team
 // the assembly and PGS. Every member sees the same status between the stages, so all take the
-// same way through.
+// same way through. The stages (the geometrically implicit step is one of its own,
+// stage_implicit.h):
+//   set-up   the lead's kinematics, contacts and rows, the team's assembly, the warm start
+//   solve    the model's solver, its plastic retry, the corner pairs' rounds
+//   finish   the warm start kept, v+ and q+, the time and the solver's statistics
 TB_HDN void tb_stepHeld(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
   if (m->opt.implicit) {
     tb_implicitStep(t, m, d, s, w);
     return;
   }
   tbSolveResult res;
-  int up = tb_stepSetUp(t, m, d, s, w, &res);
-  if (!up) return;
-  int rc = up == 2 ? 0 : tb_stepAnswer(t, m, d, s, w, &res);
+  tbtStepSetUp up = tb_stepSetUp(t, m, d, s, w, &res);
+  if (up == TB_SETUP_FAILED) return;
+  int rc = up == TB_SETUP_KEPT ? 0 : tb_solveWithCorners(t, m, d, s, w, &res);
+  TB_ASSERT(rc != 0 || res.iterations >= 0);
   if (t.lane == 0) tb_stepEnd(m, d, s, w, rc, &res);
   tb_teamSync(t);
 }

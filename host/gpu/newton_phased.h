@@ -142,7 +142,7 @@ TB_HD void tb_phasedStepBegin(const tbModel* m, tbPhased* ph) {
   tbWork* w = &ph->w;
   tbData* one = &w->scene;
   ph->finish = ph->iterated = ph->solving = 0;
-  if (!tb_stepSetUp(tb_solo(), m, one, 0, w, NULL)) return;
+  if (tb_stepSetUp(tb_solo(), m, one, 0, w, NULL) == TB_SETUP_FAILED) return;
   ph->p = tb_problemOf(m, w);
   ph->finish = 1;
   if (tb_solvedEmpty(&ph->p, &ph->res)) return;

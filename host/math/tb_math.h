@@ -7,6 +7,7 @@
 #ifndef TUMBLE_TB_MATH_H_
 #define TUMBLE_TB_MATH_H_
 
+#include <assert.h>
 #include <math.h>
 
 // TB_HD: small shared functions, inlined on the device. TB_HDN: the large ones (solvers, the
@@ -23,6 +24,11 @@
 #define TB_HDN static inline
 #define TB_HDI static inline __attribute__((always_inline))
 #endif
+
+// TB_ASSERT: a programmer's error, checked at the step's stage boundaries in debug builds (a
+// Release build defines NDEBUG: none is compiled there); never for bad input or a scene's state,
+// which go to the error message or the scene's status
+#define TB_ASSERT(cond) assert(cond)
 
 #define TB_PI 3.14159265358979323846
 
