@@ -10,7 +10,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 kernels=0
 [ "${1:-}" = --kernels ] && kernels=1
 work=$(mktemp -d /tmp/tumble-first-XXXXXX)
-commit=$(git -C "$src" describe --always --dirty --abbrev=12)
+# the clones are of HEAD: its commit, whatever the working tree holds besides
+commit=$(git -C "$src" rev-parse --short=12 HEAD)
 
 # seconds of one phase: run "$@" in clone $1, log to $work/$2.log
 phase() {
