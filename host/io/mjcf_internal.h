@@ -1,0 +1,158 @@
+// What the MJCF reader's files share: the walk's context, its attribute readers and builders
+#ifndef TUMBLE_HOST_MJCF_INTERNAL_H_
+#define TUMBLE_HOST_MJCF_INTERNAL_H_
+
+#include <libxml/tree.h>
+
+#include <tumble/tumble.h>
+
+//---- context -----------------------------------------------------------------------------------
+
+enum { TB_MJ_GEOM = 0, TB_MJ_JOINT = 1, TB_MJ_NKIND = 2 };
+
+// a <default> class: its <geom> and <joint> defaults and the class it inherits from
+typedef struct tbMjClass {
+  const char* name;
+  int parent;
+  xmlNodePtr elem[TB_MJ_NKIND];
+} tbMjClass;
+
+// a named value that may become a parameter, noted during the walk
+typedef struct tbMjNamed {
+  const char* name;
+  int kind;  // TB_MJ_P_*
+  int object;
+  int count;     // components
+  double scale;  // file unit -> tumble unit
+  int sub;       // TB_MJ_P_DRIVER: 0 plate, 1 rocking, 2 constvel; TB_MJ_P_RANGE: the tbtJoint
+} tbMjNamed;
+
+enum {
+  TB_MJ_P_MASS = 0,    // a dynamic body's mass
+  TB_MJ_P_POS,         // the position of a free or locked body
+  TB_MJ_P_FRICTION,    // a shape's mu
+  TB_MJ_P_SIZE,        // a shape's size
+  TB_MJ_P_RANGE,       // a limited joint's range
+  TB_MJ_P_DRIVER,      // a custom numeric's data into a driver
+  TB_MJ_P_FORCE,       // ... into a body's applied wrench
+  TB_MJ_P_TRIPOD,      // ... into a support tripod
+  TB_MJ_P_GEOM_SOFT,   // ... into a shape's contact stiffness and damping
+  TB_MJ_P_JOINT_SOFT,  // ... into a joint's (or equality's) stiffness and damping
+  TB_MJ_P_GEOM_REST,   // ... into a shape's Newton restitution
+};
+
+// the frame a body is placed in and how it moves: world position, orientation and twist of the
+// MJCF body frame (linear velocity of its origin)
+typedef struct tbMjFrame {
+  double pos[3], quat[4], vel[6];
+} tbMjFrame;
+
+// one file's reading: the model being built and what the walk has noted so far
+typedef struct tbMj {
+  const char* file;  // for messages
+  tbModel* m;
+  double angle;  // radians per angle unit of the file
+  char seq[4];   // euler sequence
+  tbMjClass* cls;
+  int ncls;
+  int nbody;  // MJCF bodies seen (names unnamed ones)
+  double *qpos, *qvel;
+  int nqpos, nqvel, iq, iv;  // the key's counts and how many the joints used
+  xmlNodePtr key;
+  xmlNodePtr* numeric;  // <custom><numeric name="tumble_*">
+  int* numeric_used;
+  int nnumeric;
+  tbMjNamed* named;
+  int nnamed;
+  tbMjFrame* frame;  // each tumble body's MJCF frame (equality anchors are given in it)
+  int minimal;       // tumble_minimal_joints: hinges, slides and balls as minimal joints
+} tbMj;
+
+// one <geom>, read before its body is added (its mass places the body's frame)
+typedef struct tbMjShape {
+  xmlNodePtr node;
+  int type;                // TB_GEOM_*; cylinders are discs (prisms) on a tripod body, and
+                           // cylinders with option implicit
+  int box_prism;           // a box on a tripod body: a rectangle prism
+  double size[3];          // tumble's
+  double pos[3], quat[4];  // in the MJCF body frame
+  double mass, inertia[3];
+  double mu;
+  int contype, conaffinity;
+} tbMjShape;
+
+//---- attributes, messages, classes (mjcf_attr.c) -----------------------------------------------
+
+// an attribute's text ("" when it has none)
+const char* tb_mjValue(xmlAttrPtr a);
+// an error at element n, with the file and line (a custom numeric by its name); the error code
+int tb_mjFail(const tbMj* c, xmlNodePtr n, const char* fmt, ...);
+// the engine's last error, after a prefix
+int tb_mjPrefix(const char* file, const char* what);
+// 1 when n is an element of that name
+int tb_mjIs(xmlNodePtr n, const char* name);
+// attribute name of n, else of its class chain's defaults (*where holds it); NULL: not given
+const char* tb_mjAttr(const tbMj* c, xmlNodePtr n, int cls, const char* name, xmlNodePtr* where);
+// between lo and hi numbers of attribute name into v; the count (0: not given), or -1 (error set)
+int tb_mjNums(const tbMj* c, xmlNodePtr n, int cls, const char* name, double* v, int lo, int hi);
+// attribute name as tb_mjAttr finds it, else dflt
+const char* tb_mjStr(const tbMj* c, xmlNodePtr n, int cls, const char* name, const char* dflt);
+// index of attribute name's value in the NULL-terminated words, or -1 with the error set
+int tb_mjWord(const tbMj* c, xmlNodePtr n, int cls, const char* name, const char* dflt,
+              const char* const* words);
+// every attribute of n must be in allowed (NULL-terminated)
+int tb_mjOnly(const tbMj* c, xmlNodePtr n, const char* const* allowed);
+// an element whose attributes are all in allowed and that holds nothing
+int tb_mjLeafOnly(const tbMj* c, xmlNodePtr n, const char* const* allowed);
+// n's name attribute, or NULL
+const char* tb_mjName(xmlNodePtr n);
+// no attributes: for tb_mjOnly on an element that takes none
+extern const char* const tb_mjNone[];
+// index of <default> class name, or -1 with the error set
+int tb_mjFindClass(const tbMj* c, xmlNodePtr n, const char* name);
+// the class an element uses: its own class=, else the body's childclass
+int tb_mjClassOf(const tbMj* c, xmlNodePtr n, int childclass);
+// a <default> and the classes nested in it into c->cls (parent -1: the top one, 'main')
+int tb_mjDefault(tbMj* c, xmlNodePtr n, int parent);
+// the defaults' attributes, checked as their elements' are
+int tb_mjCheckDefaults(tbMj* c);
+
+//---- orientations, shapes and mass (mjcf_geom.c) -----------------------------------------------
+
+// the attributes a <geom> (and a geom default) may have
+extern const char* const tb_mjGeomAttrs[];
+// the orientation attributes of n (at most one of them) into q; identity when none
+int tb_mjOrient(const tbMj* c, xmlNodePtr n, int cls, double q[4]);
+// one <geom> into s, read before its body is added (tripod: its body stands on a support tripod)
+int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjShape* s);
+// mass, center of mass and principal frame of a moving body: its <inertial>, else its ns shapes
+int tb_mjMass(const tbMj* c, xmlNodePtr body, xmlNodePtr inertial, const tbMjShape* s, int ns,
+              double* mass, double com[3], double I[3], double qi[4]);
+
+//---- the body tree (mjcf_body.c) ---------------------------------------------------------------
+
+// <worldbody>: its own geoms on a static body "world", then its bodies
+int tb_mjWorld(tbMj* c, xmlNodePtr n);
+// <equality>: each <connect> and <weld> as a joint
+int tb_mjEquality(tbMj* c, xmlNodePtr n);
+
+//---- custom numerics and parameters (mjcf_custom.c) --------------------------------------------
+
+// note a named value that may become a parameter (tbMjNamed)
+int tb_mjNote(tbMj* c, const char* name, int kind, int object, int count, double scale, int sub);
+// the custom numeric tumble_KIND_BODY for a body (marked used), or NULL
+xmlNodePtr tb_mjNumeric(tbMj* c, const char* kind, const char* body);
+// the data of numeric n: exactly count numbers; 0, or 2 after an error
+int tb_mjData(tbMj* c, xmlNodePtr n, double* v, int count);
+// the one number of tumble_KIND_NAME into *v when there is one (*at: it, else NULL); 0, or 2
+int tb_mjScalar(tbMj* c, const char* kind, const char* name, double* v, xmlNodePtr* at);
+// tumble_compliance_NAME's stiffness and damping into *K, *B when there is one (*at: it); 0, or 2
+int tb_mjCompliance(tbMj* c, const char* name, double* K, double* B, xmlNodePtr* at);
+// the model-wide custom numerics (tumble_minimal_joints, tumble_option_*); 0, or 2
+int tb_mjModelNumerics(tbMj* c);
+// <custom>: its <numeric name="tumble_*"> elements into c->numeric
+int tb_mjCustom(tbMj* c, xmlNodePtr n);
+// the model's parameters: the options', then each named value's
+int tb_mjParams(tbMj* c);
+
+#endif  // TUMBLE_HOST_MJCF_INTERNAL_H_
