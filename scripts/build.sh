@@ -13,7 +13,7 @@ fi
 cuda=${TUMBLE_CUDA:-auto}
 case "$cuda" in
   ON | OFF) ;;
-  # said on every configure: build/'s cache keeps what an earlier run chose
+  # passed on every configure: build/'s cache would keep what an earlier run chose
   auto) if command -v nvcc >/dev/null 2>&1; then cuda=ON; else cuda=OFF; fi ;;
   *) echo "scripts/build.sh: TUMBLE_CUDA must be ON, OFF or auto, not '$cuda'" >&2; exit 2 ;;
 esac
