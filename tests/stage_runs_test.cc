@@ -1,5 +1,5 @@
-// The step's Delassus matrix read over its nonzero runs (host/engine/stage_assemble.h tb_assembleRuns)
-// on the sphere pile, where each row meets a few neighbours; PGS in body space
+// The step's Delassus matrix read over its nonzero runs (host/engine/stage_assemble.h
+// tb_assembleRuns) on the sphere pile, where each row meets a few neighbours; PGS in body space
 // (host/engine/stage_bodies.h), where the step holds no A; auto's first stage there, NNCG, and its
 // fallback; the pile.
 #include <gtest/gtest.h>
