@@ -16,6 +16,7 @@ extern "C" {
 
 #include "cli_runner.h"
 #include "engine/engine.h"
+#include "jobs/outfile.h"
 #include "plot/replay.h"
 
 namespace {
@@ -208,7 +209,10 @@ TEST(ReplayTest, VideoHasAFrameEachTickOfItsClock) {
   o.width = 320;
   o.height = 240;
   o.title = "drop";
-  ASSERT_EQ(tb_writeReplay(path.c_str(), s.m, s.d, &rec, &o), TB_OK) << tb_lastError();
+  tbOutFile out;
+  ASSERT_EQ(tb_outOpen(&out, path.c_str()), TB_OK) << tb_lastError();
+  ASSERT_EQ(tb_writeReplay(out.f, s.m, s.d, &rec, &o), TB_OK) << tb_lastError();
+  ASSERT_EQ(tb_outCommit(&out), TB_OK) << tb_lastError();
   EXPECT_FALSE(Exists(path + ".part"));
   VideoInfo v = Probe(path);
   EXPECT_EQ(v.frames, 31);
@@ -216,8 +220,10 @@ TEST(ReplayTest, VideoHasAFrameEachTickOfItsClock) {
   EXPECT_EQ(v.height, 240);
   EXPECT_NEAR(v.seconds, 31.0 / 30.0, 0.05);
   o.speed = 0.0;
-  EXPECT_EQ(tb_writeReplay(path.c_str(), s.m, s.d, &rec, &o), TB_ERR_ARG);
+  ASSERT_EQ(tb_outOpen(&out, path.c_str()), TB_OK) << tb_lastError();
+  EXPECT_EQ(tb_writeReplay(out.f, s.m, s.d, &rec, &o), TB_ERR_ARG);
   EXPECT_NE(std::string(tb_lastError()).find("speed"), std::string::npos) << tb_lastError();
+  tb_outAbort(&out);
   std::filesystem::remove_all(tmpl);
 }
 

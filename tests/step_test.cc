@@ -254,7 +254,10 @@ namespace {
 TEST(StepTest, DivergingSceneFlaggedBatchGoesOn) {
   Scene sc("falling-particle", 3);
   sc.set("mass", 1e-310, 1);  // F/m overflows: v = h F / m = 2.5e309 = inf
-  sc.reset();
+  // tb_checkParams refuses the mass (below TB_MIN_MASS); the step must still flag a scene whose
+  // values were set past it
+  EXPECT_NE(tb_checkParams(sc.m, sc.d), TB_OK);
+  ASSERT_EQ(tb_resetData(sc.m, sc.d), TB_OK);
   sc.run(20);
   EXPECT_TRUE(sc.d->status[1] & TB_SCENE_NAN_FAIL);
   EXPECT_EQ(sc.d->fail_step[1], 0);

@@ -16,6 +16,7 @@
 #include "math/rng.h"
 
 #include "cli_runner.h"
+#include "jobs/outfile.h"
 #include "plot/plot.h"
 
 namespace {
@@ -180,8 +181,18 @@ TEST_F(SweepTest, HeatmapWritesPng) {
   const double pxy[] = {-0.01, -0.005, 0.01, -0.005, 0.01, 0.005, -0.01,
                         0.005, 0.0,    0.02, 0.01,   0.03, -0.01, 0.03};
   tbHeatmap h = {"test map", &g, v, "success probability", 2, pn, pxy, 0.0, 0.0};
+  // the map drawn into an output file, committed
+  auto draw = [](const std::string& path, const tbHeatmap* map, int w, int hgt) {
+    tbOutFile out;
+    if (tb_outOpen(&out, path.c_str()) != TB_OK) return -1;
+    if (tb_plotHeatmap(out.f, map, w, hgt) != 0) {
+      tb_outAbort(&out);
+      return -1;
+    }
+    return tb_outCommit(&out) == TB_OK ? 0 : -1;
+  };
   std::string path = Path("h.png");
-  ASSERT_EQ(tb_plotHeatmap(path.c_str(), &h, 800, 640), 0);
+  ASSERT_EQ(draw(path, &h, 800, 640), 0);
   std::string png = ReadFile(path);
   ASSERT_GT(png.size(), 8u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
@@ -190,9 +201,9 @@ TEST_F(SweepTest, HeatmapWritesPng) {
   double one = 0.5;
   tbHeatmap h1 = {nullptr, &g1, &one, nullptr, 0, nullptr, nullptr, 0.0, 0.0};
   std::string p1 = Path("one.png");
-  ASSERT_EQ(tb_plotHeatmap(p1.c_str(), &h1, 400, 300), 0);
+  ASSERT_EQ(draw(p1, &h1, 400, 300), 0);
   EXPECT_EQ(ReadFile(p1).substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  EXPECT_NE(tb_plotHeatmap(Path("no/such/dir.png").c_str(), &h, 800, 640), 0);
+  EXPECT_NE(draw(Path("no/such/dir.png"), &h, 800, 640), 0);
 }
 
 // gtest's stderr capture is a file, not a terminal: no bar, only the final line

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include <tumble/plate.h>
+#include <tumble/sweep.h>
 #include <tumble/tumble.h>
 
 #include "jobs/outfile.h"
@@ -17,9 +18,22 @@ int tb_cliError(const char* fmt, ...);
 int tb_optionValue(const char* arg, const char* val);
 // v with fmt (e.g. "%.6g") into buf, or null where v is not finite: JSON has no NaN or inf
 void tb_jsonNumber(char* buf, size_t len, const char* fmt, double v);
+// s into buf as the inside of a JSON string (quotes, backslashes and control characters
+// escaped, UTF-8 passed as it is), cut at a whole escape to fit len; returns buf. A model's file
+// name, or a name from it, printed in a JSON summary
+char* tb_jsonEscape(char* buf, size_t len, const char* s);
+// the failures of a run whose cause and cure stderr names beside the JSON's failed count
+// (cli_fail.c): starts-buried and contact-overflow, how many and the first; unit names what the
+// command runs ("scene", "trial", "start", "particle"), maxcon the capacity a scene (0: not
+// known here)
+void tb_sayFailures(const char* command, const char* unit, const tbFailTally* t, int maxcon);
 // parse a whole string as a number / a whole number in [lo, hi]; 0, or 2 after an error message
 int tb_parseNumber(const char* what, const char* s, double* out);
 int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out);
+// a study's --dt VAL (what, val as typed), the time step dt of model m's scene: at least the
+// shortest it takes (tb_minStep of m's own values); 0, or 2 after an error naming the option, the
+// value and the bound
+int tb_cliCheckStep(const char* what, const char* val, const tbModel* m, double dt);
 // NXxNY (or N for N x N), each a whole number in [1, 4096]; 0, or 2 after an error message
 int tb_parseGrid(const char* what, const char* s, int* nx, int* ny);
 // a length in m from a number with an optional unit suffix mm, cm or m; a bare number is in
@@ -57,8 +71,14 @@ int tb_cliCostCheck(const char* command, const char* unit, double n, double step
 // WHAT PATH: ..." (what: the option that named it)
 int tb_cliOutOpen(tbOutFile* o, const char* what, const char* path);
 int tb_cliOutCommit(tbOutFile* o, const char* what);
-// that path can be written (a file written later, by a writer of its own): 0, or 2 as above
+// path can be an output written later by a writer of its own (absent, or a regular file): 0, or
+// 2 as above
 int tb_cliOutCheck(const char* what, const char* path);
+// a plot that could not be put into o (a tb_plot* function's -1): 2 after an error that says
+// why (the write's reason, or that cairo failed)
+int tb_cliPlotFailed(const tbOutFile* o);
+// a run's n files committed together (tb_outCommitAll): 0, or 2 as above
+int tb_cliOutCommitAll(const char* what, tbOutFile* const* o, int n);
 // the records of nscene scenes over nstep steps, every `every` (tb_recordCount): 0, or 2 after an
 // error (not enough memory); tb_freeRecord frees what was allocated
 int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int every);
@@ -70,17 +90,16 @@ void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const 
 // simulate's --out FILE.h5 (cli_h5.c): datasets pos, quat, vel (scene x record x moving body x
 // 3|4|6, NaN past a scene's last good state), time (scene x record), step, body; param (scene x
 // parameter), param_name, and the summary's per-scene columns; attributes command_line,
-// version, scene, partial. Writes o's temporary file and renames it: 0, or 2 after an error
+// version, scene, partial. Written into o, which the caller commits: 0, or 2 after an error
 int tb_writeSimulateH5(tbOutFile* o, const char* scene, const tbModel* m, const tbRecord* rec,
                        const tbData* d, int ndone);
 // a replay's options: --replay-speed S (simulated seconds per second of video) and --view
 // top|side; -1 when arg is neither, else 0, or 2 after an error message
 int tb_parseReplayOption(const char* arg, const char* val, tbReplayOpt* o);
 // the replay of one scene (cli_replay.c): STEM.csv, every body's state at every step, and
-// STEM.mp4; both paths are checked before the run
+// STEM.mp4; both opened before the run
 typedef struct tbCliReplay {
-  tbOutFile csv;
-  char video[4200];
+  tbOutFile csv, video;
   tbRecord rec;
 } tbCliReplay;
 // run the one-scene batch d (parameters set and reset) nstep steps, recording every step; o's
@@ -88,10 +107,12 @@ typedef struct tbCliReplay {
 int tb_replayRun(tbCliReplay* r, const char* stem, const tbModel* m, tbData* d, int nstep,
                  tbReplayOpt* o);
 // then write both files, the video under title and caption (which may name the outcome): 0,
-// or 2 after an error message
+// or 2 after an error message; tb_replayCommit puts them in place with also (a file of the
+// caller's, or NULL)
 int tb_replayWrite(tbCliReplay* r, const tbModel* m, const tbData* d, tbReplayOpt* o,
                    const char* title, const char* caption);
-// release what is left (the files not written are removed)
+int tb_replayCommit(tbCliReplay* r, tbOutFile* also);
+// release what is left (the files not committed are removed)
 void tb_replayEnd(tbCliReplay* r);
 // --replay CELL,TRIAL of the grasp studies: whole numbers >= 0; 0, or 2 after an error message
 int tb_parseCellTrial(const char* what, const char* val, int* cell, int* trial);
@@ -155,8 +176,8 @@ int tb_replayViewOf(const tbModel* m);
 void tb_paramCaption(const tbModel* m, const tbData* d, char* buf, size_t n);
 // the other commands' --out FILE.h5 (cli_h5.c): tables (CSV text, a header line then rows, as
 // the CSV outputs have them) as groups `name` of one dataset per column (float64 where every
-// value is a number, else strings); attributes command_line, version, command, partial. Writes
-// o's temporary file and renames it: 0, or 2 after an error
+// value is a number, else strings); attributes command_line, version, command, partial. Written
+// into o, which the caller commits: 0, or 2 after an error
 int tb_writeTablesH5(tbOutFile* o, const char* command, int partial, int ntable,
                      const char* const* name, char* const* csv);
 // whether path names an HDF5 file (.h5 or .hdf5)
@@ -172,23 +193,22 @@ int tb_parseThreads(const char* what, const char* s);
 // `tumble grasp3d ...` (cli_grasp3d.c); returns the process exit status
 int tb_grasp3dMain(int argc, char** argv);
 // cli_plate_output.c: `tumble plate field`'s outputs, `plate optimize`'s too
-// PREFIX.csv (or PREFIX.h5 for --out PREFIX.h5) and PREFIX.png, checked before a run
-// (tb_fieldOutOpen) and written whole
+// PREFIX.csv (or PREFIX.h5 for --out PREFIX.h5) and PREFIX.png, opened before a run
+// (tb_fieldOutOpen), written (tb_fieldOutWrite) and committed by the caller with the run's
+// other files
 typedef struct tbFieldOut {
   tbOutFile table;  // the CSV, or the HDF5 file
+  tbOutFile png;
   int h5;
-  char png[4200];
 } tbFieldOut;
-// check --out PREFIX's files before a run (0, or 2 after an error), and write them whole
+// open --out PREFIX's files before a run, write them: 0, or 2 after an error; abort what was
+// not committed
 int tb_fieldOutOpen(tbFieldOut* out, const char* prefix);
 int tb_fieldOutWrite(tbFieldOut* out, const tbPlateMotion* mo, int modified, const tbFieldOpt* o,
                      const tbFieldResult* r);
+void tb_fieldOutAbort(tbFieldOut* out);
 // the table rows of starts [s0, s1): start, mean position and velocity, contact fractions, status
 void tb_fieldRows(FILE* f, const tbFieldResult* r, int s0, int s1);
-// a field's PREFIX.csv and PREFIX.png at once (tb_fieldOutOpen and tb_fieldOutWrite); 0, or 2
-// after an error line
-int tb_plateWriteField(const char* prefix, const tbPlateMotion* mo, int modified,
-                       const tbFieldOpt* o, const tbFieldResult* r);
 
 // the tumble command line; returns the process exit status
 int tb_cliMain(int argc, char** argv);

@@ -1,6 +1,7 @@
 // The command line's shared parts: errors, option values (numbers, lengths, grids, devices,
 // solvers, threads), the cost check, and the command line kept for the outputs' provenance.
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -49,12 +50,19 @@ int tb_cliError(const char* fmt, ...) {
   return 2;
 }
 
+// no option takes inf or nan. strtod's ERANGE for a subnormal result (1e-320) is no error: the
+// value is a double, and the option's range (a mass's TB_MIN_MASS) says whether it is one it takes
 int tb_parseNumber(const char* what, const char* s, double* out) {
   char* end = NULL;
   errno = 0;
   double v = strtod(s, &end);
   if (!s[0] || end == s || *end) return tb_cliError("%s: '%s' is not a number", what, s);
-  if (errno == ERANGE) return tb_cliError("%s: %s is out of the range of a double", what, s);
+  if (errno == ERANGE && fabs(v) > 1.0)
+    return tb_cliError("%s: %s is beyond the largest double (%g)", what, s, DBL_MAX);
+  if (errno == ERANGE && v == 0.0)
+    return tb_cliError("%s: %s is below the smallest double (%g; 0 is written 0)", what, s,
+                       DBL_TRUE_MIN);
+  if (!isfinite(v)) return tb_cliError("%s: %s is not a finite number", what, s);
   *out = v;
   return 0;
 }
@@ -73,6 +81,27 @@ void tb_jsonNumber(char* buf, size_t len, const char* fmt, double v) {
   }
 }
 
+char* tb_jsonEscape(char* buf, size_t len, const char* s) {
+  size_t n = 0;
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    char esc[8];
+    if (c == '"' || c == '\\') {
+      snprintf(esc, sizeof(esc), "\\%c", c);
+    } else if (c < 0x20) {
+      snprintf(esc, sizeof(esc), "\\u%04x", c);
+    } else {
+      snprintf(esc, sizeof(esc), "%c", c);
+    }
+    size_t k = strlen(esc);
+    if (n + k >= len) break;  // whole escapes only: a cut never leaves a lone backslash
+    memcpy(buf + n, esc, k);
+    n += k;
+  }
+  if (len) buf[n] = 0;
+  return buf;
+}
+
 int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out) {
   double v = 0.0;
   if (tb_parseNumber(what, s, &v)) return 2;
@@ -83,15 +112,26 @@ int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out) {
   return 0;
 }
 
+int tb_cliCheckStep(const char* what, const char* val, const tbModel* m, double dt) {
+  double lo = tb_minStep(m, NULL, 0);
+  if (dt >= lo) return 0;
+  return tb_cliError(
+      "%s %s: below the smallest step %.2g s this scene allows: a body starting from rest under "
+      "its gravity (at least 1 g) must move in one step by more than the rounding of its "
+      "coordinates (tumble.h: tb_minStep)",
+      what, val, lo);
+}
+
 int tb_parseGrid(const char* what, const char* s, int* nx, int* ny) {
-  char buf[64];
+  char buf[64], full[160];
   snprintf(buf, sizeof(buf), "%s", s);
+  snprintf(full, sizeof(full), "%s %s", what, s);  // messages name the option and its value
   char* x = strchr(buf, 'x');
-  long a, b;
+  long a = 0, b = 0;
   if (x) *x = 0;
-  if (tb_parseInt(what, buf, 1, 4096, &a)) return 2;
+  if (tb_parseInt(full, buf, 1, 4096, &a)) return 2;
   if (x) {
-    if (tb_parseInt(what, x + 1, 1, 4096, &b)) return 2;
+    if (tb_parseInt(full, x + 1, 1, 4096, &b)) return 2;
   } else {
     b = a;
   }
@@ -145,12 +185,14 @@ int tb_parseLengths(const char* what, const char* s, double bare_unit, double* o
   }
   const char* unit = "";
   double v[8];
+  char full[160];
+  snprintf(full, sizeof(full), "%s %s", what, s);  // messages name the option and its value
   for (int i = n - 1; i >= 0; i--) {
     const char* u = tb_lengthUnit(tok[i]);
     if (u[0]) unit = u;
     char one[160];
     snprintf(one, sizeof(one), "%s%s", tok[i], u[0] ? "" : unit);
-    if (tb_parseLength(what, one, bare_unit, &v[i])) return -1;
+    if (tb_parseLength(full, one, bare_unit, &v[i])) return -1;
   }
   memcpy(out, v, sizeof(double) * n);
   return n;

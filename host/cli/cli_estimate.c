@@ -14,6 +14,8 @@
 #include <tumble/tumble.h>
 
 #include "cli/cli.h"
+#include "util/csv.h"
+#include "plot/plot.h"
 
 #define TB_EST_MAXSET 64
 #define TB_EST_MAXEST 64
@@ -424,16 +426,17 @@ static int tb_readObsCli(const tbEstArgs* a, const tbModel* m, const double* par
 
 //---- pf ----------------------------------------------------------------------------------------
 
-static int tb_writePF(const char* path, const tbModel* m, const tbPFOpt* o, const tbObs* obs,
-                      const tbPFResult* res) {
-  tbOutFile out;
-  int rc = tb_cliOutOpen(&out, "--out", path);
-  if (rc) return rc;
-  FILE* f = out.f;
+// the filter's table, row by row
+static void tb_writePF(FILE* f, const tbModel* m, const tbPFOpt* o, const tbObs* obs,
+                       const tbPFResult* res) {
   fprintf(f, "t");
   for (int k = 0; k < o->nest; k++) {
     const char* nm = m->param[o->param[k]].name;
-    fprintf(f, ",%s_mean,%s_std,%s_q05,%s_q50,%s_q95", nm, nm, nm, nm, nm);
+    static const char* const part[5] = {"_mean", "_std", "_q05", "_q50", "_q95"};
+    for (int c = 0; c < 5; c++) {
+      fputc(',', f);
+      tb_csvFieldSuffix(f, nm, part[c]);
+    }
   }
   fprintf(f, ",ess,stages,tol,zero_weight,resampled,failed\n");
   for (int r = 0; r < res->nrow; r++) {
@@ -446,7 +449,6 @@ static int tb_writePF(const char* path, const tbModel* m, const tbPFOpt* o, cons
     fprintf(f, ",%.17g,%d,%.17g,%d,%d,%d\n", res->ess[r], res->stages[r], res->tol[r], res->zero[r],
             res->resampled[r], res->failed[r]);
   }
-  return tb_cliOutCommit(&out, "--out");
 }
 
 // The journal of a particle filter (PREFIX.journal): its newest checkpoint (tbPFOpt), replaced at
@@ -512,6 +514,7 @@ static int tb_pf(tbEstArgs* a, int argc, char** argv) {
   tbPrior prior[TB_EST_MAXEST];
   double truth[TB_EST_MAXEST];
   char csv[4200], png[4200];
+  tbOutFile table = {0}, plot = {0};
   const char* prefix = a->out ? a->out : "estimate-pf";
   snprintf(csv, sizeof(csv), "%s.csv", prefix);
   snprintf(png, sizeof(png), "%s.png", prefix);
@@ -537,7 +540,8 @@ static int tb_pf(tbEstArgs* a, int argc, char** argv) {
     }
   }
   if ((rc = tb_readObsCli(a, m, param0, &obs))) goto done;
-  if ((rc = tb_cliOutCheck("--out", csv)) || (rc = tb_cliOutCheck("--out", png))) goto done;
+  if ((rc = tb_cliOutOpen(&table, "--out", csv)) || (rc = tb_cliOutOpen(&plot, "--out", png)))
+    goto done;
   tbPFOpt o = tb_defaultPFOpt();
   if (a->particles) o.nparticle = (int)a->particles;
   o.nest = a->nest;
@@ -563,11 +567,14 @@ static int tb_pf(tbEstArgs* a, int argc, char** argv) {
     rc = pj.failed ? 2 : tb_cliError("%s", tb_lastError());  // a journal's failure: said
     goto done;
   }
-  if ((rc = tb_writePF(csv, m, &o, &obs, &res))) goto done;
-  if (tb_plotPosterior(png, m, &o, &obs, &res, truth) != 0) {
-    rc = tb_cliError("--out %s: cairo could not write the PNG", png);
+  tb_writePF(table.f, m, &o, &obs, &res);
+  if (tb_plotPosteriorTo(plot.f, m, &o, &obs, &res, truth) != 0) {
+    rc = tb_cliPlotFailed(&plot);
     goto done;
   }
+  tbOutFile* files[2] = {&table, &plot};
+  if ((rc = tb_cliOutCommitAll("--out", files, 2))) goto done;
+  tb_sayFailures("estimate pf", "particle", &res.fails, m->maxcon);
   size_t last = (size_t)(res.nrow - 1) * res.nest;
   printf("{");
   for (int k = 0; k < a->nest; k++) {
@@ -596,6 +603,8 @@ static int tb_pf(tbEstArgs* a, int argc, char** argv) {
 done:
   // whole outputs need no journal; an interrupted or failed filter's is kept for --resume
   tb_journalClose(&pj.j, rc == 0);
+  tb_outAbort(&table);
+  tb_outAbort(&plot);
   free(pj.last);
   tb_freePFResult(&res);
   tb_freeObs(&obs);

@@ -33,6 +33,7 @@ typedef struct tbGraspArgs {
   int resume;                     // --resume: go on from PREFIX.journal
   int h5;                         // --out PREFIX.h5: one HDF5 file of both tables per condition
   char stem[4096];                // PREFIX of --out PREFIX.h5
+  const char *extent_val, *center_val, *dt_val;  // as typed (NULL: the default), for messages
 } tbGraspArgs;
 
 static void tb_graspUsage(FILE* f) {
@@ -114,8 +115,14 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
     return a->def.part < 0 ? tb_cliError("--part %s: expected gear or disc", val) : 0;
   }
   if (!strcmp(opt, "--grid")) return tb_parseGrid(opt, val, &a->grid.nx, &a->grid.ny);
-  if (!strcmp(opt, "--extent")) return tb_parseExtent(val, &a->grid);
-  if (!strcmp(opt, "--center")) return tb_parseCenter(val, &a->grid);
+  if (!strcmp(opt, "--extent")) {
+    a->extent_val = val;
+    return tb_parseExtent(val, &a->grid);
+  }
+  if (!strcmp(opt, "--center")) {
+    a->center_val = val;
+    return tb_parseCenter(val, &a->grid);
+  }
   if (!strcmp(opt, "--trials")) {
     int rc = tb_parseInt(opt, val, 1, 1000000, &v);
     a->trials = (int)v;
@@ -156,6 +163,7 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
     return rc;
   }
   if (!strcmp(opt, "--dt")) {
+    a->dt_val = val;
     if (tb_parseNumber(opt, val, &a->def.dt)) return 2;
     return a->def.dt > 0.0 && a->def.dt <= 0.01 ? 0
                                                 : tb_cliError("--dt %s: must be in (0, 0.01]", val);
@@ -195,6 +203,31 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
   return rc >= 0 ? rc : tb_cliError("unknown option '%s' (see tumble grasp --help)", opt);
 }
 
+// the grid's fingertip offsets (--center +- --extent / 2) within the model's offset parameters
+// (TB_GRASP_MAX_OFFSET); 0, or 2 after an error naming the options as given
+static int tb_checkGraspReach(const tbGraspArgs* a) {
+  const tbSweepGrid* g = &a->grid;
+  double reach = fmax(fabs(g->center_x) + 0.5 * g->extent_x, fabs(g->center_y) + 0.5 * g->extent_y);
+  if (reach <= TB_GRASP_MAX_OFFSET) return 0;
+  char given[300];
+  snprintf(given, sizeof(given), "%s%s%s%s%s", a->extent_val ? "--extent " : "",
+           a->extent_val ? a->extent_val : "", a->extent_val && a->center_val ? " " : "",
+           a->center_val ? "--center " : "", a->center_val ? a->center_val : "");
+  return tb_cliError(
+      "%s: the cells' fingertip offsets reach %g m from the part's centre, beyond the %g m the "
+      "grasp model takes",
+      given, reach, TB_GRASP_MAX_OFFSET);
+}
+
+// --dt at least the shortest step of the grasp scene (tb_minStep); 0, or 2 after an error
+static int tb_checkGraspStep(const tbGraspArgs* a) {
+  tbModel* m = tb_buildGraspModel(&a->def);
+  if (!m) return tb_cliError("%s", tb_lastError());
+  int rc = tb_cliCheckStep("--dt", a->dt_val, m, a->def.dt);
+  tb_freeModel(m);
+  return rc;
+}
+
 static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
   memset(a, 0, sizeof(*a));
   a->def = tb_defaultGraspDef();
@@ -230,6 +263,9 @@ static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
   }
   tb_muRange(a->gripper, a->def.mu_gripper);
   if (tb_checkGraspDef(&a->def)) return tb_cliError("%s", tb_lastError());
+  int rc = tb_checkGraspReach(a);
+  if (!rc && a->dt_val) rc = tb_checkGraspStep(a);
+  if (rc) return rc;
   a->h5 = tb_isH5(a->out);
   if (a->h5) {
     snprintf(a->stem, sizeof(a->stem), "%.*s", (int)(strrchr(a->out, '.') - a->out), a->out);
@@ -248,13 +284,11 @@ static void tb_conditionPrefix(const tbGraspArgs* a, int speed, int surface, cha
 }
 
 static int tb_writeHeatmap(const tbGraspDef* def, const tbSweepGrid* grid, const tbSweepTally* t,
-                           const char* path, const char* title) {
+                           tbOutFile* png, const char* title) {
   int poly_n[8];
   double xy[2 * 1024];
   int npoly = tb_graspOutline(def, 8, poly_n, xy, 1024);
-  return tb_plotSweep(path, title, grid, t, npoly, poly_n, xy)
-             ? tb_cliError("cannot write %s", path)
-             : 0;
+  return tb_plotSweep(png->f, title, grid, t, npoly, poly_n, xy) ? tb_cliPlotFailed(png) : 0;
 }
 
 // the study's def under speed i and surface friction range j of the command line
@@ -317,13 +351,13 @@ static int tb_graspReplay(const tbGraspArgs* a) {
   if (!rc) {
     tb_graspTrialHeader(row.f, m);
     tb_graspTrialRow(row.f, m, d, 0, (long)cell * a->trials + trial, a->trials, success);
-    rc = tb_cliOutCommit(&row, "--out");
+    rc = tb_replayCommit(&rep, &row);
   }
   if (!rc) {
     printf(
         "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", \"max_residual\": "
         "%.6g, \"trajectory\": \"%s\", \"video\": \"%s\", \"trial_row\": \"%s\"}\n",
-        cell, trial, success, text, d->resid_max[0], rep.csv.path, rep.video, rowpath);
+        cell, trial, success, text, d->resid_max[0], rep.csv.path, rep.video.path, rowpath);
   }
   tb_outAbort(&row);
   tb_replayEnd(&rep);
@@ -332,11 +366,12 @@ static int tb_graspReplay(const tbGraspArgs* a) {
   return rc;
 }
 
-// a condition's tables: PREFIX.csv (the cells) and PREFIX-trials.csv, or both in PREFIX.h5;
-// the files are opened before the study, the trials' rows go to `trials` as it runs
+// a condition's tables: PREFIX.csv (the cells) and PREFIX-trials.csv, or both in PREFIX.h5, and
+// its map PREFIX.png; the files are opened before the study, the trials' rows go to `trials` as
+// it runs, and all are committed together
 typedef struct tbGraspOut {
   tbJournal journal;
-  tbOutFile cells, log, h5;
+  tbOutFile cells, log, h5, png;
   char* text;  // the trials' rows (HDF5: in memory until the end)
   size_t len;
   FILE* trials;
@@ -345,6 +380,8 @@ typedef struct tbGraspOut {
 static int tb_graspOutOpen(tbGraspOut* o, const tbGraspArgs* a, const char* prefix) {
   memset(o, 0, sizeof(*o));
   char path[4300];
+  snprintf(path, sizeof(path), "%s.png", prefix);
+  if (tb_cliOutOpen(&o->png, "--out", path)) return 2;
   if (a->h5) {
     snprintf(path, sizeof(path), "%s.h5", prefix);
     int rc = tb_cliOutOpen(&o->h5, "--out", path);
@@ -368,10 +405,13 @@ static void tb_graspOutAbort(tbGraspOut* o) {
   tb_outAbort(&o->cells);
   tb_outAbort(&o->log);
   tb_outAbort(&o->h5);
+  tb_outAbort(&o->png);
 }
 
-static int tb_graspOutCommit(tbGraspOut* o, const tbGraspArgs* a, const tbSweepTally* t,
-                             int partial) {
+// the condition's tables and map (under title) written and committed, then its journal removed
+// (a partial study's kept for --resume): 0, or 2 after an error message
+static int tb_graspOutCommit(tbGraspOut* o, const tbGraspArgs* a, const tbGraspDef* def,
+                             const tbSweepTally* t, int partial, const char* title) {
   int rc = 0;
   if (a->h5) {
     char* cells = NULL;
@@ -394,9 +434,10 @@ static int tb_graspOutCommit(tbGraspOut* o, const tbGraspArgs* a, const tbSweepT
   } else {
     tb_sweepWriteRows(o->cells.f, &a->grid, t);
     o->trials = NULL;  // the log's stream, closed by its commit
-    rc = tb_cliOutCommit(&o->log, "--out");
-    if (!rc) rc = tb_cliOutCommit(&o->cells, "--out");
   }
+  if (!rc) rc = tb_writeHeatmap(def, &a->grid, t, &o->png, title);
+  tbOutFile* files[4] = {&o->cells, &o->log, &o->h5, &o->png};
+  if (!rc) rc = tb_cliOutCommitAll("--out", files, 4);
   // whole outputs of a whole study need no journal; a partial one's is kept for --resume
   tb_journalClose(&o->journal, rc == 0 && !partial);
   tb_graspOutAbort(o);
@@ -424,7 +465,7 @@ typedef struct tbGraspReplayed {
   FILE* rows;
   tbSweepTally* t;
   tbGraspRun* run;
-  int cell, status, resid, success;  // their columns
+  int cell, status, resid, success, scene;  // their columns
 } tbGraspReplayed;
 
 static void tb_graspReplayRow(void* ctx, const char* row, size_t len) {
@@ -432,6 +473,7 @@ static void tb_graspReplayRow(void* ctx, const char* row, size_t len) {
   fwrite(row, 1, len, r->rows);
   fputc('\n', r->rows);
   int status = 0, cell = 0, success = 0;
+  long scene = 0;
   double resid = 0.0;
   for (size_t i = 0, col = 0; i < len; col++) {
     const char* field = row + i;
@@ -439,6 +481,7 @@ static void tb_graspReplayRow(void* ctx, const char* row, size_t len) {
     if ((int)col == r->status) status = atoi(field);
     if ((int)col == r->success) success = atoi(field);
     if ((int)col == r->resid) resid = strtod(field, NULL);
+    if ((int)col == r->scene) scene = atol(field);
     while (i < len && row[i] != ',') i++;
     i++;
   }
@@ -446,6 +489,7 @@ static void tb_graspReplayRow(void* ctx, const char* row, size_t len) {
   tb_tallyAdd(r->t, cell, failed, success);
   r->run->trials++;
   r->run->failed += failed;
+  tb_failTallyAdd(&r->run->fails, status, scene);
   r->run->unconverged += (status & TB_SCENE_UNCONVERGED) != 0;
   r->run->resid_max = fmax(r->run->resid_max, resid);
 }
@@ -465,6 +509,7 @@ static int tb_column(const char* header, const char* name) {
 static void tb_addRun(tbGraspRun* run, const tbGraspRun* part) {
   run->trials += part->trials;
   run->failed += part->failed;
+  tb_failTallyMerge(&run->fails, &part->fails);
   run->unconverged += part->unconverged;
   run->resid_max = fmax(run->resid_max, part->resid_max);
   run->seconds += part->seconds;
@@ -495,7 +540,8 @@ static int tb_graspStudy(const tbGraspArgs* a, const tbGraspDef* def, const char
                         tb_column(header, "cell"),
                         tb_column(header, "status"),
                         tb_column(header, "max_residual"),
-                        tb_column(header, "success")};
+                        tb_column(header, "success"),
+                        tb_column(header, "scene")};
   free(header);
   char key[2048], path[4300];
   tb_studyKey(a, def, key, sizeof(key));
@@ -527,6 +573,25 @@ static int tb_graspStudy(const tbGraspArgs* a, const tbGraspDef* def, const char
   return sw;
 }
 
+// every condition's files can be written, before the first runs (each condition opens and commits
+// its own when its turn comes): 0, or 2 after an error message
+static int tb_graspCheckOutputs(const tbGraspArgs* a) {
+  const char* csv[3] = {".csv", "-trials.csv", ".png"};
+  const char* h5[2] = {".h5", ".png"};
+  int rc = 0;
+  for (int i = 0; i < a->nspeed && !rc; i++) {
+    for (int j = 0; j < a->nsurface && !rc; j++) {
+      char prefix[4200], path[4300];
+      tb_conditionPrefix(a, a->speed[i], a->surface[j], prefix, sizeof(prefix));
+      for (int k = 0; k < (a->h5 ? 2 : 3) && !rc; k++) {
+        snprintf(path, sizeof(path), "%s%s", prefix, a->h5 ? h5[k] : csv[k]);
+        rc = tb_cliOutCheck("--out", path);
+      }
+    }
+  }
+  return rc;
+}
+
 int tb_graspMain(int argc, char** argv) {
   tbGraspArgs a;
   int rc = tb_parseGrasp(argc, argv, &a);
@@ -541,11 +606,14 @@ int tb_graspMain(int argc, char** argv) {
       trial_steps += (double)tb_graspSteps(&def) / ncond;
     }
   }
-  if ((rc = tb_cliCostCheck("grasp", "trials", (double)total, trial_steps))) return rc;
+  if ((rc = tb_cliCostCheck("grasp", "trials", (double)total, trial_steps)) ||
+      (rc = tb_graspCheckOutputs(&a)))
+    return rc;
   tbProgress prog;
   tb_catchInterrupt();
   tb_progressStart(&prog, total, "grasp");
   long success = 0, valid = 0, failed = 0, unconverged = 0, done = 0;
+  tbFailTally fails = {0};  // over the conditions: a trial id names one in its condition
   double steps = 0.0, resid = 0.0;
   char conds[512] = "";
   int partial = 0;
@@ -558,7 +626,7 @@ int tb_graspMain(int argc, char** argv) {
         rc = tb_cliError("%s", tb_lastError());
         break;
       }
-      char prefix[4200], path[4220], title[160];
+      char prefix[4200], title[160];
       tb_conditionPrefix(&a, a.speed[i], a.surface[j], prefix, sizeof(prefix));
       tbGraspOut out;
       if ((rc = tb_graspOutOpen(&out, &a, prefix))) {
@@ -574,13 +642,11 @@ int tb_graspMain(int argc, char** argv) {
       }
       // Ctrl-C: the trials done so far are written (their cells' counts say how many)
       partial = sw == TB_INTERRUPTED;
-      rc = tb_graspOutCommit(&out, &a, &t, partial);
       snprintf(title, sizeof(title), "%s grasp, %s speed, surface mu %s, gripper mu %s%s",
                def.part == TB_PART_GEAR ? "gear" : "disc", a.speed[i] == 1 ? "normal" : "fast",
                tb_muRangeName(a.surface[j]), tb_muRangeName(a.gripper),
                partial ? " (partial)" : "");
-      snprintf(path, sizeof(path), "%s.png", prefix);
-      if (!rc) rc = tb_writeHeatmap(&def, &a.grid, &t, path, title);
+      rc = tb_graspOutCommit(&out, &a, &def, &t, partial, title);
       long cs, cv, cf;
       tb_tallySum(&t, &cs, &cv, &cf);
       success += cs;
@@ -589,6 +655,7 @@ int tb_graspMain(int argc, char** argv) {
       done += run.trials;
       steps += run.scene_steps;
       unconverged += run.unconverged;
+      tb_failTallyMerge(&fails, &run.fails);
       resid = fmax(resid, run.resid_max);
       size_t len = strlen(conds);
       snprintf(conds + len, sizeof(conds) - len, "%s\"%s-%s\": %.4f", len ? ", " : "",
@@ -600,6 +667,7 @@ int tb_graspMain(int argc, char** argv) {
   tb_progressFinish(&prog);
   if (rc) return rc;
   double secs = tb_progressElapsed(&prog);
+  tb_sayFailures("grasp", "trial", &fails, 0);
   printf(
       "{\"probability\": %.4f, \"trials\": %ld, \"failed_scenes\": %ld, "
       "\"unconverged_scenes\": %ld, \"max_residual\": %.2g, \"seconds\": %.2f, "

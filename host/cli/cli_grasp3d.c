@@ -37,13 +37,14 @@ static void tb_grasp3dUsage(FILE* f) {
 
 // "V" or "LO:HI" with LO <= HI, both in [lo, hi]
 static int tb_parseRange(const char* what, const char* s, double lo, double hi, double out[2]) {
-  char buf[128];
+  char buf[128], full[200];
   snprintf(buf, sizeof(buf), "%s", s);
+  snprintf(full, sizeof(full), "%s %s", what, s);  // messages name the option and its value
   char* colon = strchr(buf, ':');
   if (colon) *colon = 0;
-  if (tb_parseNumber(what, buf, &out[0])) return 2;
+  if (tb_parseNumber(full, buf, &out[0])) return 2;
   out[1] = out[0];
-  if (colon && tb_parseNumber(what, colon + 1, &out[1])) return 2;
+  if (colon && tb_parseNumber(full, colon + 1, &out[1])) return 2;
   if (!(out[0] >= lo && out[1] <= hi && out[0] <= out[1])) {
     return tb_cliError("%s %s: must be a value or LO:HI with %g <= LO <= HI <= %g", what, s, lo,
                        hi);
@@ -55,11 +56,13 @@ typedef struct tbGrasp3dArgs {
   tbGrasp3dDef def;
   const char* out;
   int size_given;
+  const char* size_val;  // --size as typed, for messages
   double size[3];
   int nsize;
   int replay_cell, replay_trial;  // --replay CELL,TRIAL; -1: the study
   tbReplayOpt replay;
-  int resume;  // --resume: go on from PREFIX.journal
+  int resume;          // --resume: go on from PREFIX.journal
+  const char* dt_val;  // --dt as typed (NULL: the default), for messages
 } tbGrasp3dArgs;
 
 // the default size of each object: box 30x50x30 mm, capsule 30x60 mm, sphere 40 mm
@@ -101,13 +104,19 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       if (k < 0) return tb_cliError("--object %s: expected box, capsule or sphere", val);
       d->object = k;
     } else if (!strcmp(arg, "--size")) {
+      a->size_val = val;
       a->nsize = tb_parseLengths(arg, val, 1e-3, a->size, 3);
       if (a->nsize < 0) return 2;
       a->size_given = 1;
     } else if (!strcmp(arg, "--mass")) {
       double r[2];
       rc = tb_parseRange(arg, val, 0.0, 1e3, r);
-      if (!rc && !(r[0] > 0.0)) return tb_cliError("--mass %s: must be > 0 (kg)", val);
+      if (!rc && !(r[0] >= TB_MIN_MASS)) {
+        return tb_cliError(
+            "--mass %s: below %g kg, the smallest mass the solvers take (its 1/m would overflow "
+            "their scales; tumble.h: TB_MIN_MASS)",
+            val, TB_MIN_MASS);
+      }
       d->mass_lo = r[0];
       d->mass_hi = r[1];
     } else if (!strcmp(arg, "--mu")) {
@@ -154,6 +163,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       rc = tb_parseInt(arg, val, 1, 1000000, &t);
       d->trials = (int)t;
     } else if (!strcmp(arg, "--dt")) {
+      a->dt_val = val;
       rc = tb_parseNumber(arg, val, &d->dt);
       if (!rc && !(d->dt > 0.0 && d->dt <= 0.01)) {
         return tb_cliError("--dt %s: must be in (0, 0.01] (s)", val);
@@ -189,27 +199,35 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       a->nsize = 3;
     }
     if (a->nsize != want) {
-      return tb_cliError("--size: a %s takes %s", kObjectName[d->object],
+      return tb_cliError("--size %s: a %s takes %s", a->size_val, kObjectName[d->object],
                          want == 3   ? "XxYxZ or one length"
                          : want == 2 ? "DIAMETERxLENGTH"
                                      : "one DIAMETER");
     }
     for (int k = 0; k < want; k++) {
-      if (!(a->size[k] > 0.0 && a->size[k] <= 0.2)) {
-        return tb_cliError("--size: %g mm must be in (0, 200mm]", 1e3 * a->size[k]);
+      if (!(a->size[k] >= TB_G3_MIN_SIZE && a->size[k] <= 0.2)) {
+        return tb_cliError("--size %s: %g mm must be in [%gmm, 200mm]", a->size_val,
+                           1e3 * a->size[k], 1e3 * TB_G3_MIN_SIZE);
       }
     }
     if (d->object == TB_G3_CAPSULE && a->size[1] < a->size[0]) {
-      return tb_cliError("--size: the capsule's length %g mm is less than its diameter %g mm",
-                         1e3 * a->size[1], 1e3 * a->size[0]);
+      return tb_cliError("--size %s: the capsule's length %g mm is less than its diameter %g mm",
+                         a->size_val, 1e3 * a->size[1], 1e3 * a->size[0]);
     }
     memcpy(d->size, a->size, sizeof(d->size));
   }
   if (tb_checkGrasp3dDef(d) != TB_OK) return tb_cliError("%s", tb_lastError());
+  if (a->dt_val) {  // at least the shortest step of the scene (tb_minStep)
+    tbGrasp3dInfo info;
+    tbModel* m = tb_buildGrasp3d(d, &info);
+    int rc = m ? tb_cliCheckStep("--dt", a->dt_val, m, d->dt) : tb_cliError("%s", tb_lastError());
+    tb_freeModel(m);
+    if (rc) return rc;
+  }
   return 0;
 }
 
-static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, const char* path,
+static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, tbOutFile* png,
                               double p) {
   const tbGrasp3dDef* d = &a->def;
   double xy[128];
@@ -225,8 +243,8 @@ static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, 
   }
   snprintf(title, sizeof(title), "grasp3d: %s %s, mu %g-%g, %g N, %d trials/cell: p = %.3f",
            kObjectName[d->object], size, d->mu_lo, d->mu_hi, d->force, d->trials, p);
-  int rc = tb_plotSweep(path, title, &d->grid, &r->tally, 1, &n, xy);
-  return rc ? tb_cliError("--out %s: cannot write the PNG", path) : 0;
+  int rc = tb_plotSweep(png->f, title, &d->grid, &r->tally, 1, &n, xy);
+  return rc ? tb_cliPlotFailed(png) : 0;
 }
 
 // a study as text, for its journal: every option that changes a trial's outcome
@@ -283,6 +301,9 @@ static void tb_grasp3dAddReplayed(const tbGrasp3dJournal* gj, int trials, tbGras
     int bits = gj->outcome[g];
     tb_tallyAdd(&r->tally, (int)(g / trials), bits & TB_G3_FAILED, (bits & TB_G3_HELD) != 0);
     r->unconverged += (bits & TB_G3_UNCONVERGED) != 0;
+    int status = (bits & TB_G3_OVERFLOW ? TB_SCENE_OVERFLOW_FAIL : 0) |
+                 (bits & TB_G3_BURIED ? TB_SCENE_START_FAIL : 0);
+    tb_failTallyAdd(&r->fails, status, g);
   }
 }
 
@@ -290,7 +311,7 @@ static void tb_grasp3dAddReplayed(const tbGrasp3dJournal* gj, int trials, tbGras
 static int tb_writeCells(tbOutFile* out, const tbGrasp3dArgs* a, const tbGrasp3dResult* r, int sw) {
   if (!tb_isH5(a->out)) {
     tb_sweepWriteRows(out->f, &a->def.grid, &r->tally);
-    return tb_cliOutCommit(out, "--out");
+    return 0;
   }
   char* text = NULL;
   size_t len = 0;
@@ -341,12 +362,13 @@ static int tb_grasp3dReplay(tbGrasp3dArgs* a) {
              2.0 * atan2(p[info.p_qz], p[info.p_qw]) * 180.0 / TB_PI, p[info.p_mu], p[info.p_mass],
              p[info.p_force]);
     rc = tb_replayWrite(&rep, m, d, &a->replay, title, caption);
+    if (!rc) rc = tb_replayCommit(&rep, NULL);
   }
   if (!rc) {
     printf(
         "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", "
         "\"max_residual\": %.6g, \"trajectory\": \"%s\", \"video\": \"%s\"}\n",
-        cell, trial, held, text, d->resid_max[0], rep.csv.path, rep.video);
+        cell, trial, held, text, d->resid_max[0], rep.csv.path, rep.video.path);
   }
   tb_replayEnd(&rep);
   tb_freeData(d);
@@ -366,14 +388,16 @@ int tb_grasp3dMain(int argc, char** argv) {
   if ((rc = tb_cliCostCheck("grasp3d", "trials",
                             (double)a.def.grid.nx * a.def.grid.ny * a.def.trials, info.nstep)))
     return rc;
-  // PREFIX.csv (or PREFIX.h5 for --out PREFIX.h5) and PREFIX.png, checked before the study
+  // PREFIX.csv (or PREFIX.h5 for --out PREFIX.h5) and PREFIX.png, opened before the study and
+  // committed together
   int h5 = tb_isH5(a.out), stem = h5 ? (int)(strrchr(a.out, '.') - a.out) : (int)strlen(a.out);
   char table[4200], png[4200];
   snprintf(table, sizeof(table), "%.*s.%s", stem, a.out, h5 ? "h5" : "csv");
   snprintf(png, sizeof(png), "%.*s.png", stem, a.out);
-  tbOutFile out = {0};
+  tbOutFile out = {0}, plot = {0};
   tbGrasp3dJournal gj = {0};
-  if ((rc = tb_cliOutOpen(&out, "--out", table)) || (rc = tb_cliOutCheck("--out", png))) goto done;
+  if ((rc = tb_cliOutOpen(&out, "--out", table)) || (rc = tb_cliOutOpen(&plot, "--out", png)))
+    goto done;
   char key[2048], path[4300];
   tb_grasp3dKey(&a.def, key, sizeof(key));
   snprintf(path, sizeof(path), "%.*s.journal", stem, a.out);
@@ -394,7 +418,10 @@ int tb_grasp3dMain(int argc, char** argv) {
   tb_tallySum(&r.tally, &succ, &valid, &failed);
   double p = valid ? (double)succ / valid : NAN, lo, hi;
   tb_wilson(succ, valid, &lo, &hi);
-  if (!(rc = tb_writeGrasp3dPng(&a, &r, png, p))) rc = tb_writeCells(&out, &a, &r, sw);
+  tbOutFile* files[2] = {&out, &plot};
+  if (!(rc = tb_writeGrasp3dPng(&a, &r, &plot, p)) && !(rc = tb_writeCells(&out, &a, &r, sw)))
+    rc = tb_cliOutCommitAll("--out", files, 2);
+  if (!rc) tb_sayFailures("grasp3d", "trial", &r.fails, 0);
   if (!rc) {
     double steps = (double)r.done * r.nstep, s = r.seconds > 0.0 ? r.seconds : 1e-9;
     char pstr[32] = "null";  // JSON has no NaN: every scene failed numerically
@@ -420,5 +447,6 @@ done:
   tb_journalClose(&gj.j, 0);
   free(gj.outcome);
   tb_outAbort(&out);
+  tb_outAbort(&plot);
   return rc;
 }

@@ -10,6 +10,7 @@
 #include <tumble/version.h>
 
 #include "cli/cli.h"
+#include "util/csv.h"
 
 static herr_t h5_dataset(hid_t f, const char* name, hid_t type, int rank, const hsize_t* dims,
                          const void* data) {
@@ -128,16 +129,19 @@ static herr_t h5_scenes(hid_t f, const tbModel* m, const tbData* d, int ndone) {
   return rc;
 }
 
-// the file of o: its temporary file was opened (and so checked) before the run, and HDF5 writes
-// it anew; the provenance attributes (command line, version, what, partial) written. The error
-// printer is silenced until h5_close
+// an HDF5 file for o, built in memory (the core driver without a backing store) and written into
+// o's locked temporary file whole by h5_close: HDF5 never opens a path itself. The provenance
+// attributes (command line, version, what, partial) written. The error printer is silenced until
+// h5_close
 static hid_t h5_open(tbOutFile* o, const char* key, const char* what, int partial,
                      H5E_auto2_t* old_fn, void** old_data) {
-  fclose(o->f);
-  o->f = NULL;
   H5Eget_auto2(H5E_DEFAULT, old_fn, old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  hid_t f = H5Fcreate(o->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  hid_t f = fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0
+                ? -1
+                : H5Fcreate(o->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (fapl >= 0) H5Pclose(fapl);
   herr_t rc = f < 0 ? -1 : 0;
   char version[64];
   snprintf(version, sizeof(version), "%s (commit %s)", TUMBLE_VERSION, TUMBLE_COMMIT);
@@ -152,26 +156,25 @@ static hid_t h5_open(tbOutFile* o, const char* key, const char* what, int partia
   return f;
 }
 
-// close f (rc < 0: something failed) and rename the file into place: 0, or 2 after an error
+// the file's image written into o (rc < 0: something failed) and f closed: 0, or 2 after an
+// error. o is committed by the caller, with the run's other files
 static int h5_close(tbOutFile* o, hid_t f, herr_t rc, H5E_auto2_t old_fn, void* old_data) {
-  if (f < 0 || H5Fclose(f) < 0) rc = -1;
+  char* image = NULL;
+  ssize_t n = -1;
+  if (f >= 0 && rc >= 0 && H5Fflush(f, H5F_SCOPE_GLOBAL) >= 0) n = H5Fget_file_image(f, NULL, 0);
+  if (n > 0 && (image = (char*)malloc((size_t)n)) && H5Fget_file_image(f, image, (size_t)n) != n)
+    n = -1;
+  if (f >= 0 && H5Fclose(f) < 0) n = -1;
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
-  if (rc < 0 || rename(o->tmp, o->path)) {
-    remove(o->tmp);
-    return tb_cliError("--out %s: HDF5 write failed", o->path);
-  }
-  return 0;
-}
-
-// a process of a share other than rank 0 writes no file (outfile.h)
-static int tb_h5Discard(tbOutFile* o) {
+  int bad = n <= 0 || !image || fwrite(image, 1, (size_t)n, o->f) != (size_t)n;
+  free(image);
+  if (!bad) return 0;
   tb_outAbort(o);
-  return 0;
+  return tb_cliError("--out %s: HDF5 write failed", o->path);
 }
 
 int tb_writeSimulateH5(tbOutFile* o, const char* scene, const tbModel* m, const tbRecord* rec,
                        const tbData* d, int ndone) {
-  if (o->discard) return tb_h5Discard(o);
   H5E_auto2_t old_fn;
   void* old_data;
   hid_t f = h5_open(o, "scene", scene, ndone < d->nscene, &old_fn, &old_data);
@@ -216,27 +219,33 @@ static herr_t h5_column(hid_t g, const char* name, char** cell, size_t nrow, siz
   return rc;
 }
 
-// the fields of each line of csv, in place: (nline x ncol) pointers, or NULL when a line has
-// another count of fields than the header or memory runs out
+// the fields of each record of csv (RFC 4180: a quoted field, such as a model's parameter name,
+// may hold commas, quotes and line breaks), unquoted in place: (nline x ncol) pointers, or NULL
+// when a record has another count of fields than the header, does not end in a line break, or
+// memory runs out
 static char** h5_splitCsv(char* csv, size_t* nline, size_t* ncol) {
-  size_t lines = 0, cols = 1;
-  for (const char* c = csv; *c; c++) lines += *c == '\n';
-  for (const char* c = csv; *c && *c != '\n'; c++) cols += *c == ',';
-  char** cell = (char**)malloc(sizeof(char*) * (lines ? lines : 1) * cols);
-  if (!cell) return NULL;
+  size_t cap = 1, n = 0, cols = 0, first = 0;  // first: the current record's first field
+  // every field ends at a comma or a line break: cap bounds them
+  for (const char* c = csv; *c; c++) cap += *c == ',' || *c == '\n';
+  char** cell = (char**)malloc(sizeof(char*) * cap);
   char* at = csv;
-  for (size_t l = 0; l < lines; l++) {
-    for (size_t k = 0; k < cols; k++) {
-      cell[l * cols + k] = at;
-      at += strcspn(at, k + 1 < cols ? ",\n" : "\n");
-      if (*at != (k + 1 < cols ? ',' : '\n')) {
-        free(cell);
-        return NULL;
-      }
-      *at++ = 0;
-    }
+  int bad = !cell;
+  while (!bad && *at) {
+    char end = 0;
+    char* field = tb_csvNext(&at, &end);
+    bad = !field || n == cap || (end == ',' && !*at);
+    if (bad) break;
+    cell[n++] = field;
+    if (end == ',') continue;
+    if (!cols) cols = n;
+    bad = end != '\n' || n - first != cols;
+    first = n;
   }
-  *nline = lines;
+  if (bad || !cols) {
+    free(cell);
+    return NULL;
+  }
+  *nline = n / cols;
   *ncol = cols;
   return cell;
 }
@@ -260,7 +269,6 @@ int tb_writeTablesH5(tbOutFile* o, const char* command, int partial, int ntable,
                      const char* const* name, char* const* csv) {
   H5E_auto2_t old_fn;
   void* old_data;
-  if (o->discard) return tb_h5Discard(o);
   hid_t f = h5_open(o, "command", command, partial, &old_fn, &old_data);
   herr_t rc = f < 0 ? -1 : 0;
   for (int t = 0; t < ntable && rc >= 0; t++) rc = h5_table(f, name[t], csv[t]);

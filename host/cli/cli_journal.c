@@ -4,12 +4,16 @@
 // its length and an FNV-1a hash, flushed and fsync'd before the next piece starts. Appended to,
 // or (a checkpoint that supersedes the last) written anew beside it and renamed over it. A block
 // cut by a kill fails its length or hash and is dropped (the file is cut back to the last whole
-// block). Of processes sharing a study, rank 0 keeps it.
+// block). Of processes sharing a study, rank 0 keeps it, locked (util/file.h) from its opening
+// to its removal, so that a second run on the same --out is refused instead of mixing its blocks
+// in; a link or anything but a regular file at its path is refused, not followed.
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/file.h"
 
 #define TB_JOURNAL_MAGIC "tumble journal 1"
 
@@ -24,15 +28,19 @@ uint64_t tb_journalHash(const void* bytes, size_t n) {
 }
 
 static int tb_journalSync(tbJournal* j) {
-  if (fflush(j->f) != 0 || fsync(fileno(j->f)) != 0)
-    return tb_cliError("--out %s: cannot write the journal", j->path);
-  return 0;
+  errno = 0;
+  if (fflush(j->f) == 0 && !ferror(j->f) && fsync(fileno(j->f)) == 0) return 0;
+  return tb_cliError("--out %s: cannot write the journal: %s", j->path,
+                     errno ? strerror(errno) : "an I/O error");
 }
 
-// the whole file in memory; NULL when it does not exist
-static char* tb_slurp(const char* path, size_t* n) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
+// the journal's name in its directory on disk too, so that a power loss keeps it
+static int tb_journalSyncDir(const tbJournal* j) {
+  return tb_fileSyncDir(j->path) == TB_OK ? 0 : tb_cliError("--out: %s", tb_lastError());
+}
+
+// the whole file open at fd, in memory (NUL-terminated); NULL when out of memory or unreadable
+static char* tb_slurp(int fd, size_t* n) {
   char* buf = NULL;
   size_t cap = 0;
   *n = 0;
@@ -43,11 +51,15 @@ static char* tb_slurp(const char* path, size_t* n) {
       if (!b) break;
       buf = b;
     }
-    size_t k = fread(buf + *n, 1, cap - *n, f);
-    *n += k;
-    if (k == 0) break;
+    ssize_t k = read(fd, buf + *n, cap - *n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      if (k == 0) break;
+      free(buf);
+      return NULL;
+    }
+    *n += (size_t)k;
   }
-  fclose(f);
   if (buf) buf[*n] = 0;
   return buf;
 }
@@ -100,6 +112,14 @@ int tb_journalOpen(tbJournal* j, const char* path, const char* study, int resume
   return tb_journalOpenBlocks(j, path, study, resume, next, tb_splitRows, &rs);
 }
 
+// PREFIX.journal opened and locked by rank 0 (a second run on the same --out is refused while
+// the first runs): its descriptor, -1 on the other processes of a share, -2 after an error message
+static int tb_journalLock(const char* path) {
+  if (tb_shareRank() != 0) return -1;
+  int fd = tb_fileOpenLocked(path);
+  return fd >= 0 ? fd : (tb_cliError("--out: %s", tb_lastError()), -2);
+}
+
 int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int resume, long* next,
                          tbJournalBlock replay, void* ctx) {
   memset(j, 0, sizeof(*j));
@@ -108,36 +128,47 @@ int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int 
   char* header = j->header;
   snprintf(header, sizeof(j->header), "%s %016llx\n", TB_JOURNAL_MAGIC,
            (unsigned long long)tb_journalHash(study, strlen(study)));
+  int fd = tb_journalLock(path);
+  if (fd == -2) return 2;
   size_t n = 0;
   // rank 0's reading for every process of a share (the file changes under the others' feet)
-  char* text = resume && tb_shareRank() == 0 ? tb_slurp(path, &n) : NULL;
-  if (resume && tb_shareBytes(&text, &n) != TB_OK) return tb_cliError("--resume: out of memory");
+  char* text = resume && fd >= 0 ? tb_slurp(fd, &n) : NULL;
+  if (resume && fd >= 0 && !text) {
+    close(fd);
+    return tb_cliError("--resume %s: cannot read it: %s", path, strerror(errno));
+  }
+  if (resume && tb_shareBytes(&text, &n) != TB_OK) {
+    if (fd >= 0) close(fd);
+    return tb_cliError("--resume: out of memory");
+  }
   size_t keep = 0;
-  if (text) {
+  if (n) {
     size_t hl = strlen(header);
     if (n < hl || memcmp(text, header, hl) != 0) {
       free(text);
+      if (fd >= 0) close(fd);
       return tb_cliError(
           "--resume: %s is the journal of another study (options, seed or "
           "version differ)",
           path);
     }
     keep = hl + tb_journalReplay(text + hl, n - hl, next, &j->blocks, replay, ctx);
-    free(text);
   }
-  if (tb_shareRank() != 0) return 0;  // rank 0 keeps the journal
+  free(text);
+  if (fd < 0) return 0;  // rank 0 keeps the journal
   // a fresh journal, or the old one cut back to its last whole block
-  j->f = fopen(path, keep ? "r+b" : "wb");
-  if (!j->f) return tb_cliError("--out %s: cannot write the journal", path);
-  if (keep) {
-    if (ftruncate(fileno(j->f), (off_t)keep) != 0 || fseeko(j->f, 0, SEEK_END) != 0) {
-      tb_journalClose(j, 0);
-      return tb_cliError("--resume %s: cannot cut its last block", path);
-    }
-  } else {
-    fputs(header, j->f);
+  j->f = fdopen(fd, "r+b");
+  if (!j->f) {
+    close(fd);
+    return tb_cliError("--out %s: cannot write the journal: %s", path, strerror(errno));
   }
-  return tb_journalSync(j);
+  if (ftruncate(fd, (off_t)keep) != 0 || fseeko(j->f, 0, SEEK_END) != 0) {
+    tb_journalClose(j, 0);
+    return tb_cliError("--out %s: cannot cut the journal to its last whole block: %s", path,
+                       strerror(errno));
+  }
+  if (!keep) fputs(header, j->f);
+  return tb_journalSync(j) || tb_journalSyncDir(j);
 }
 
 static void tb_journalBlock(FILE* f, long first, long end, const char* bytes, size_t len) {
@@ -155,32 +186,39 @@ int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_
 
 int tb_journalReplace(tbJournal* j, long end, const char* bytes, size_t len) {
   if (!j->f) return 0;
-  char tmp[4300];
-  snprintf(tmp, sizeof(tmp), "%s.part", j->path);
   tbJournal fresh = *j;
-  fresh.f = fopen(tmp, "wb");
-  if (!fresh.f) return tb_cliError("--out %s: cannot write the journal", tmp);
+  if (snprintf(fresh.path, sizeof(fresh.path), "%s.part", j->path) >= (int)sizeof(fresh.path))
+    return tb_cliError("--out %.64s...: path too long", j->path);
+  int fd = tb_fileCreateLocked(fresh.path);
+  if (fd < 0) return tb_cliError("--out: %s", tb_lastError());
+  fresh.f = fdopen(fd, "wb");
+  if (!fresh.f) {
+    unlink(fresh.path);
+    close(fd);
+    return tb_cliError("--out %s: %s", fresh.path, strerror(errno));
+  }
   fputs(j->header, fresh.f);
   tb_journalBlock(fresh.f, 0, end, bytes, len);
   int rc = tb_journalSync(&fresh);
-  if (fclose(fresh.f) != 0 && !rc) rc = tb_cliError("--out %s: cannot write the journal", tmp);
-  if (!rc && rename(tmp, j->path) != 0) rc = tb_cliError("--out %s: cannot replace it", j->path);
+  if (!rc && rename(fresh.path, j->path) != 0)
+    rc = tb_cliError("--out %s: cannot replace the journal: %s", j->path, strerror(errno));
   if (rc) {
-    remove(tmp);
+    unlink(fresh.path);
+    fclose(fresh.f);
     return rc;
   }
-  // the open stream is the old file's: appends go to the new one
+  // appends go to the new file, whose lock this run holds from its creation on
   fclose(j->f);
-  j->f = fopen(j->path, "ab");
+  j->f = fresh.f;
   j->blocks = 1;
-  return j->f ? 0 : tb_cliError("--out %s: cannot write the journal", j->path);
+  return tb_journalSyncDir(j);
 }
 
 void tb_journalClose(tbJournal* j, int done) {
   if (!j->f) return;
+  if (done || j->blocks == 0) unlink(j->path);  // nothing to resume from; removed while locked
   fclose(j->f);
   j->f = NULL;
-  if (done || j->blocks == 0) remove(j->path);  // nothing to resume from
 }
 
 //---- a computation's calls ---------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include "math/tb_math.h"
 
 #include "cli/cli.h"
+#include "util/csv.h"
 
 #define TB_MODEL_USAGE \
   "usage: tumble model FILE.xml   an MJCF model's bodies: mass, inertia, initial state"
@@ -27,7 +28,8 @@ int tb_modelMain(int argc, char** argv) {
     tbu_inertiaWorld(I, bd->quat, bd->inertia);
     const double v[13] = {bd->mass, bd->pos[0], bd->pos[1], bd->pos[2], I[0],       I[4],      I[8],
                           I[1],     I[2],       I[5],       bd->vel[0], bd->vel[1], bd->vel[2]};
-    printf("%s,%s,%d", m->body_name[b], types[bd->type], bd->lock);
+    tb_csvField(stdout, m->body_name[b]);
+    printf(",%s,%d", types[bd->type], bd->lock);
     for (int k = 0; k < 13; k++) printf(",%.17g", v[k]);
     printf(",%.17g,%.17g,%.17g\n", bd->vel[3], bd->vel[4], bd->vel[5]);
   }

@@ -1,24 +1,35 @@
 // The command line's output files (outfile.h with its error messages) and trajectory records.
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "engine/engine.h"
+#include "util/csv.h"
+#include "util/file.h"
 
 int tb_cliOutOpen(tbOutFile* o, const char* what, const char* path) {
   return tb_outOpen(o, path) == TB_OK ? 0 : tb_cliError("%s %s", what, tb_lastError());
 }
 
 int tb_cliOutCheck(const char* what, const char* path) {
-  tbOutFile probe;
-  int rc = tb_cliOutOpen(&probe, what, path);
-  if (!rc) tb_outAbort(&probe);
-  return rc;
+  return tb_fileCheckRegular(path) == TB_OK ? 0 : tb_cliError("%s %s", what, tb_lastError());
+}
+
+int tb_cliPlotFailed(const tbOutFile* o) {
+  int e = errno;  // the failed write's, when cairo has not touched errno since
+  if (o->f && ferror(o->f))
+    return tb_cliError("--out %s: write failed: %s", o->path, e ? strerror(e) : "an I/O error");
+  return tb_cliError("--out %s: cairo could not draw the plot", o->path);
 }
 
 int tb_cliOutCommit(tbOutFile* o, const char* what) {
-  return tb_outCommit(o) == TB_OK ? 0 : tb_cliError("%s %s", what, tb_lastError());
+  return tb_cliOutCommitAll(what, &o, 1);
+}
+
+int tb_cliOutCommitAll(const char* what, tbOutFile* const* o, int n) {
+  return tb_outCommitAll(o, n) == TB_OK ? 0 : tb_cliError("%s %s", what, tb_lastError());
 }
 
 int tb_newRecord(tbRecord* rec, const tbModel* m, int nscene, int nstep, int every) {
@@ -61,7 +72,8 @@ void tb_writeTrajectories(FILE* f, const tbModel* m, const tbRecord* rec, const 
       for (int b = 0; b < m->nbody; b++) {
         if (m->body_type[b] == TB_BODY_STATIC) continue;
         const double* x = rec->state + (slot * m->nbody + b) * 13;
-        fprintf(f, "%d,%d,%.17g,%s", s, rec->step[r], rec->time[slot], m->body_name[b]);
+        fprintf(f, "%d,%d,%.17g,", s, rec->step[r], rec->time[slot]);
+        tb_csvField(f, m->body_name[b]);
         for (int k = 0; k < 13; k++) fprintf(f, ",%.17g", x[k]);
         fputc('\n', f);
       }

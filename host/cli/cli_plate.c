@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <tumble/plate.h>
+#include <tumble/scenes.h>
 #include <tumble/version.h>
 
 #include "cli/cli.h"
@@ -60,6 +61,15 @@ static double* tb_motionField(tbPlateMotion* mo, const char* name) {
   return NULL;
 }
 
+// --dt at least the shortest step of the field's scene (tb_minStep); 0, or 2 after an error
+static int tb_checkPlateStep(const tbPlateArgs* a, const char* val) {
+  tbBuild b = tb_defaultBuild(tb_findScene(a->opt.box ? "plate-block" : "plate-particle"));
+  tbModel* m = tb_buildPlateScene(a->opt.box, a->motion.driver, &b);
+  int rc = m ? tb_cliCheckStep("--dt", val, m, a->opt.dt) : tb_cliError("%s", tb_lastError());
+  tb_freeModel(m);
+  return rc;
+}
+
 static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
   memset(a, 0, sizeof(*a));
   a->motion = *tb_plateMotion(tb_findPlateMotion("centrifuge"));
@@ -77,6 +87,7 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
     }
     a->motion = *tb_plateMotion(k);
   }
+  const char* dt_val = NULL;  // --dt as typed, for its message
   for (int i = 0; i < argc; i++) {
     const char* arg = argv[i];
     const char* val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -123,12 +134,18 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
         return tb_cliError("--extent %s: must be > 0 (cm)", val);
       }
       a->opt.extent = cm / 100.0;
+      // the starts are the part's coordinates, within TB_MAX_POS as the parameters x0, y0
+      if (!rc && !(a->opt.extent <= TB_MAX_POS)) {
+        return tb_cliError("--extent %s: must be at most %g cm (the starts' coordinates)", val,
+                           100.0 * TB_MAX_POS);
+      }
     } else if (!strcmp(arg, "--seconds")) {
       rc = tb_parseNumber(arg, val, &a->opt.seconds);
       if (!rc && !(a->opt.seconds > 0.0 && a->opt.seconds <= 1e4)) {
         return tb_cliError("--seconds %s: must be in (0, 1e4]", val);
       }
     } else if (!strcmp(arg, "--dt")) {
+      dt_val = val;
       rc = tb_parseNumber(arg, val, &a->opt.dt);
       if (!rc && !(a->opt.dt > 0.0 && a->opt.dt <= 1.0)) {
         return tb_cliError("--dt %s: must be in (0, 1]", val);
@@ -165,7 +182,7 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
     return tb_cliError("--transient %g: must be less than --seconds %g", a->opt.transient,
                        a->opt.seconds);
   }
-  return 0;
+  return dt_val ? tb_checkPlateStep(a, dt_val) : 0;
 }
 
 // --replay START: start START of the field alone, bitwise as in the field, as
@@ -192,12 +209,13 @@ static int tb_plateFieldReplay(tbPlateArgs* a) {
              a->opt.box ? "box" : "particle", 100.0 * x0[0], 100.0 * x0[1], a->opt.mu,
              a->opt.seconds, a->opt.dt);
     rc = tb_replayWrite(&rep, m, d, &a->replay_opt, title, caption);
+    if (!rc) rc = tb_replayCommit(&rep, NULL);
   }
   if (!rc) {
     printf(
         "{\"motion\": \"%s\", \"replay\": %d, \"status\": \"%s\", \"trajectory\": \"%s\", "
         "\"video\": \"%s\"}\n",
-        a->motion.name, a->replay, text, rep.csv.path, rep.video);
+        a->motion.name, a->replay, text, rep.csv.path, rep.video.path);
   }
   tb_replayEnd(&rep);
   tb_freeData(d);
@@ -271,10 +289,11 @@ static int tb_plateFieldMain(int argc, char** argv) {
   tbFieldJournal fj = {0};
   char key[2048], path[4300];
   tb_fieldKey(&a, key, sizeof(key));
-  snprintf(path, sizeof(path), "%.*s.journal", (int)(strrchr(out.png, '.') - out.png), out.png);
+  snprintf(path, sizeof(path), "%.*s.journal", (int)(strrchr(out.png.path, '.') - out.png.path),
+           out.png.path);
   long next = 0;
   if ((rc = tb_journalOpen(&fj.j, path, key, a.resume, &next, tb_fieldReplayRow, &fj))) {
-    tb_outAbort(&out.table);
+    tb_fieldOutAbort(&out);
     return rc;
   }
   a.opt.begin = fj.n < next ? fj.n : (int)next;
@@ -284,7 +303,7 @@ static int tb_plateFieldMain(int argc, char** argv) {
   tb_catchInterrupt();
   int run = tb_plateField(&a.motion, &a.opt, &r);
   if (run != TB_OK && run != TB_INTERRUPTED) {
-    tb_outAbort(&out.table);
+    tb_fieldOutAbort(&out);
     tb_journalClose(&fj.j, 0);
     free(fj.pt);
     return tb_cliError("%s", tb_lastError());
@@ -294,17 +313,22 @@ static int tb_plateFieldMain(int argc, char** argv) {
   r.failed = 0;
   for (int s = 0; s < r.done; s++) r.failed += (r.pt[s].status & TB_SCENE_FAILMASK) != 0;
   rc = tb_fieldOutWrite(&out, &a.motion, a.modified, &a.opt, &r);
+  tbOutFile* files[2] = {&out.table, &out.png};
+  if (!rc) rc = tb_cliOutCommitAll("--out", files, 2);
   tb_journalClose(&fj.j, !rc && run == TB_OK);
   if (rc) goto done;
   double speed = 0.0;
   int nok = 0, sticking = 0, separating = 0;
+  tbFailTally fails = {0};
   for (int i = 0; i < r.done; i++) {
+    tb_failTallyAdd(&fails, r.pt[i].status, i);
     if (r.pt[i].status & TB_SCENE_FAILMASK) continue;
     speed += r.pt[i].speed;
     nok++;
     sticking += r.pt[i].stick > TB_FIELD_STICK_MARK;
     separating += r.pt[i].separated > TB_FIELD_STICK_MARK;
   }
+  tb_sayFailures("plate field", "start", &fails, 0);
   double ss = (double)r.done * r.nstep;
   printf(
       "{\"motion\": \"%s\", \"modified\": %s, \"part\": \"%s\", \"scenes\": %d, \"steps\": %ld, "
@@ -314,13 +338,13 @@ static int tb_plateFieldMain(int argc, char** argv) {
       a.motion.name, a.modified ? "true" : "false", a.opt.box ? "box" : "particle", r.done, r.nstep,
       r.wall, r.wall > 0 ? ss / r.wall : 0.0, r.periods, r.window, nok ? speed / nok : 0.0,
       sticking, separating, r.failed, omp_get_max_threads(),
-      run == TB_INTERRUPTED ? "true" : "false", out.table.path, out.png);
+      run == TB_INTERRUPTED ? "true" : "false", out.table.path, out.png.path);
   if (run == TB_INTERRUPTED) {
     tb_cliError("interrupted: %d of %d starts done, written as a partial field", r.done, r.n);
     rc = 130;
   }
 done:
-  tb_outAbort(&out.table);
+  tb_fieldOutAbort(&out);
   tb_freeFieldResult(&r);
   return rc;
 }

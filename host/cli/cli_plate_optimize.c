@@ -12,6 +12,7 @@
 
 #include <tumble/optimize.h>
 #include <tumble/plate.h>
+#include <tumble/scenes.h>
 #include <tumble/version.h>
 
 #include "math/tb_math.h"
@@ -100,7 +101,7 @@ static const char* tb_stopName(int reason) {
 }
 
 // objective (cm units, log scale) against wall time, one line per run
-static int tb_plotHistory(const char* path, const char* title, const tbOptRun* run, int nrun) {
+static int tb_plotHistory(FILE* f, const char* title, const tbOptRun* run, int nrun) {
   const int width = 900, height = 600;
   double left = 90, right = 30, top = 50, bottom = 70;
   double pw = width - left - right, ph = height - top - bottom;
@@ -202,7 +203,7 @@ static int tb_plotHistory(const char* path, const char* title, const tbOptRun* r
   }
 #undef TB_HX
 #undef TB_HY
-  return tb_plotFinishPng(cr, sf, path);
+  return tb_plotFinishPng(cr, sf, f);
 }
 
 typedef struct tbOptArgs {
@@ -270,6 +271,12 @@ static int tb_parseOptimize(int argc, char** argv, tbOptArgs* a) {
       rc = tb_parseNumber(arg, val, &a->dt);
       if (!rc && !(a->dt > 0.0 && a->dt <= 0.25))
         return tb_cliError("--dt %s: must be in (0, 0.25] (s)", val);
+      if (!rc) {  // at least the shortest step of the objective's scene (tb_minStep)
+        tbBuild b = tb_defaultBuild(tb_findScene("plate-particle"));
+        tbModel* m = tb_buildPlateScene(0, TB_DRIVER_PLATE, &b);
+        rc = m ? tb_cliCheckStep(arg, val, m, a->dt) : tb_cliError("%s", tb_lastError());
+        tb_freeModel(m);
+      }
     } else if (!strcmp(arg, "--horizon")) {
       rc = tb_parseNumber(arg, val, &a->horizon);
       if (!rc && !(a->horizon >= 0.25 && a->horizon <= 1e4))
@@ -302,34 +309,45 @@ static int tb_parseOptimize(int argc, char** argv, tbOptArgs* a) {
   return 0;
 }
 
-static int tb_writeHistoryCSV(const char* path, const tbOptRun* r) {
-  tbOutFile out;
-  int rc = tb_cliOutOpen(&out, "--out", path);
-  if (rc) return rc;
-  fprintf(out.f, "iteration,evaluations,seconds,best,best_cm\n");
+static void tb_writeHistoryCSV(FILE* f, const tbOptRun* r) {
+  fprintf(f, "iteration,evaluations,seconds,best,best_cm\n");
   for (int i = 0; i < r->nhist; i++) {
     const tbOptimTrace* t = &r->hist[i];
-    fprintf(out.f, "%d,%d,%.6f,%.17g,%.17g\n", t->iter, t->evals, t->seconds, t->best,
-            100.0 * t->best);
+    fprintf(f, "%d,%d,%.6f,%.17g,%.17g\n", t->iter, t->evals, t->seconds, t->best, 100.0 * t->best);
   }
-  return tb_cliOutCommit(&out, "--out");
 }
 
-// every file of PREFIX can be written, before the search: the runs' histories, the plot, the
-// best motion and its field
-static int tb_checkOptimizeOutputs(const char* prefix, const tbOptRun* run, int nrun) {
+// the files of PREFIX, opened before the search and committed together: the runs' histories,
+// the plot, the best motion and its field
+typedef struct tbOptOut {
+  tbOutFile hist[2], plot, best;
+  tbFieldOut field;
+} tbOptOut;
+
+static int tb_openOptimizeOutputs(tbOptOut* out, const char* prefix, const tbOptRun* run,
+                                  int nrun) {
+  memset(out, 0, sizeof(*out));
   char path[4200];
   int rc = 0;
   for (int r = 0; r < nrun && !rc; r++) {
     snprintf(path, sizeof(path), "%s-%s.csv", prefix, run[r].name);
-    rc = tb_cliOutCheck("--out", path);
+    rc = tb_cliOutOpen(&out->hist[r], "--out", path);
   }
-  const char* suffix[4] = {".png", "-best.csv", "-field.csv", "-field.png"};
-  for (int k = 0; k < 4 && !rc; k++) {
-    snprintf(path, sizeof(path), "%s%s", prefix, suffix[k]);
-    rc = tb_cliOutCheck("--out", path);
-  }
+  snprintf(path, sizeof(path), "%s.png", prefix);
+  if (!rc) rc = tb_cliOutOpen(&out->plot, "--out", path);
+  snprintf(path, sizeof(path), "%s-best.csv", prefix);
+  if (!rc) rc = tb_cliOutOpen(&out->best, "--out", path);
+  snprintf(path, sizeof(path), "%s-field", prefix);
+  if (!rc) rc = tb_fieldOutOpen(&out->field, path);
   return rc;
+}
+
+static void tb_abortOptimizeOutputs(tbOptOut* out) {
+  tb_outAbort(&out->hist[0]);
+  tb_outAbort(&out->hist[1]);
+  tb_outAbort(&out->plot);
+  tb_outAbort(&out->best);
+  tb_fieldOutAbort(&out->field);
 }
 
 // the journal PREFIX.journal of the search a names (every option that changes a call's values:
@@ -377,12 +395,15 @@ int tb_plateOptimizeMain(int argc, char** argv) {
   int tty = isatty(fileno(stderr));
   tbCallMemo memo;
   memset(&memo, 0, sizeof(memo));
-  if ((rc = tb_checkOptimizeOutputs(a.out, run, nrun)) || (rc = tb_openMemo(&memo, &a, o))) {
+  tbOptOut out;
+  if ((rc = tb_openOptimizeOutputs(&out, a.out, run, nrun)) || (rc = tb_openMemo(&memo, &a, o))) {
+    tb_abortOptimizeOutputs(&out);
     tb_memoClose(&memo, 0);
     tb_freePlateObj(ob);
     return rc;
   }
   if (tb_memoObjective(&memo, ob, 1, x0, &start_f)) {
+    tb_abortOptimizeOutputs(&out);
     tb_memoClose(&memo, 0);
     tb_freePlateObj(ob);
     return memo.failed ? 2 : tb_cliError("%s", tb_lastError());
@@ -412,6 +433,7 @@ int tb_plateOptimizeMain(int argc, char** argv) {
     if (tty) fputc('\n', stderr);
     if (st < 0 || st == TB_OPTIM_ABORTED) {
       for (int q = 0; q < nrun; q++) free(run[q].hist);
+      tb_abortOptimizeOutputs(&out);
       tb_memoClose(&memo, 0);
       tb_freePlateObj(ob);
       if (memo.failed) return 2;
@@ -438,34 +460,21 @@ int tb_plateOptimizeMain(int argc, char** argv) {
   tb_plateObjParams(ob, B->x, p12);
 
   // outputs
-  size_t len = strlen(a.out) + 32;
-  char* path = (char*)malloc(len);
   char title[160];
   tbFieldResult fr;
   memset(&fr, 0, sizeof(fr));
-  if (!path) {
-    rc = tb_cliError("out of memory");
-    goto done;
-  }
-  for (int r = 0; r < nrun; r++) {
-    snprintf(path, len, "%s-%s.csv", a.out, run[r].name);
-    if ((rc = tb_writeHistoryCSV(path, &run[r]))) goto done;
-  }
-  snprintf(path, len, "%s.png", a.out);
+  for (int r = 0; r < nrun; r++) tb_writeHistoryCSV(out.hist[r].f, &run[r]);
   snprintf(title, sizeof(title), "plate optimize: %s, %d starts, %g s, h %g s", a.target, o->nstart,
            o->horizon, o->dt);
-  if (tb_plotHistory(path, title, run, nrun)) {
-    rc = tb_cliError("--out %s: cannot write the PNG", path);
+  if (tb_plotHistory(out.plot.f, title, run, nrun)) {
+    rc = tb_cliPlotFailed(&out.plot);
     goto done;
   }
-  snprintf(path, len, "%s-best.csv", a.out);
-  tbOutFile best;
-  if ((rc = tb_cliOutOpen(&best, "--out", path))) goto done;
-  fprintf(best.f, "name,value\n");
-  for (int c = 0; c < 12; c++) fprintf(best.f, "%s,%.17g\n", tb_pname[c], p12[c]);
-  fprintf(best.f, "omega,%.17g\nobjective,%.17g\nobjective_cm,%.17g\n", o->omega, B->best,
+  FILE* best = out.best.f;
+  fprintf(best, "name,value\n");
+  for (int c = 0; c < 12; c++) fprintf(best, "%s,%.17g\n", tb_pname[c], p12[c]);
+  fprintf(best, "omega,%.17g\nobjective,%.17g\nobjective_cm,%.17g\n", o->omega, B->best,
           100.0 * B->best);
-  if ((rc = tb_cliOutCommit(&best, "--out"))) goto done;
   // the field of the best motion
   tbPlateMotion mo;
   memset(&mo, 0, sizeof(mo));
@@ -501,9 +510,12 @@ int tb_plateOptimizeMain(int argc, char** argv) {
       rc = tb_cliError("%s", tb_lastError());
       goto done;
     }
-    snprintf(path, len, "%s-field", a.out);
-    if ((rc = tb_plateWriteField(path, &mo, 0, &fo, &fr))) goto done;
+    if ((rc = tb_fieldOutWrite(&out.field, &mo, 0, &fo, &fr))) goto done;
   }
+  // the runs not started (after Ctrl-C) and the field not computed are left out
+  tbOutFile* files[6] = {&out.plot,    &out.best,        &out.hist[0],
+                         &out.hist[1], &out.field.table, &out.field.png};
+  if ((rc = tb_cliOutCommitAll("--out", files, interrupted ? 2 + nrun : 6))) goto done;
 
   // the summary
   {
@@ -546,8 +558,8 @@ int tb_plateOptimizeMain(int argc, char** argv) {
 done:
   // a whole search needs no journal; an interrupted or failed one keeps it for --resume
   tb_memoClose(&memo, rc == 0);
+  tb_abortOptimizeOutputs(&out);
   tb_freeFieldResult(&fr);
-  free(path);
   for (int r = 0; r < nrun; r++) free(run[r].hist);
   tb_freePlateObj(ob);
   return rc;

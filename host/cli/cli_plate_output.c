@@ -28,7 +28,7 @@ static void tb_writeFieldRows(FILE* f, const tbFieldResult* r) {
   tb_fieldRows(f, r, 0, r->done);
 }
 
-static int tb_writeFieldPNG(const char* path, const tbPlateMotion* mo, int modified,
+static int tb_writeFieldPNG(tbOutFile* png, const tbPlateMotion* mo, int modified,
                             const tbFieldOpt* o, const tbFieldResult* r) {
   int n = r->done;
   double* buf = (double*)malloc(sizeof(double) * 6 * (size_t)n);
@@ -36,7 +36,7 @@ static int tb_writeFieldPNG(const char* path, const tbPlateMotion* mo, int modif
   if (!buf || !mark) {
     free(buf);
     free(mark);
-    return tb_cliError("--out %s: out of memory for the plot", path);
+    return tb_cliError("--out %s: out of memory for the plot", png->path);
   }
   for (int i = 0; i < n; i++) {
     const tbFieldPoint* p = &r->pt[i];
@@ -56,29 +56,29 @@ static int tb_writeFieldPNG(const char* path, const tbPlateMotion* mo, int modif
   tbQuiver q = {title,           o->extent,   0.1 * o->extent, n,    buf,         buf + n,
                 buf + 2 * n,     buf + 3 * n, 0.8 * spacing,   mark, buf + 4 * n, buf + 5 * n,
                 "sticking start"};
-  int rc = tb_plotQuiver(path, &q, 900, 760);
+  int rc = tb_plotQuiver(png->f, &q, 900, 760);
   free(buf);
   free(mark);
-  return rc ? tb_cliError("--out %s: cannot write the PNG", path) : 0;
+  return rc ? tb_cliPlotFailed(png) : 0;
 }
 
 int tb_fieldOutOpen(tbFieldOut* out, const char* prefix) {
   memset(out, 0, sizeof(*out));
   out->h5 = tb_isH5(prefix);
   int stem = out->h5 ? (int)(strrchr(prefix, '.') - prefix) : (int)strlen(prefix);
-  char table[4200];
-  snprintf(table, sizeof(table), "%.*s.%s", stem, prefix, out->h5 ? "h5" : "csv");
-  snprintf(out->png, sizeof(out->png), "%.*s.png", stem, prefix);
-  int rc = tb_cliOutOpen(&out->table, "--out", table);
-  return rc ? rc : tb_cliOutCheck("--out", out->png);
+  char path[4200];
+  snprintf(path, sizeof(path), "%.*s.%s", stem, prefix, out->h5 ? "h5" : "csv");
+  int rc = tb_cliOutOpen(&out->table, "--out", path);
+  snprintf(path, sizeof(path), "%.*s.png", stem, prefix);
+  return rc ? rc : tb_cliOutOpen(&out->png, "--out", path);
 }
 
 int tb_fieldOutWrite(tbFieldOut* out, const tbPlateMotion* mo, int modified, const tbFieldOpt* o,
                      const tbFieldResult* r) {
-  int rc = tb_writeFieldPNG(out->png, mo, modified, o, r);
+  int rc = tb_writeFieldPNG(&out->png, mo, modified, o, r);
   if (rc || !out->h5) {
     if (!rc) tb_writeFieldRows(out->table.f, r);
-    return rc ? rc : tb_cliOutCommit(&out->table, "--out");
+    return rc;
   }
   char* text = NULL;
   size_t len = 0;
@@ -92,11 +92,7 @@ int tb_fieldOutWrite(tbFieldOut* out, const tbPlateMotion* mo, int modified, con
   return rc;
 }
 
-int tb_plateWriteField(const char* prefix, const tbPlateMotion* mo, int modified,
-                       const tbFieldOpt* o, const tbFieldResult* r) {
-  tbFieldOut out;
-  int rc = tb_fieldOutOpen(&out, prefix);
-  if (!rc) rc = tb_fieldOutWrite(&out, mo, modified, o, r);
-  tb_outAbort(&out.table);
-  return rc;
+void tb_fieldOutAbort(tbFieldOut* out) {
+  tb_outAbort(&out->table);
+  tb_outAbort(&out->png);
 }

@@ -32,9 +32,9 @@ int tb_replayRun(tbCliReplay* r, const char* stem, const tbModel* m, tbData* d, 
     return tb_cliError("--view side: a planar (2.5D) scene is drawn from the top");
   char path[4200];
   snprintf(path, sizeof(path), "%s.csv", stem);
-  snprintf(r->video, sizeof(r->video), "%s.mp4", stem);
   int rc = tb_cliOutOpen(&r->csv, "--out", path);
-  if (!rc) rc = tb_cliOutCheck("--out", r->video);  // a video that cannot be written fails now
+  snprintf(path, sizeof(path), "%s.mp4", stem);
+  if (!rc) rc = tb_cliOutOpen(&r->video, "--out", path);
   if (!rc) rc = tb_newRecord(&r->rec, m, 1, nstep, 1);
   if (!rc && tb_rollout(m, d, 0, 1, nstep, &r->rec))
     rc = tb_cliError("--replay: %s", tb_lastError());
@@ -46,14 +46,19 @@ int tb_replayWrite(tbCliReplay* r, const tbModel* m, const tbData* d, tbReplayOp
   o->title = title;
   o->caption = caption;
   tb_writeTrajectories(r->csv.f, m, &r->rec, d, 1);
-  int rc = tb_cliOutCommit(&r->csv, "--out");
-  if (!rc && tb_writeReplay(r->video, m, d, &r->rec, o))
-    rc = tb_cliError("--replay: %s", tb_lastError());
-  return rc;
+  if (tb_writeReplay(r->video.f, m, d, &r->rec, o))
+    return tb_cliError("--replay %s: %s", r->video.path, tb_lastError());
+  return 0;
+}
+
+int tb_replayCommit(tbCliReplay* r, tbOutFile* also) {
+  tbOutFile* files[3] = {&r->csv, &r->video, also};
+  return tb_cliOutCommitAll("--out", files, also ? 3 : 2);
 }
 
 void tb_replayEnd(tbCliReplay* r) {
   tb_outAbort(&r->csv);
+  tb_outAbort(&r->video);
   tb_freeRecord(&r->rec);
 }
 

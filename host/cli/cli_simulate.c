@@ -22,23 +22,28 @@
 
 //---- parameter values --------------------------------------------------------------------------
 
-// one --param NAME=SPEC (tbParamSpec)
+// one --param NAME=SPEC (tbParamSpec), or --dt SPEC
 typedef struct tbParamArg {
   char name[TB_NAMELEN];
+  char given[200];  // the option as typed, "--param NAME=SPEC" or "--dt SPEC", for messages
   tbParamSpec spec;
   int structural;  // taken by the scene's build, not a parameter
 } tbParamArg;
 
-static int tb_parseParamArg(const char* arg, tbParamArg* out) {
+// --param NAME=SPEC (opt "--param") or --dt SPEC (opt "--dt", arg "dt=SPEC")
+static int tb_parseParamArg(const char* opt, const char* arg, tbParamArg* out) {
   const char* eq = strchr(arg, '=');
   if (!eq || eq == arg || (size_t)(eq - arg) >= TB_NAMELEN) {
     return tb_cliError("--param %s: expected NAME=VALUE", arg);
   }
   memset(out, 0, sizeof(*out));
   memcpy(out->name, arg, (size_t)(eq - arg));
-  char what[96];
-  snprintf(what, sizeof(what), "--param %s", out->name);
-  if (tb_parseParamSpec(what, eq + 1, &out->spec)) return tb_cliError("%s", tb_lastError());
+  if (!strcmp(opt, "--dt")) {
+    snprintf(out->given, sizeof(out->given), "--dt %s", eq + 1);
+  } else {
+    snprintf(out->given, sizeof(out->given), "--param %s", arg);
+  }
+  if (tb_parseParamSpec(out->given, eq + 1, &out->spec)) return tb_cliError("%s", tb_lastError());
   return 0;
 }
 
@@ -164,7 +169,7 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       if (a->nparam == TB_MAXPARAMARG) return tb_cliError("too many --param");
       char buf[160];
       snprintf(buf, sizeof(buf), "%s%s", strcmp(arg, "--dt") ? "" : "dt=", val);
-      rc = tb_parseParamArg(buf, &a->param[a->nparam++]);
+      rc = tb_parseParamArg(arg, buf, &a->param[a->nparam++]);
     } else if (!strcmp(arg, "--cone")) {
       rc = tb_parseCone(val, &a->build.cone);
       a->build_given = 1;
@@ -233,6 +238,47 @@ static int tb_applyStructural(tbSimArgs* a) {
   return 0;
 }
 
+// the model's parameter an argument sets (--dt: a file's opt.timestep), or -1
+static int tb_paramOf(const tbModel* m, const tbSimArgs* a, const tbParamArg* pa) {
+  int dt = !strcmp(pa->name, "dt");
+  return tb_findParam(m, a->model && dt ? "opt.timestep" : pa->name);
+}
+
+// every scene's value of one --param (or --dt) in its parameter's range, and a time step at
+// least the scene's shortest (tb_minStep); 0, or 2 after an error naming the option as given
+static int tb_checkParamArg(const tbModel* m, const tbData* d, const tbSimArgs* a,
+                            const tbParamArg* pa) {
+  int p = tb_paramOf(m, a, pa);
+  const tbParam* prm = &m->param[p];
+  int dt = m->vary_adr[TB_F_OPT] + TB_OPT_DT == prm->target[0];
+  int mass = prm->target[0] >= m->vary_adr[TB_F_BODY_MASS] &&
+             prm->target[0] < m->vary_adr[TB_F_BODY_MASS] + m->nbody;
+  for (int s = 0; s < d->nscene; s++) {
+    double v = d->param[(size_t)s * m->nparam + p];
+    int below = prm->lo_open ? !(v > prm->lo) : !(v >= prm->lo);
+    if (mass && below && !prm->lo_open && prm->lo == TB_MIN_MASS) {
+      return tb_cliError(
+          "%s: %g kg (scene %d) is below %g kg, the smallest mass the solvers take (1/m and the "
+          "Delassus entries it makes span no more than the masses do; tumble.h: TB_MIN_MASS)",
+          pa->given, v, s, TB_MIN_MASS);
+    }
+    if (below || !(v <= prm->hi)) {
+      return tb_cliError("%s: %g (scene %d) must be in %s%g, %g]%s%s (%s)", pa->given, v, s,
+                         prm->lo_open ? "(" : "[", prm->lo, prm->hi, prm->unit[0] ? " " : "",
+                         prm->unit, prm->doc);
+    }
+    double lo = dt ? tb_minStep(m, d, s) : 0.0;
+    if (dt && !(v >= lo)) {
+      return tb_cliError(
+          "%s: %g s (scene %d) is below the smallest step %.2g s this scene allows: a body "
+          "starting from rest under its gravity (at least 1 g) must move in one step by more than "
+          "the rounding of its coordinates (tumble.h: tb_minStep)",
+          pa->given, v, s, lo);
+    }
+  }
+  return 0;
+}
+
 static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a) {
   for (int i = 0; i < a->nparam; i++) {
     if (a->param[i].structural) continue;
@@ -250,6 +296,11 @@ static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a) {
           tb_paramSpecValue(&a->param[i].spec, p, s, d->nscene, (uint64_t)a->seed);
     }
   }
+  // the values given checked by the option that gave them, before tb_checkParams names the
+  // parameters
+  for (int i = 0; i < a->nparam; i++) {
+    if (!a->param[i].structural && tb_checkParamArg(m, d, a, &a->param[i])) return 2;
+  }
   if (tb_checkParams(m, d) != TB_OK) return tb_cliError("%s", tb_lastError());
   return 0;
 }
@@ -263,31 +314,29 @@ static void tb_writeSceneSummary(FILE* f, const tbModel* m, const tbData* d, int
   }
 }
 
-static void tb_printSummary(const tbData* d, const tbSimArgs* a, int ndone, double seconds) {
-  int failed = 0, unconverged = 0, buried = 0, first = -1;
+static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* a, int ndone,
+                            double seconds) {
+  int failed = 0, unconverged = 0;
   double rmax = 0.0, iters = 0.0;
+  tbFailTally fails = {0};
   for (int s = 0; s < ndone; s++) {
     iters += (double)d->iter_sum[s];
     failed += (d->status[s] & TB_SCENE_FAILMASK) != 0;
     unconverged += (d->status[s] & TB_SCENE_UNCONVERGED) != 0;
     rmax = d->resid_max[s] > rmax ? d->resid_max[s] : rmax;
-    if ((d->status[s] & TB_SCENE_START_FAIL) && !buried++) first = s;
+    tb_failTallyAdd(&fails, d->status[s], s);
   }
-  // bad starting values, not a failing step: said apart from the failures
-  if (buried) {
-    fprintf(stderr,
-            "tumble: simulate: %d scene(s) start with a shape sunk into another (starts-buried; "
-            "scene %d first): their parameters place bodies inside each other\n",
-            buried, first);
-  }
+  tb_sayFailures("simulate", "scene", &fails, m->maxcon);
+  char name[6 * 256 + 1];  // a model's file name may hold quotes: each escaped in 6 at most
+  tb_jsonEscape(name, sizeof(name), a->name);
   double ss = (double)ndone * a->nstep;
   printf(
       "{\"scene\": \"%s\", \"scenes\": %d, \"steps\": %ld, \"seconds\": %.6f, "
       "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
       "\"max_residual\": %.3g, \"mean_iterations\": %.3g, \"threads\": %d, "
       "\"device\": \"%s\", \"precision\": \"%s\", \"partial\": %s}\n",
-      a->name, ndone, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0, failed, unconverged,
-      rmax, ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(), tb_precisionName(),
+      name, ndone, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0, failed, unconverged, rmax,
+      ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(), tb_precisionName(),
       ndone < d->nscene ? "true" : "false");
 }
 
@@ -423,18 +472,20 @@ static int tb_simulateReplay(const tbModel* m, const tbData* d, tbSimArgs* a) {
   tb_copyScene(m, d, (int)a->replay, one, 0);
   tbCliReplay rep;
   int rc = tb_replayRun(&rep, stem, m, one, (int)a->nstep, &a->replay_opt);
-  char text[96] = "", title[400], caption[130];
+  char text[96] = "", title[400], caption[130], json[6 * 256 + 1];
   if (!rc) {
     tb_statusText(one->status[0], text, sizeof(text));
     snprintf(title, sizeof(title), "%s, scene %ld: %s", name, a->replay, text);
     tb_paramCaption(m, one, caption, sizeof(caption));
     rc = tb_replayWrite(&rep, m, one, &a->replay_opt, title, caption);
+    if (!rc) rc = tb_replayCommit(&rep, NULL);
   }
   if (!rc) {
     printf(
         "{\"scene\": \"%s\", \"replay\": %ld, \"status\": \"%s\", \"max_residual\": %.6g, "
         "\"trajectory\": \"%s\", \"video\": \"%s\"}\n",
-        name, a->replay, text, one->resid_max[0], rep.csv.path, rep.video);
+        tb_jsonEscape(json, sizeof(json), name), a->replay, text, one->resid_max[0], rep.csv.path,
+        rep.video.path);
   }
   tb_replayEnd(&rep);
   tb_freeData(one);
@@ -533,10 +584,10 @@ int tb_simulateMain(int argc, char** argv) {
   } else if (a.out) {
     tb_writeTrajectories(traj.f, m, &rec, d, ndone);
     tb_writeSceneSummary(summary.f, m, d, ndone);
-    if ((rc = tb_cliOutCommit(&traj, "--out")) || (rc = tb_cliOutCommit(&summary, "--out")))
-      goto done;
   }
-  tb_printSummary(d, &a, ndone, seconds);
+  tbOutFile* files[2] = {&traj, &summary};
+  if (a.out && (rc = tb_cliOutCommitAll("--out", files, 2))) goto done;
+  tb_printSummary(m, d, &a, ndone, seconds);
   if (ndone < d->nscene) {
     tb_cliError("interrupted: %d of %d scenes done%s", ndone, d->nscene,
                 a.out ? ", written as a partial run" : "");

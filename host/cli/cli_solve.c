@@ -1,4 +1,6 @@
-// `tumble solve FILE`: one frictional-contact or LCP problem from a file, any solver.
+// `tumble solve FILE`: one frictional-contact or LCP problem from a file, any solver. Exits 0
+// when the problem is solved (a run converged), TB_SOLVE_UNSOLVED when no run did, 2 on bad
+// input: a script can tell an answer from a best iterate without reading the JSON.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,9 @@
 #include "cli/cli.h"
 #include "solver/residual.h"
 #include "solver/solver_need.h"
+
+// the exit status of a problem no run solved (2 is bad input, 130 Ctrl-C)
+#define TB_SOLVE_UNSOLVED 3
 
 typedef struct tbSolveArgs {
   const char* file;
@@ -25,7 +30,9 @@ static void tb_solveUsage(FILE* f) {
       f,
       "usage: tumble solve FILE [--solver NAME|all] [--tol T] [--max-iter K] [--max-seconds S]\n"
       "         [--cone exact|pyramid] [--facets N]   one problem file (Siconos .dat, FCLib)\n"
-      "       tumble solve --list         the solvers\n");
+      "       tumble solve --list         the solvers\n"
+      "  exit status: 0 solved (a run converged; with --solver all, at least one), 3 not\n"
+      "  converged (every run stopped above --tol: its best iterate is printed), 2 bad input\n");
 }
 
 static void tb_listSolvers(void) {
@@ -90,17 +97,20 @@ static void tb_printRun(const tbSolveArgs* a, const tbFileProblem* fp, const tbP
   const char* base = strrchr(a->file, '/');
   char resid[32];  // null, with stop "non-finite", where the residual is NaN or inf
   tb_jsonNumber(resid, sizeof(resid), "%.3e", r->residual);
+  char file[6 * 256 + 1];  // a file's name may hold quotes and backslashes
+  tb_jsonEscape(file, sizeof(file), base ? base + 1 : a->file);
   printf(
       "{\"file\": \"%s\", \"solver\": \"%s\", \"converged\": %s, \"iterations\": %d, "
       "\"residual\": %s, \"seconds\": %.6f, \"contacts\": %d, \"rows\": %d, "
       "\"cone\": \"%s\", \"stop\": \"%s\"}\n",
-      base ? base + 1 : a->file, tb_solverName(solver), r->converged ? "true" : "false",
-      r->iterations, resid, r->seconds, fp->ncontact, p->n, p->cone ? "pyramid" : "exact",
+      file, tb_solverName(solver), r->converged ? "true" : "false", r->iterations, resid,
+      r->seconds, fp->ncontact, p->n, p->cone ? "pyramid" : "exact",
       isfinite(r->residual) ? reasons[r->reason] : "non-finite");
 }
 
+// one solver's run printed; *converged set: 0, or 2 after an error message
 static int tb_runSolver(const tbSolveArgs* a, const tbFileProblem* fp, const tbProblem* p,
-                        int solver) {
+                        int solver, int* converged) {
   tbSolverOpt opt = tb_defaultSolverOpt();
   opt.tol = a->tol;
   opt.max_iter = (int)a->max_iter;
@@ -115,9 +125,20 @@ static int tb_runSolver(const tbSolveArgs* a, const tbFileProblem* fp, const tbP
   tbSolveResult r;
   int rc = tb_solveFile(solver, p, &opt, x, w, &r);
   if (rc == TB_OK) tb_printRun(a, fp, p, solver, &r);
+  *converged = rc == TB_OK && r.converged;
   tb_freeSolverWork(w);
   free(x);
   return rc == TB_OK ? 0 : tb_cliError("%s", tb_lastError());
+}
+
+// no run met the tolerance: said, and the status for it
+static int tb_saySolveUnsolved(const tbSolveArgs* a, int nrun, int last) {
+  fprintf(stderr,
+          "tumble: solve: %s: not converged: %s stopped above --tol %g (the JSON has each "
+          "stop reason and best residual); raise --max-iter or --max-seconds, or try another "
+          "--solver\n",
+          a->file, nrun > 1 ? "every solver" : tb_solverName(last), a->tol);
+  return TB_SOLVE_UNSOLVED;
 }
 
 int tb_solveMain(int argc, char** argv) {
@@ -142,11 +163,20 @@ int tb_solveMain(int argc, char** argv) {
     return tb_cliError("solver '%s' does not apply to %s (%s cone)", tb_solverName(a.solver),
                        a.file, p.cone ? "pyramid" : "exact");
   }
+  int nrun = 0, nconverged = 0, last = a.solver;
   for (int s = 0; s < TB_NSOLVER && !rc; s++) {
     if ((a.solver < 0 && tb_solverApplies(s, &p)) || s == a.solver) {
-      rc = tb_runSolver(&a, &fp, &p, s);
+      int converged = 0;
+      rc = tb_runSolver(&a, &fp, &p, s, &converged);
+      nrun++;
+      nconverged += converged;
+      last = s;
     }
   }
   tb_freeFileProblem(&fp);
-  return rc;
+  if (!rc && !nrun) {
+    return tb_cliError("no solver applies to %s (%s cone)", a.file, p.cone ? "pyramid" : "exact");
+  }
+  if (rc || nconverged) return rc;
+  return tb_saySolveUnsolved(&a, nrun, last);
 }

@@ -1,6 +1,7 @@
 // tumble: batched rigid-body scenes with frictional contact. The command line's entry: the
 // commands, and the default main job.
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +77,9 @@ int tb_cliMain(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+  // a file-size limit (ulimit -f) makes a write fail with EFBIG, said and handled like a full
+  // disk, instead of killing the process with its outputs half written
+  signal(SIGXFSZ, SIG_IGN);
   tb_mpiStart(&argc, &argv);
   return tb_mpiEnd(tb_cliMain(argc, argv));
 }

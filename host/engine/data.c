@@ -74,18 +74,16 @@ void tb_defaultParams(const tbModel* m, tbData* d) {
   }
 }
 
-// the support tripods (points and loads come from the parameters), joint limits and, in a
-// quasistatic or implicit model, restitution of every scene
+// the time step (tb_minStep), support tripods (points and loads come from the parameters),
+// joint limits and, in a quasistatic or implicit model, restitution of every scene
 static int tb_checkSceneValues(const tbModel* m, const tbData* d) {
-  int limited = 0;
-  for (int j = 0; j < m->njnt; j++) limited |= m->jnt_limited[j];
-  if (!m->nsupport && !limited && !m->opt.quasistatic && !m->opt.implicit) return TB_OK;
   double* vary = malloc(sizeof(double) * m->nvary);
   if (!vary) return TB_ERR_MEMORY;
   int rc = TB_OK;
   for (int s = 0; s < d->nscene && rc == TB_OK; s++) {
     tb_sceneVary(m, d, s, vary);
-    rc = tb_checkSupports(m, vary);
+    rc = tb_checkStepLength(m, vary);
+    if (rc == TB_OK) rc = tb_checkSupports(m, vary);
     if (rc == TB_OK) rc = tb_checkSceneJointLimits(m, vary);
     if (rc == TB_OK) rc = tb_checkStepValues(m, vary);
     if (rc != TB_OK) {
@@ -112,6 +110,16 @@ int tb_checkParams(const tbModel* m, const tbData* d) {
     }
   }
   return tb_checkSceneValues(m, d);
+}
+
+double tb_minStep(const tbModel* m, const tbData* d, int scene) {
+  if (!d) return tb_minStepOf(m, m->vary0);
+  double* vary = malloc(sizeof(double) * m->nvary);
+  if (!vary) return NAN;
+  tb_sceneVary(m, d, scene, vary);
+  double h = tb_minStepOf(m, vary);
+  free(vary);
+  return h;
 }
 
 void tb_sceneVary(const tbModel* m, const tbData* d, int s, double* out) {

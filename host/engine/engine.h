@@ -460,6 +460,10 @@ int tb_checkSceneJointLimits(const tbModel* m, const double* vary);
 // quasistatic step (thesis §3.4) takes no minimal-coordinate joints and no restitution, the
 // implicit step (§3.5) no restitution and no compliant cut shapes. TB_OK for the others.
 int tb_checkStepValues(const tbModel* m, const double* vary);
+// model_compile.c: tb_minStep of one scene's values, and that scene's dt in [it, TB_MAX_DT]
+// (TB_OK, or TB_ERR_ARG naming both)
+double tb_minStepOf(const tbModel* m, const double* vary);
+int tb_checkStepLength(const tbModel* m, const double* vary);
 
 // step.c: what a step's contacts did, for drawing: the world point of each contact block (a
 // shape contact's midpoint, a support tripod's point) and the force its impulses put on body

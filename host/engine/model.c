@@ -116,6 +116,45 @@ static int tb_checkEditable(const tbModel* m) {
   return 0;
 }
 
+// a dynamic body's mass in [TB_MIN_MASS, TB_MAX_MASS] (the parameters' range) and inertia > 0
+// with a finite inverse (the step takes 1/I); 0, or -1 with the error naming body nm
+static int tb_checkBodyMass(const tbBodyDef* def, const char* nm) {
+  if (!(def->mass >= TB_MIN_MASS && def->mass <= TB_MAX_MASS)) {
+    tb_setError("body '%s': mass %g kg must be in [%g, %g] kg (tumble.h: TB_MIN_MASS)", nm,
+                def->mass, TB_MIN_MASS, TB_MAX_MASS);
+    return -1;
+  }
+  for (int i = 0; i < 3; i++) {
+    double I = def->inertia[i];
+    if (!(I > 0.0) || !isfinite(I) || !isfinite(1.0 / I)) {
+      tb_setError("body '%s': inertia[%d] %g must be finite and > 0, with a finite inverse", nm, i,
+                  I);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+// coordinates within TB_MAX_POS and a moving body's velocity within TB_MAX_SPEED, as the
+// parameters x0 and vx0 take them; 0, or -1 with the error naming body nm
+static int tb_checkBodyState(const tbBodyDef* def, const char* nm) {
+  for (int k = 0; k < 3; k++) {
+    if (!(fabs(def->pos[k]) <= TB_MAX_POS)) {
+      tb_setError("body '%s': pos[%d] %g m must be in [-%g, %g] m", nm, k, def->pos[k], TB_MAX_POS,
+                  TB_MAX_POS);
+      return -1;
+    }
+  }
+  for (int k = 0; k < 6 && def->type == TB_BODY_DYNAMIC; k++) {
+    if (!(fabs(def->vel[k]) <= TB_MAX_SPEED)) {
+      tb_setError("body '%s': vel[%d] %g %s must be in [-%g, %g]", nm, k, def->vel[k],
+                  k < 3 ? "m/s" : "rad/s", TB_MAX_SPEED, TB_MAX_SPEED);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int tb_addBody(tbModel* m, const tbBodyDef* def) {
   if (tb_checkEditable(m)) return -1;
   const char* nm = def->name ? def->name : "";
@@ -127,25 +166,14 @@ int tb_addBody(tbModel* m, const tbBodyDef* def) {
     tb_setError("body '%s': name longer than %d characters", nm, TB_NAMELEN - 1);
     return -1;
   }
-  if (def->type == TB_BODY_DYNAMIC) {
-    if (!(def->mass > 0.0) || !isfinite(def->mass)) {
-      tb_setError("body '%s': mass %g must be finite and > 0", nm, def->mass);
-      return -1;
-    }
-    for (int i = 0; i < 3; i++) {
-      if (!(def->inertia[i] > 0.0) || !isfinite(def->inertia[i])) {
-        tb_setError("body '%s': inertia[%d] %g must be finite and > 0", nm, i, def->inertia[i]);
-        return -1;
-      }
-    }
-  }
+  if (def->type == TB_BODY_DYNAMIC && tb_checkBodyMass(def, nm)) return -1;
   if (!tb_allFinite(def->pos, 3) || !tb_allFinite(def->quat, 4) || !tb_allFinite(def->vel, 6) ||
       !tb_allFinite(def->force, 6)) {
     tb_setError("body '%s': pos, quat, vel and force must be finite", nm);
     return -1;
   }
-  double qn = sqrt(tbu_dot3(def->quat + 1, def->quat + 1) + def->quat[0] * def->quat[0]);
-  if (!(qn > 0.0)) {
+  if (tb_checkBodyState(def, nm)) return -1;
+  if (def->quat[0] == 0.0 && def->quat[1] == 0.0 && def->quat[2] == 0.0 && def->quat[3] == 0.0) {
     tb_setError("body '%s': quat is zero", nm);
     return -1;
   }
@@ -157,7 +185,7 @@ int tb_addBody(tbModel* m, const tbBodyDef* def) {
   tbBodyDef* b = &m->bdef[m->nbody];
   *b = *def;
   b->name = NULL;  // the caller's string may not outlive the model; body_name keeps a copy
-  tbu_quatNormalize(b->quat);
+  tbu_quatNormalizeScaled(b->quat);
   char(*names)[TB_NAMELEN] = realloc(m->body_name, (m->nbody + 1) * TB_NAMELEN);
   if (!names) return -1;
   m->body_name = names;
@@ -246,9 +274,10 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
   int sized = def->type != TB_GEOM_PLANE && def->type != TB_GEOM_PRISM;
   for (int i = 0; i < nsize && sized; i++) {
     int zero_ok = def->type == TB_GEOM_SPHERE || (def->type == TB_GEOM_CAPSULE && i == 1);
-    if (def->size[i] < 0.0 || (!zero_ok && def->size[i] == 0.0)) {
-      tb_setError("geom %d: size[%d] = %g must be %s", g, i, def->size[i],
-                  zero_ok ? ">= 0" : "> 0");
+    // at most TB_MAX_POS, as a parameter size takes it
+    if (def->size[i] < 0.0 || (!zero_ok && def->size[i] == 0.0) || def->size[i] > TB_MAX_POS) {
+      tb_setError("geom %d: size[%d] = %g must be %s and <= %g m", g, i, def->size[i],
+                  zero_ok ? ">= 0" : "> 0", TB_MAX_POS);
       return -1;
     }
   }
@@ -294,7 +323,7 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
   }
   m->gdef[g].vert = vert;
   m->gdef[g].nvert = vert ? def->nvert : 0;
-  tbu_quatNormalize(m->gdef[g].quat);
+  tbu_quatNormalizeScaled(m->gdef[g].quat);
   return m->ngeom++;
 }
 

@@ -1,4 +1,5 @@
 // Model compilation: the definitions checked together and frozen into a const tbModel.
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,79 @@ static int tb_jointed(const tbModel* m, int b1, int b2) {
   return 0;
 }
 
+// how many of its pairs with moving shapes one moving shape is counted to touch at once: rigid
+// shapes that do not overlap touch a sphere of their size at 12 places at most (the kissing
+// number), and 16 leaves room for the neighbours within a step's margin
+#define TB_CONTACT_NEIGHBOURS 16
+// a scene's contacts at most, whatever its shapes or option say (int counts throughout)
+#define TB_MAXCON_LIMIT (1 << 24)
+
+// the TB_CONTACT_NEIGHBOURS largest bounds of geom g's pairs with moving shapes (top, sorted
+// down), with one more bound b
+static void tb_keepLargest(int* top, int b) {
+  for (int k = 0; k < TB_CONTACT_NEIGHBOURS; k++) {
+    if (b <= top[k]) continue;
+    int t = top[k];
+    top[k] = b;
+    b = t;
+  }
+}
+
+// the contacts the shapes allow a scene: every pair's bound, or less where a shape has more pairs
+// than can touch it at once. Every contact has a moving shape in it, so the sum over moving
+// shapes of what each can touch bounds a scene's: its pairs with fixed shapes (a floor, walls:
+// few) whole, and the TB_CONTACT_NEIGHBOURS largest of its pairs with moving shapes. 5,000
+// spheres on a floor hold 85,000 contacts so, where their 12.5 million pairs would ask for as
+// many; a scene with more is stopped as contact-overflow, said, never dropped
+static long tb_shapeContactBound(const tbModel* m) {
+  long pairs = 0, shapes = 0;
+  long* fixed = (long*)calloc(tb_cap(m->ngeom), sizeof(long));
+  int* top = (int*)calloc(tb_cap(m->ngeom) * TB_CONTACT_NEIGHBOURS, sizeof(int));
+  if (!fixed || !top) {
+    free(fixed);
+    free(top);
+    return -1;
+  }
+  for (int p = 0; p < m->npair; p++) {
+    int g[2] = {m->pair_geom[2 * p], m->pair_geom[2 * p + 1]}, b = m->pair_maxcon[p];
+    int moving[2] = {m->body_type[m->geom_body[g[0]]] == TB_BODY_DYNAMIC,
+                     m->body_type[m->geom_body[g[1]]] == TB_BODY_DYNAMIC};
+    pairs += b;
+    for (int k = 0; k < 2; k++) {
+      if (!moving[k]) continue;
+      if (moving[1 - k]) {
+        tb_keepLargest(top + (size_t)g[k] * TB_CONTACT_NEIGHBOURS, b);
+      } else {
+        fixed[g[k]] += b;
+      }
+    }
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    shapes += fixed[g];
+    for (int k = 0; k < TB_CONTACT_NEIGHBOURS; k++)
+      shapes += top[(size_t)g * TB_CONTACT_NEIGHBOURS + k];
+  }
+  free(fixed);
+  free(top);
+  return shapes < pairs ? shapes : pairs;
+}
+
+// m->maxcon: the shapes' bound, or tbOption.maxcon (MJCF <size nconmax>) where that is lower
+static int tb_contactCapacityOf(tbModel* m) {
+  if (m->opt.maxcon < 0) return tb_setError("option maxcon %d must be >= 0", m->opt.maxcon);
+  long bound = tb_shapeContactBound(m);
+  if (bound < 0) return TB_ERR_MEMORY;
+  if (m->opt.maxcon > 0 && m->opt.maxcon < bound) bound = m->opt.maxcon;
+  if (bound > TB_MAXCON_LIMIT) {
+    return tb_setError(
+        "contact capacity %ld a scene (%d shape pairs) is over tumble's %d: set a lower one "
+        "with MJCF <size nconmax=\"N\"/> or tbOption.maxcon",
+        bound, m->npair, TB_MAXCON_LIMIT);
+  }
+  m->maxcon = (int)bound;
+  return TB_OK;
+}
+
 // shape pairs that can touch: different bodies not joined by a joint, at least one dynamic
 static int tb_compilePairs(tbModel* m) {
   int n = 0;
@@ -212,11 +286,7 @@ static int tb_compilePairs(tbModel* m) {
     }
   }
   m->npair = n;
-  int bound = 0;
-  for (int p = 0; p < n; p++) bound += m->pair_maxcon[p];
-  if (m->opt.maxcon < 0) return tb_setError("option maxcon %d must be >= 0", m->opt.maxcon);
-  m->maxcon = m->opt.maxcon > 0 ? m->opt.maxcon : bound;
-  return TB_OK;
+  return tb_contactCapacityOf(m);
 }
 
 // a joint's bilateral rows (none for a minimal joint)
@@ -469,6 +539,44 @@ int tb_checkStepValues(const tbModel* m, const double* vary) {
                              : "geom %d: restitution %g: the implicit step has no restitution",
                          g, e);
     }
+  }
+  return TB_OK;
+}
+
+// the scene's length scale: the largest |coordinate| of a body and size of a shape (a plane's
+// are none), at least 1 mm (tb_minStep)
+static double tb_lengthScale(const tbModel* m, const double* vary) {
+  double L = 1e-3;
+  for (int b = 0; b < m->nbody; b++) {
+    const double* pos = tb_varyOf(m, vary, TB_F_BODY_POS, b);
+    for (int k = 0; k < 3; k++) L = fmax(L, fabs(pos[k]));
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    if (m->geom_type[g] == TB_GEOM_PLANE) continue;
+    const double* size = tb_varyOf(m, vary, TB_F_GEOM_SIZE, g);
+    for (int k = 0; k < 3; k++) L = fmax(L, fabs(size[k]));
+  }
+  return L;
+}
+
+// A body at rest that gravity g accelerates moves g h^2 in its first (semi-implicit Euler) step;
+// its coordinates, of magnitude up to L, round to eps L. The step moves it only when
+// g h^2 >= eps L: h >= sqrt(eps L / g). This is the stricter of the bounds a step has: the 1/h
+// of the rows (gap / h) and its squares in the solvers' norms stay finite down to h ~ L 1e-154.
+double tb_minStepOf(const tbModel* m, const double* vary) {
+  const double* opt = tb_varyOf(m, vary, TB_F_OPT, 0);
+  double g = fmax(tbu_norm3(opt + TB_OPT_GRAVITY), 9.80665);
+  return sqrt(DBL_EPSILON * tb_lengthScale(m, vary) / g);
+}
+
+int tb_checkStepLength(const tbModel* m, const double* vary) {
+  double h = tb_varyOf(m, vary, TB_F_OPT, 0)[TB_OPT_DT], lo = tb_minStepOf(m, vary);
+  if (!(h >= lo && h <= TB_MAX_DT)) {
+    return tb_setError(
+        "option dt %g s: must be in [%.2g, %g] s, the shortest being the step in which a body "
+        "starting from rest under gravity moves by more than the rounding of this scene's "
+        "coordinates (tumble.h: tb_minStep)",
+        h, lo, TB_MAX_DT);
   }
   return TB_OK;
 }

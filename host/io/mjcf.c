@@ -69,9 +69,43 @@ static int tb_mjOption(tbMj* c, xmlNodePtr n) {
   if (cone < 0 || tb_mjNums(c, n, -1, "timestep", &o->timestep, 1, 1) < 0 ||
       tb_mjNums(c, n, -1, "gravity", o->gravity, 3, 3) < 0)
     return 2;
-  if (!(o->timestep > 0.0)) return tb_mjFail(c, n, "timestep %g must be > 0", o->timestep);
+  // the ranges of the parameters opt.timestep and opt.gravity_x, _y, _z; the shortest step is
+  // the scene's (tb_mjCheckValues)
+  if (!(o->timestep > 0.0 && o->timestep <= TB_MAX_DT)) {
+    return tb_mjFail(c, n, "timestep=\"%s\": must be in (0, %g] s",
+                     tb_mjStr(c, n, -1, "timestep", ""), TB_MAX_DT);
+  }
+  for (int k = 0; k < 3; k++) {
+    if (!(fabs(o->gravity[k]) <= 1e4)) {
+      return tb_mjFail(c, n, "gravity=\"%s\": each component must be in [-1e4, 1e4] m/s^2",
+                       tb_mjStr(c, n, -1, "gravity", ""));
+    }
+  }
+  c->option = n;
   o->cone = cone ? TB_CONE_PYRAMID : TB_CONE_EXACT;
   return tb_mjSolver(c, n, o);
+}
+
+// <size>: nconmax caps a scene's contacts (tbOption.maxcon), as MuJoCo's does; the others size
+// MuJoCo's own arena, where tumble sizes its scratch from the model
+static int tb_mjSize(tbMj* c, xmlNodePtr n) {
+  static const char* const attrs[] = {
+      "nconmax",   "njmax",        "memory",         "nstack",       "nuserdata",
+      "nkey",      "nuser_body",   "nuser_jnt",      "nuser_geom",   "nuser_site",
+      "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor", NULL};
+  if (tb_mjOnly(c, n, attrs)) return 2;
+  if (xmlFirstElementChild(n)) {
+    return tb_mjFail(c, xmlFirstElementChild(n), "element outside tumble's MJCF subset");
+  }
+  double v = -1.0;
+  if (tb_mjNums(c, n, -1, "nconmax", &v, 0, 1) < 0) return 2;
+  if (v == -1.0) return 0;  // MuJoCo's "not set"
+  if (!(v >= 1.0 && v <= 1 << 24 && v == floor(v))) {
+    return tb_mjFail(c, n, "nconmax=\"%s\": a whole number of contacts a scene in [1, %d], or -1",
+                     tb_mjStr(c, n, -1, "nconmax", ""), 1 << 24);
+  }
+  c->m->opt.maxcon = (int)v;
+  return 0;
 }
 
 static int tb_mjKeyframe(tbMj* c, xmlNodePtr n) {
@@ -98,6 +132,13 @@ static int tb_mjKeyframe(tbMj* c, xmlNodePtr n) {
   if ((c->nqpos = tb_mjNums(c, k, -1, "qpos", c->qpos, 0, cap)) < 0 ||
       (c->nqvel = tb_mjNums(c, k, -1, "qvel", c->qvel, 0, cap)) < 0)
     return 2;
+  // velocities in the range of the parameters vx0 .. wz0 (the coordinates: tb_mjApplyJoint)
+  for (int i = 0; i < c->nqvel; i++) {
+    if (!(fabs(c->qvel[i]) <= TB_MAX_SPEED)) {
+      return tb_mjFail(c, k, "qvel: number %d, %g, must be in [-%g, %g] (m/s, rad/s)", i + 1,
+                       c->qvel[i], TB_MAX_SPEED, TB_MAX_SPEED);
+    }
+  }
   if (!c->nqpos) free(c->qpos), c->qpos = NULL;
   if (!c->nqvel) free(c->qvel), c->qvel = NULL;
   c->key = k;
@@ -108,9 +149,9 @@ static int tb_mjKeyframe(tbMj* c, xmlNodePtr n) {
 
 // the sections in the order they depend on one another
 static int tb_mjSections(tbMj* c, xmlNodePtr root) {
-  static const char* const order[] = {"compiler", "default",   "option",   "custom",
-                                      "keyframe", "worldbody", "equality", NULL};
-  static const char* const ignored[] = {"visual", "asset", "statistic", "size", NULL};
+  static const char* const order[] = {"compiler",  "default",  "option", "custom", "keyframe",
+                                      "worldbody", "equality", "size",   NULL};
+  static const char* const ignored[] = {"visual", "asset", "statistic", NULL};
   static const char* const attrs[] = {"model", NULL};
   if (!tb_mjIs(root, "mujoco")) return tb_mjFail(c, root, "the root element must be <mujoco>");
   if (root->doc->intSubset) return tb_mjFail(c, root, "a DTD (entities) is outside the subset");
@@ -140,6 +181,7 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
       if (i == 4) rc = seen ? tb_mjFail(c, k, "a second <keyframe>") : tb_mjKeyframe(c, k);
       if (i == 5) rc = seen ? tb_mjFail(c, k, "a second <worldbody>") : tb_mjWorld(c, k);
       if (i == 6) rc = tb_mjEquality(c, k);
+      if (i == 7) rc = seen ? tb_mjFail(c, k, "a second <size>") : tb_mjSize(c, k);
       if (rc) return rc;
       seen = 1;
     }
@@ -251,6 +293,7 @@ tbModel* tb_loadMJCF(const char* src) {
   if (!rc) rc = tb_mjSections(&c, xmlDocGetRootElement(doc));
   if (!rc) rc = tb_mjParams(&c);
   if (!rc && tb_compileModel(c.m)) rc = tb_mjPrefix(c.file, "model");
+  if (!rc) rc = tb_mjCheckValues(&c);
   free(c.cls);
   free(c.qpos);
   free(c.qvel);

@@ -70,10 +70,23 @@ static void tb_mjShiftTwist(tbMjFrame* f, const double old[3]) {
   tbu_add3(f->vel, f->vel, r);
 }
 
+// n key coordinates from number at (0-based) within +-TB_MAX_POS, the range of the parameters
+// x0 (m) and a joint's range (rad); 0, or 2 after an error naming the key's qpos
+static int tb_mjKeyCoords(const tbMj* c, const double* p, int n, int at) {
+  for (int i = 0; i < n && c->key; i++) {
+    if (!(fabs(p[i]) <= TB_MAX_POS)) {
+      return tb_mjFail(c, c->key, "qpos: number %d, %g, must be in [-%g, %g] (m, rad)", at + i + 1,
+                       p[i], TB_MAX_POS, TB_MAX_POS);
+    }
+  }
+  return 0;
+}
+
 // move the frame by joint j's key coordinates (MuJoCo's forward kinematics); q[0] is the joint's
 // coordinate (hinge, slide), which shifts its limits, or a ball's rotation angle (a limited ball
-// starts at 0), and q[1] its rate, a minimal joint's start
-static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double q[2]) {
+// starts at 0), and q[1] its rate, a minimal joint's start. 0, or 2 after an error (a coordinate
+// out of range)
+static int tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double q[2]) {
   static const double zero[6] = {0}, q0ball[4] = {1, 0, 0, 0};
   double anchor[3], axis[3], d[3], r[3];
   tbu_rotVec(anchor, f->quat, j->pos);
@@ -84,21 +97,23 @@ static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double q[
     double q0[7];
     memcpy(q0, f->pos, sizeof(double) * 3);
     memcpy(q0 + 3, f->quat, sizeof(double) * 4);
+    int at = c->iq;
     const double* p = tb_mjKeyTake(c, q0, 7, 0);
+    if (p != q0 && tb_mjKeyCoords(c, p, 3, at)) return 2;
     memcpy(f->pos, p, sizeof(double) * 3);
     memcpy(f->quat, p + 3, sizeof(double) * 4);
-    tbu_quatNormalize(f->quat);
+    tbu_quatNormalizeScaled(f->quat);
     const double* v = tb_mjKeyTake(c, zero, 6, 1);
     memcpy(f->vel, v, sizeof(double) * 3);
     tbu_rotVec(f->vel + 3, f->quat, v + 3);
-    return;
+    return 0;
   }
   double old[3];
   tbu_copy3(old, f->pos);
   if (j->type == 1) {  // ball: a rotation about the anchor; qvel local
     const double* p = tb_mjKeyTake(c, q0ball, 4, 0);
     double qb[4] = {p[0], p[1], p[2], p[3]}, t[4], w[3];
-    tbu_quatNormalize(qb);
+    tbu_quatNormalizeScaled(qb);
     q[0] = 2.0 * atan2(tbu_norm3(qb + 1), fabs(qb[0]));
     tbu_quatMul(t, f->quat, qb);
     tbu_sub3(d, f->pos, anchor);
@@ -113,15 +128,17 @@ static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double q[
     tbu_sub3(d, f->pos, anchor);
     tbu_cross3(r, w, d);
     tbu_add3(f->vel, f->vel, r);
-    return;
+    return 0;
   }
+  int at = c->iq;
   q[0] = *tb_mjKeyTake(c, zero, 1, 0);
+  if (tb_mjKeyCoords(c, q, 1, at)) return 2;
   double qd = q[1] = *tb_mjKeyTake(c, zero, 1, 1);
   if (j->type == 2) {  // slide
     tbu_addscl3(f->pos, f->pos, axis, q[0]);
     tb_mjShiftTwist(f, old);
     tbu_addscl3(f->vel, f->vel, axis, qd);
-    return;
+    return 0;
   }
   double qr[4], t[4];  // hinge: the key's angle is in radians, as MuJoCo's qpos
   tbu_quatAxisAngle(qr, axis, q[0]);
@@ -135,6 +152,7 @@ static void tb_mjApplyJoint(tbMj* c, const tbMjJoint* j, tbMjFrame* f, double q[
   tbu_sub3(d, f->pos, anchor);
   tbu_cross3(r, axis, d);
   tbu_addscl3(f->vel, f->vel, r, qd);
+  return 0;
 }
 
 //---- bodies ------------------------------------------------------------------------------------
@@ -430,7 +448,9 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
     return 2;
   double jq[6][2] = {{0}};
   tbMjFrame f0 = *f;  // before the keyframe moves it: the joints' axes are given there
-  for (int k = 0; k < pl->nj; k++) tb_mjApplyJoint(c, &pl->joint[k], f, jq[k]);
+  for (int k = 0; k < pl->nj; k++) {
+    if (tb_mjApplyJoint(c, &pl->joint[k], f, jq[k])) return 2;
+  }
 
   tbBodyDef bd = tb_defaultBodyDef();
   bd.name = name ? name : autoname;

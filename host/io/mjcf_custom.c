@@ -132,7 +132,8 @@ static int tb_mjNamedParams(tbMj* c, const tbMjNamed* v) {
   tbModel* m = c->m;
   if (v->kind == TB_MJ_P_MASS) {
     snprintf(pn, sizeof(pn), "%s.mass", v->name);
-    int p = tb_addParam(m, pn, "kg", "body mass (inertia scales with it)", 0.0, 1e9, 1);
+    int p =
+        tb_addParam(m, pn, "kg", "body mass (inertia scales with it)", TB_MIN_MASS, TB_MAX_MASS, 0);
     if (p < 0 || tb_paramTarget(m, p, TB_F_BODY_MASS, v->object, 0)) {
       return tb_mjPrefix(c->file, pn);
     }
@@ -147,8 +148,8 @@ static int tb_mjNamedParams(tbMj* c, const tbMjNamed* v) {
     switch (v->kind) {
       case TB_MJ_P_POS:
         snprintf(pn, sizeof(pn), "%s.pos%s", v->name, xyz[k]);
-        rc = tb_mjParam(c, pn, "m", "initial position of the body", -1e6, 1e6, 0, TB_F_BODY_POS,
-                        v->object, k, 1.0);
+        rc = tb_mjParam(c, pn, "m", "initial position of the body", -TB_MAX_POS, TB_MAX_POS, 0,
+                        TB_F_BODY_POS, v->object, k, 1.0);
         break;
       case TB_MJ_P_FRICTION:
         snprintf(pn, sizeof(pn), "%s.friction", v->name);
@@ -229,5 +230,36 @@ int tb_mjParams(tbMj* c) {
       tb_mjParam(c, "opt.soft", "", "contact regularization (0: rigid contacts)", 0.0, 1e3, 0,
                  TB_F_OPT, 0, TB_OPT_SOFT, 1.0))
     return TB_ERR_ARG;
+  return 0;
+}
+
+int tb_mjCheckValues(tbMj* c) {
+  const tbModel* m = c->m;
+  // a file's value passes the checks the same value given as --param NAME=VALUE passes
+  for (int p = 0; p < m->nparam; p++) {
+    const tbParam* prm = &m->param[p];
+    double v = prm->value;
+    int below = prm->lo_open ? !(v > prm->lo) : !(v >= prm->lo);
+    if (below || !(v <= prm->hi)) {
+      return tb_setError(
+          "%s: %s = %g, the file's value, must be in %s%g, %g]%s%s (the range "
+          "--param %s takes)",
+          c->file, prm->name, v, prm->lo_open ? "(" : "[", prm->lo, prm->hi,
+          prm->unit[0] ? " " : "", prm->unit, prm->name);
+    }
+  }
+  double lo = tb_minStep(m, NULL, 0);
+  if (!(m->opt.timestep >= lo)) {
+    const char* fmt =
+        "timestep=\"%s\": below the smallest step %.2g s this scene allows: a body starting from "
+        "rest under its gravity (at least 1 g) must move in one step by more than the rounding of "
+        "its coordinates (tumble.h: tb_minStep)";
+    if (c->option && xmlHasProp(c->option, (const xmlChar*)"timestep"))
+      return tb_mjFail(c, c->option, fmt, tb_mjStr(c, c->option, -1, "timestep", ""), lo);
+    return tb_setError(
+        "%s: the default timestep 0.002 s is below the smallest step %.2g s this "
+        "scene allows (tumble.h: tb_minStep)",
+        c->file, lo);
+  }
   return 0;
 }

@@ -70,8 +70,9 @@ int tb_mjOrient(const tbMj* c, xmlNodePtr n, int cls, double q[4]) {
   if ((k = tb_mjNums(c, n, cls, "quat", v, 4, 4)) < 0) return 2;
   if (k) {
     memcpy(q, v, sizeof(double) * 4);
-    if (tbu_dot3(v + 1, v + 1) + v[0] * v[0] == 0.0) return tb_mjFail(c, n, "quat is zero");
-    tbu_quatNormalize(q);
+    if (v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0 && v[3] == 0.0)
+      return tb_mjFail(c, n, "quat is zero");
+    tbu_quatNormalizeScaled(q);  // 1e300 1e300 0 0 is a quarter turn, its norm inf
     given++;
   }
   if ((k = tb_mjNums(c, n, cls, "axisangle", v, 4, 4)) < 0) return 2;
@@ -268,7 +269,9 @@ int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjShap
   }
   double fr[3] = {1.0, 0.005, 0.0001}, mass = 0.0, density = 1000.0;
   if (tb_mjNums(c, n, cls, "friction", fr, 1, 3) < 0) return 2;
-  if (!(fr[0] >= 0.0)) return tb_mjFail(c, n, "friction %g must be >= 0", fr[0]);
+  // the range of the parameter GEOM.friction
+  if (!(fr[0] >= 0.0 && fr[0] <= 1e3))
+    return tb_mjFail(c, n, "friction %g must be in [0, 1e3]", fr[0]);
   // a pair takes the larger condim in MuJoCo: only 3 means the same in both
   static const char* const condims[] = {"3", NULL};
   if (tb_mjWord(c, n, cls, "condim", "3", condims) < 0) return 2;
@@ -371,6 +374,16 @@ int tb_mjMass(const tbMj* c, xmlNodePtr body, xmlNodePtr inertial, const tbMjSha
                      "mass %g, principal inertia %g %g %g: a moving body needs them > 0 (from "
                      "<inertial> or its geoms)",
                      *mass, I[0], I[1], I[2]);
+  }
+  // the range of the parameter BODY.mass: a subnormal mass would make 1/m inf
+  if (!(*mass >= TB_MIN_MASS && *mass <= TB_MAX_MASS)) {
+    return tb_mjFail(c, inertial ? inertial : body,
+                     "mass %g kg (from %s): %s %g kg, the %s mass the solvers take (tumble.h: "
+                     "TB_MIN_MASS, TB_MAX_MASS)",
+                     *mass, inertial ? "its mass=" : "its geoms' mass and density",
+                     *mass < TB_MIN_MASS ? "below" : "above",
+                     *mass < TB_MIN_MASS ? TB_MIN_MASS : TB_MAX_MASS,
+                     *mass < TB_MIN_MASS ? "smallest" : "largest");
   }
   if (I[0] + I[1] < I[2] * (1 - 1e-12) || I[0] + I[2] < I[1] * (1 - 1e-12) ||
       I[1] + I[2] < I[0] * (1 - 1e-12)) {

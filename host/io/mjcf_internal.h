@@ -59,6 +59,7 @@ typedef struct tbMj {
   double *qpos, *qvel;
   int nqpos, nqvel, iq, iv;  // the key's counts and how many the joints used
   xmlNodePtr key;
+  xmlNodePtr option;    // <option>, or NULL (its timestep is checked once the model is compiled)
   xmlNodePtr* numeric;  // <custom><numeric name="tumble_*">
   int* numeric_used;
   int nnumeric;
@@ -154,5 +155,9 @@ int tb_mjModelNumerics(tbMj* c);
 int tb_mjCustom(tbMj* c, xmlNodePtr n);
 // the model's parameters: the options', then each named value's
 int tb_mjParams(tbMj* c);
+// the compiled model's values as --param would take them: every parameter's value (the file's)
+// in its range, and the time step at least tb_minStep; 0, or 2 after an error naming the file's
+// element or parameter
+int tb_mjCheckValues(tbMj* c);
 
 #endif  // TUMBLE_HOST_MJCF_INTERNAL_H_

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <tumble/estimate.h>
+#include <tumble/sweep.h>
 
 #include "math/rng.h"
 #include "math/tb_math.h"
@@ -321,8 +322,10 @@ int tb_synthObs(const tbModel* m, tbData* d, int nstep, int every, tbNoise noise
   }
   int rc = tb_obsRollout(m, d, obs, obs->y);
   if (rc == TB_OK && (d->status[0] & TB_SCENE_FAILMASK)) {
-    rc = tb_setError("synth: the scene failed at step %d (status %d)", d->fail_step[0],
-                     d->status[0]);
+    char text[96];  // the words of tumble's summaries: contact-overflow, starts-buried, ...
+    tb_statusText(d->status[0], text, sizeof(text));
+    rc = tb_setError("synth: the scene failed at step %d (status %d: %s)", d->fail_step[0],
+                     d->status[0], text);
   }
   if (rc != TB_OK) {
     tb_freeObs(obs);

@@ -41,6 +41,7 @@
 
 #include "math/dense.h"
 
+#include "util/csv.h"
 #include "util/error.h"
 
 tbFitOpt tb_defaultFitOpt(void) {
@@ -325,7 +326,10 @@ int tb_fitLM(const tbModel* m, const double* param0, const tbObs* obs, const tbF
   }
   if (o->log) {
     fprintf(o->log, "trial,batch,lambda,rss,accepted");
-    for (int k = 0; k < p; k++) fprintf(o->log, ",%s", m->param[o->param[k]].name);
+    for (int k = 0; k < p; k++) {
+      fputc(',', o->log);
+      tb_csvField(o->log, m->param[o->param[k]].name);
+    }
     fputc('\n', o->log);
   }
   if (o->nscan > 0 && (rc = tb_fitScan(&f, x)) != TB_OK) goto done;

@@ -613,6 +613,15 @@ static void tb_pfProgress(const tbPF* f, int r, const tbPFResult* res, double t0
   fflush(stderr);
 }
 
+// the particles that failed from step `from` on (in the interval just rolled), into t: a failed
+// particle stays failed until resampling replaces it, and is counted once
+static void tb_pfTallyFails(const tbPF* f, int from, tbFailTally* t) {
+  for (int i = 0; i < f->N; i++) {
+    if ((f->d->status[i] & TB_SCENE_FAILMASK) && f->d->fail_step[i] >= from)
+      tb_failTallyAdd(t, f->d->status[i], i);
+  }
+}
+
 int tb_particleFilter(const tbModel* m, const double* param0, const tbObs* obs, const tbPFOpt* o,
                       tbPFResult* res) {
   tb_clearError();
@@ -667,6 +676,7 @@ int tb_particleFilter(const tbModel* m, const double* param0, const tbObs* obs, 
     int n = obs->step[r] - f.at;
     if (n > 0) {
       if ((rc = tb_rollout(m, f.d, 0, f.N, n, NULL)) != TB_OK) goto done;
+      tb_pfTallyFails(&f, f.at, &res->fails);
       f.at = obs->step[r];
       f.scene_steps += (int64_t)f.N * n;
     }

@@ -265,10 +265,11 @@ tbModel* tb_buildGraspModel(const tbGraspDef* g) {
   }
   int ok = part >= 0 && right >= 0 && left >= 0 && tb_addSupport(m, &sd) >= 0;
   // the part moves, not the gripper: offset = fingertip midpoint - part centre
-  ok = ok && tb_param(m, "offset_x", "m", "fingertip midpoint from the part centre, x", -1, 1,
-                      TB_F_BODY_POS, part, 0, -1.0) >= 0;
-  ok = ok && tb_param(m, "offset_y", "m", "fingertip midpoint from the part centre, y", -1, 1,
-                      TB_F_BODY_POS, part, 1, -1.0) >= 0;
+  const double reach = TB_GRASP_MAX_OFFSET;
+  ok = ok && tb_param(m, "offset_x", "m", "fingertip midpoint from the part centre, x", -reach,
+                      reach, TB_F_BODY_POS, part, 0, -1.0) >= 0;
+  ok = ok && tb_param(m, "offset_y", "m", "fingertip midpoint from the part centre, y", -reach,
+                      reach, TB_F_BODY_POS, part, 1, -1.0) >= 0;
   ok = ok && tb_param(m, "surface_mu", "", "support friction", 0, INFINITY, TB_F_SUPPORT, 0,
                       TB_SUP_MU, 1.0) >= 0;
   int pg = ok ? tb_param(m, "gripper_mu", "", "gripper friction", 0, INFINITY, TB_F_GEOM_MU,
@@ -298,7 +299,10 @@ tbModel* tb_buildGraspModel(const tbGraspDef* g) {
 
 int tb_graspSteps(const tbGraspDef* g) {
   double close = 0.5 * g->open_width / (g->speed * (1.0 - g->speed_jitter));
-  return (int)ceil((close + g->settle) / g->dt);
+  // held to what an int holds: a dt that small is below the scene's shortest step (tb_minStep)
+  // and its study past the cost check
+  double n = ceil((close + g->settle) / g->dt);
+  return n < 1e9 ? (int)n : (int)1e9;
 }
 
 void tb_graspDraw(const tbModel* m, const tbGraspDef* g, uint64_t seed, int cell, int trial,
@@ -566,6 +570,7 @@ int tb_graspSweepRange(const tbGraspDef* g, const tbSweepGrid* grid, int trials,
       tb_tallyAdd(t, (int)(id / trials), failed, success);
       if (log) tb_graspTrialRow(log, m, d, i, id, trials, success);
       run->failed += failed;
+      tb_failTallyAdd(&run->fails, d->status[i], id);
       run->unconverged += (d->status[i] & TB_SCENE_UNCONVERGED) != 0;
       run->resid_max = fmax(run->resid_max, d->resid_max[i]);
       run->scene_steps += (double)d->nstep[i];

@@ -101,16 +101,17 @@ int tb_checkGrasp3dDef(const tbGrasp3dDef* d) {
     return tb_setError("object %d: expected box, capsule or sphere", d->object);
   }
   for (int k = 0; k < tb_sizeCount(d->object); k++) {
-    if (!(d->size[k] > 0.0 && d->size[k] <= 0.2)) {
-      return tb_setError("size[%d] %g m: must be in (0, 0.2]", k, d->size[k]);
+    if (!(d->size[k] >= TB_G3_MIN_SIZE && d->size[k] <= 0.2)) {
+      return tb_setError("size[%d] %g m: must be in [%g, 0.2]", k, d->size[k], TB_G3_MIN_SIZE);
     }
   }
   if (d->object == TB_G3_CAPSULE && !(d->size[1] >= d->size[0])) {
     return tb_setError("size: capsule length %g m must be >= its diameter %g m", d->size[1],
                        d->size[0]);
   }
-  if (!(d->mass_lo > 0.0 && d->mass_lo <= d->mass_hi && d->mass_hi <= 1e3)) {
-    return tb_setError("mass %g:%g kg: must satisfy 0 < lo <= hi <= 1000", d->mass_lo, d->mass_hi);
+  if (!(d->mass_lo >= TB_MIN_MASS && d->mass_lo <= d->mass_hi && d->mass_hi <= 1e3)) {
+    return tb_setError("mass %g:%g kg: must satisfy %g <= lo <= hi <= 1000 (tumble.h: TB_MIN_MASS)",
+                       d->mass_lo, d->mass_hi, TB_MIN_MASS);
   }
   if (!(d->mu_lo >= 0.0 && d->mu_lo <= d->mu_hi && d->mu_hi <= 1e3)) {
     return tb_setError("mu %g:%g: must satisfy 0 <= lo <= hi <= 1000", d->mu_lo, d->mu_hi);
@@ -354,7 +355,10 @@ tbModel* tb_buildGrasp3d(const tbGrasp3dDef* d, tbGrasp3dInfo* info) {
     jd.stiffness = kMountStiffness;
     joint[side] = tb_addJoint(m, &jd);
   }
-  info->nstep = (long)ceil(info->t_end / d->dt - 1e-9);
+  // held to what a long holds: a dt that small is below the scene's shortest step, which the
+  // caller refuses with its reason (tb_minStep), and the cost check past 1e9 scene-steps
+  double nstep = ceil(info->t_end / d->dt - 1e-9);
+  info->nstep = nstep < 1e15 ? (long)nstep : (long)1e15;
 
   // parameters: the batch axis of the study
   int ob = info->object;
@@ -368,7 +372,8 @@ tbModel* tb_buildGrasp3d(const tbGrasp3dDef* d, tbGrasp3dInfo* info) {
                         TB_F_BODY_QUAT, ob, 3);
   info->p_mu = tb_param(m, "mu", "", "object friction (table and fingers)", 0.0, 1e3, 0,
                         TB_F_GEOM_MU, ogeom, 0);
-  info->p_mass = tb_addParam(m, "mass", "kg", "object mass (inertia scales with it)", 0.0, 1e3, 1);
+  info->p_mass =
+      tb_addParam(m, "mass", "kg", "object mass (inertia scales with it)", TB_MIN_MASS, 1e3, 0);
   if (info->p_mass >= 0) {
     tb_paramTarget(m, info->p_mass, TB_F_BODY_MASS, ob, 0);
     for (int k = 0; k < 3; k++) {
@@ -509,8 +514,11 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
       int unconverged = !failed && (d->status[i] & TB_SCENE_UNCONVERGED);
       tb_tallyAdd(&r->tally, (int)(g / def->trials), failed, held);
       r->unconverged += unconverged;
+      tb_failTallyAdd(&r->fails, d->status[i], g);
       outcome[i] = (unsigned char)(failed * TB_G3_FAILED + held * TB_G3_HELD +
-                                   (unconverged != 0) * TB_G3_UNCONVERGED);
+                                   (unconverged != 0) * TB_G3_UNCONVERGED +
+                                   ((d->status[i] & TB_SCENE_OVERFLOW_FAIL) != 0) * TB_G3_OVERFLOW +
+                                   ((d->status[i] & TB_SCENE_START_FAIL) != 0) * TB_G3_BURIED);
     }
     if (def->chunk_done) def->chunk_done(def->chunk_ctx, s0, n, outcome);
     if (def->progress) tb_progressUpdate(&prog, s0 + n);

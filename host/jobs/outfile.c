@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tumble/tumble.h>
 
 #include "util/error.h"
+#include "util/file.h"
 
 int tb_outOpen(tbOutFile* o, const char* path) {
   memset(o, 0, sizeof(*o));
@@ -17,26 +19,65 @@ int tb_outOpen(tbOutFile* o, const char* path) {
     return tb_setError("%.64s...: path longer than %d characters", path, (int)sizeof(o->path) - 1);
   }
   o->discard = tb_shareRank() != 0;
-  o->f = fopen(o->discard ? "/dev/null" : o->tmp, "w");
-  if (!o->f) return tb_setError("%s: cannot write: %s", path, strerror(errno));
+  if (o->discard) {
+    o->f = fopen("/dev/null", "w");
+    return o->f ? TB_OK : tb_setError("/dev/null: %s", strerror(errno));
+  }
+  if (tb_fileCheckRegular(path) != TB_OK) return TB_ERR_ARG;
+  int fd = tb_fileCreateLocked(o->tmp);
+  if (fd < 0) return TB_ERR_ARG;
+  o->f = fdopen(fd, "w");
+  if (o->f) return TB_OK;
+  int e = errno;
+  unlink(o->tmp);
+  close(fd);
+  return tb_setError("%s: %s", o->tmp, strerror(e));
+}
+
+// the bytes on disk under PATH.part: TB_OK, or TB_ERR_ARG with the reason (a write's error
+// stays in the stream's error flag, its errno in errno when nothing has touched it since)
+static int tb_outFinish(tbOutFile* o) {
+  if (!o->f || o->discard) return TB_OK;
+  errno = 0;
+  int bad = fflush(o->f) != 0 || ferror(o->f);
+  if (!bad && fsync(fileno(o->f)) != 0) bad = errno != EINVAL;  // EINVAL: cannot sync, fine
+  if (!bad) return TB_OK;
+  return tb_setError("%s: write failed: %s", o->path, errno ? strerror(errno) : "an I/O error");
+}
+
+// renamed into place; the lock is held until the file is at PATH, so that no other run takes
+// PATH.part for a killed run's meanwhile
+static int tb_outPlace(tbOutFile* o) {
+  if (!o->f) return TB_OK;
+  if (!o->discard) {
+    // something other than a file put at PATH during the run is not replaced either
+    if (tb_fileCheckRegular(o->path) != TB_OK) return TB_ERR_ARG;
+    if (rename(o->tmp, o->path) != 0)
+      return tb_setError("%s: cannot rename %s to it: %s", o->path, o->tmp, strerror(errno));
+  }
+  fclose(o->f);
+  o->f = NULL;
   return TB_OK;
 }
 
-int tb_outCommit(tbOutFile* o) {
-  if (!o->f) return TB_OK;
-  int bad = ferror(o->f) | fclose(o->f);
-  o->f = NULL;
-  if (o->discard) return TB_OK;
-  if (bad || rename(o->tmp, o->path)) {
-    remove(o->tmp);
-    return tb_setError("%s: write failed", o->path);
+int tb_outCommitAll(tbOutFile* const* o, int n) {
+  int rc = TB_OK;
+  for (int i = 0; i < n && rc == TB_OK; i++) rc = tb_outFinish(o[i]);
+  for (int i = 0; i < n && rc == TB_OK; i++) rc = tb_outPlace(o[i]);
+  for (int i = 0; i < n; i++) tb_outAbort(o[i]);  // those not renamed, after a failure
+  for (int i = 0; i < n && rc == TB_OK; i++) {
+    if (!o[i]->discard && o[i]->path[0]) rc = tb_fileSyncDir(o[i]->path);
   }
-  return TB_OK;
+  return rc;
+}
+
+int tb_outCommit(tbOutFile* o) {
+  return tb_outCommitAll(&o, 1);
 }
 
 void tb_outAbort(tbOutFile* o) {
   if (!o->f) return;
+  if (!o->discard) unlink(o->tmp);  // while the lock is held: the file is still this run's
   fclose(o->f);
   o->f = NULL;
-  if (!o->discard) remove(o->tmp);
 }

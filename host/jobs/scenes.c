@@ -263,7 +263,9 @@ void tb_commonParams(tbModel* m, const char* mu_doc) {
 
 // "mass" scales a body's mass and inertia together (the shape stays)
 int tb_massParam(tbModel* m, int p, int b) {
-  if (p < 0) p = tb_addParam(m, "mass", "kg", "mass (inertia scales with it)", 0.0, 1e9, 1);
+  if (p < 0) {
+    p = tb_addParam(m, "mass", "kg", "mass (inertia scales with it)", TB_MIN_MASS, TB_MAX_MASS, 0);
+  }
   double mass = m->bdef[b].mass;
   tb_paramTarget(m, p, TB_F_BODY_MASS, b, 0);
   for (int k = 0; k < 3; k++) {
@@ -277,11 +279,11 @@ void tb_bodyParams(tbModel* m, int b) {
   const char* axes[3] = {"x0", "y0", "z0"};
   const char* vaxes[6] = {"vx0", "vy0", "vz0", "wx0", "wy0", "wz0"};
   for (int k = 0; k < 3; k++) {
-    tb_param1(m, axes[k], "m", "initial position", -1e6, 1e6, 0, TB_F_BODY_POS, b, k);
+    tb_param1(m, axes[k], "m", "initial position", -TB_MAX_POS, TB_MAX_POS, 0, TB_F_BODY_POS, b, k);
   }
   for (int k = 0; k < 6; k++) {
-    tb_param1(m, vaxes[k], k < 3 ? "m/s" : "rad/s", "initial velocity", -1e6, 1e6, 0, TB_F_BODY_VEL,
-              b, k);
+    tb_param1(m, vaxes[k], k < 3 ? "m/s" : "rad/s", "initial velocity", -TB_MAX_SPEED, TB_MAX_SPEED,
+              0, TB_F_BODY_VEL, b, k);
   }
 }
 

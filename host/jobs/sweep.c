@@ -8,6 +8,7 @@
 // It stays inside [0, 1] and keeps its coverage near p = 0 and 1, where the Wald interval
 // collapses to a point (a cell with 30 successes out of 30 is [0.887, 1], not [1, 1]).
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 
 #include "math/rng.h"
 
+#include "util/csv.h"
 #include "util/error.h"
 #include "jobs/outfile.h"
 
@@ -253,7 +255,10 @@ void tb_statusText(int status, char* buf, size_t n) {
 
 void tb_sceneSummaryHeader(FILE* f, const tbModel* m) {
   fputs("scene", f);
-  for (int p = 0; p < m->nparam; p++) fprintf(f, ",%s", m->param[p].name);
+  for (int p = 0; p < m->nparam; p++) {
+    fputc(',', f);
+    tb_csvField(f, m->param[p].name);  // an MJCF file's names may hold commas and quotes
+  }
   fputs(
       ",done,status,status_text,fail_step,steps,contacts,iterations,max_iterations,"
       "last_residual,max_residual",
@@ -268,6 +273,23 @@ void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long 
   fprintf(f, ",%d,%d,%s,%d,%lld,%d,%lld,%d,%.6g,%.6g", done, d->status[s], done ? text : "not-run",
           d->fail_step[s], (long long)d->nstep[s], d->ncon[s], (long long)d->iter_sum[s],
           d->iter_max[s], d->resid_last[s], d->resid_max[s]);
+}
+
+// n more of one kind, first among them: the lowest id stays first, whatever order chunks end in
+static void tb_failKindAdd(long* count, long* first, long n, long id) {
+  if (n <= 0) return;
+  if (!*count || id < *first) *first = id;
+  *count += n;
+}
+
+void tb_failTallyAdd(tbFailTally* t, int status, long id) {
+  tb_failKindAdd(&t->overflow, &t->overflow_first, (status & TB_SCENE_OVERFLOW_FAIL) != 0, id);
+  tb_failKindAdd(&t->buried, &t->buried_first, (status & TB_SCENE_START_FAIL) != 0, id);
+}
+
+void tb_failTallyMerge(tbFailTally* t, const tbFailTally* part) {
+  tb_failKindAdd(&t->overflow, &t->overflow_first, part->overflow, part->overflow_first);
+  tb_failKindAdd(&t->buried, &t->buried_first, part->buried, part->buried_first);
 }
 
 //---- CSV ---------------------------------------------------------------------------------------
@@ -302,12 +324,21 @@ int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally*
 
 //---- parameter specs ---------------------------------------------------------------------------
 
+// a finite number: strtod's ERANGE for a subnormal result (1e-320) is no error, the value being
+// a double; the range checks of what takes it decide
 static int tb_specNumber(const char* what, const char* s, double* out) {
   char* end = NULL;
   errno = 0;
   double v = strtod(s, &end);
   if (!s[0] || end == s || *end) return tb_setError("%s: '%s' is not a number", what, s);
-  if (errno == ERANGE) return tb_setError("%s: %s is out of the range of a double", what, s);
+  if (errno == ERANGE && fabs(v) > 1.0) {
+    return tb_setError("%s: %s is beyond the largest double (%g)", what, s, DBL_MAX);
+  }
+  if (errno == ERANGE && v == 0.0) {
+    return tb_setError("%s: %s is below the smallest double (%g; 0 is written 0)", what, s,
+                       DBL_TRUE_MIN);
+  }
+  if (!isfinite(v)) return tb_setError("%s: %s is not a finite number", what, s);
   *out = v;
   return TB_OK;
 }
@@ -327,6 +358,11 @@ int tb_parseParamSpec(const char* what, const char* spec, tbParamSpec* out) {
     if (!out->kind) out->kind = TB_SPEC_SPREAD;
     if (tb_specNumber(what, buf, &out->a) || tb_specNumber(what, colon + 1, &out->b))
       return TB_ERR_ARG;
+    // a spread takes HI - LO: finite, or its scenes' values would be NaN
+    if (!isfinite(out->b - out->a)) {
+      return tb_setError("%s: HI - LO = %s - (%s) is beyond the largest double", what, colon + 1,
+                         buf);
+    }
   } else {
     if (out->kind == TB_SPEC_UNIFORM) return tb_setError("%s: uniform needs LO:HI", what);
     if (tb_specNumber(what, buf, &out->a)) return TB_ERR_ARG;

@@ -161,6 +161,20 @@ TB_HD void tbu_quatNormalize(double q[4]) {
   }
 }
 
+// q made unit where its squared norm leaves the normal doubles (components from about 1e154, or
+// all below 1e-154): scaled by its largest component first, so that 1e300 1e300 0 0 is the
+// quarter turn it names, not 0 0 0 0 (inf norm) or the identity (zero norm). Bitwise
+// tbu_quatNormalize for every other q, the zero q included (the identity); for input values
+// (model files, defs), not the step
+TB_HD void tbu_quatNormalizeScaled(double q[4]) {
+  double s = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  double big = fmax(fmax(fabs(q[0]), fabs(q[1])), fmax(fabs(q[2]), fabs(q[3])));
+  if (big > 0.0 && isfinite(big) && !(s >= 2.2250738585072014e-308 && s < INFINITY)) {
+    for (int k = 0; k < 4; k++) q[k] /= big;
+  }
+  tbu_quatNormalize(q);
+}
+
 // r = R(q) v
 TB_HD void tbu_rotVec(double r[3], const double q[4], const double v[3]) {
   // v + 2 w (u x v) + 2 u x (u x v), u = vector part

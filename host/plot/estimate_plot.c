@@ -7,6 +7,7 @@
 
 #include <tumble/estimate.h>
 
+#include "jobs/outfile.h"
 #include "plot/plot.h"
 
 typedef struct tbPanel {
@@ -128,8 +129,8 @@ static void tb_posteriorPanel(cairo_t* cr, tbPanel* p, const tbObs* obs, const t
   cairo_set_line_width(cr, 1.0);
 }
 
-int tb_plotPosterior(const char* path, const tbModel* m, const tbPFOpt* opt, const tbObs* obs,
-                     const tbPFResult* res, const double* truth) {
+int tb_plotPosteriorTo(FILE* f, const tbModel* m, const tbPFOpt* opt, const tbObs* obs,
+                       const tbPFResult* res, const double* truth) {
   int P = res->nest, n = res->nrow, panel_h = 200, gap = 70, top = 60;
   int width = 1100, height = top + P * (panel_h + gap) + 140 + 60;
   cairo_surface_t* sf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
@@ -174,5 +175,16 @@ int tb_plotPosterior(const char* path, const tbModel* m, const tbPFOpt* opt, con
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_font_size(cr, 13);
   tb_plotText(cr, e.x + 0.5 * e.w, e.y + e.h + 24, 0.5, 0.0, "t (s)");
-  return tb_plotFinishPng(cr, sf, path);
+  return tb_plotFinishPng(cr, sf, f);
+}
+
+int tb_plotPosterior(const char* path, const tbModel* m, const tbPFOpt* opt, const tbObs* obs,
+                     const tbPFResult* res, const double* truth) {
+  tbOutFile out;
+  if (tb_outOpen(&out, path) != TB_OK) return -1;
+  if (tb_plotPosteriorTo(out.f, m, opt, obs, res, truth) != 0) {
+    tb_outAbort(&out);
+    return -1;
+  }
+  return tb_outCommit(&out) == TB_OK ? 0 : -1;
 }

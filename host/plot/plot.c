@@ -6,7 +6,6 @@
 
 #include <cairo.h>
 
-#include "jobs/outfile.h"
 #include "plot/plot.h"
 
 // viridis, sampled at 0, 0.25, 0.5, 0.75, 1
@@ -84,19 +83,12 @@ static cairo_status_t tb_pngWrite(void* f, const unsigned char* data, unsigned i
   return fwrite(data, 1, n, (FILE*)f) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
-int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, const char* path) {
+int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, FILE* f) {
   cairo_destroy(cr);
   cairo_surface_flush(sf);
-  tbOutFile out;
-  cairo_status_t st = CAIRO_STATUS_WRITE_ERROR;
-  if (tb_outOpen(&out, path) == TB_OK)
-    st = cairo_surface_write_to_png_stream(sf, tb_pngWrite, out.f);
+  cairo_status_t st = cairo_surface_write_to_png_stream(sf, tb_pngWrite, f);
   cairo_surface_destroy(sf);
-  if (st != CAIRO_STATUS_SUCCESS) {
-    tb_outAbort(&out);
-    return -1;
-  }
-  return tb_outCommit(&out) == TB_OK ? 0 : -1;
+  return st == CAIRO_STATUS_SUCCESS ? 0 : -1;
 }
 
 void tb_plotArrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head) {
@@ -117,7 +109,7 @@ void tb_plotArrow(cairo_t* cr, double x0, double y0, double x1, double y1, doubl
   cairo_fill(cr);
 }
 
-int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
+int tb_plotQuiver(FILE* f, const tbQuiver* q, int width, int height) {
   cairo_surface_t* sf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
   cairo_t* cr = cairo_create(sf);
   cairo_set_source_rgb(cr, 1, 1, 1);
@@ -242,7 +234,7 @@ int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height) {
 #undef TB_PX
 #undef TB_PY
 
-  return tb_plotFinishPng(cr, sf, path);
+  return tb_plotFinishPng(cr, sf, f);
 }
 
 //---- heat map ----------------------------------------------------------------------------------
@@ -256,7 +248,7 @@ static double tb_cellSize(int n, double extent, int n2, double extent2, double f
   return fallback;
 }
 
-int tb_plotHeatmap(const char* path, const tbHeatmap* h, int width, int height) {
+int tb_plotHeatmap(FILE* f, const tbHeatmap* h, int width, int height) {
   const tbSweepGrid* g = h->grid;
   if (!g || g->nx < 1 || g->ny < 1 || width < 300 || height < 200) return -1;
   int ncell = g->nx * g->ny, nvert = 0;
@@ -411,11 +403,11 @@ int tb_plotHeatmap(const char* path, const tbHeatmap* h, int width, int height) 
 #undef TB_PX
 #undef TB_PY
 
-  return tb_plotFinishPng(cr, sf, path);
+  return tb_plotFinishPng(cr, sf, f);
 }
 
-int tb_plotSweep(const char* path, const char* title, const tbSweepGrid* grid,
-                 const tbSweepTally* t, int npoly, const int* poly_n, const double* poly_xy) {
+int tb_plotSweep(FILE* f, const char* title, const tbSweepGrid* grid, const tbSweepTally* t,
+                 int npoly, const int* poly_n, const double* poly_xy) {
   double* p = (double*)malloc(sizeof(double) * grid->nx * grid->ny);
   if (!p) return -2;
   tb_tallyProbability(t, p);
@@ -428,7 +420,7 @@ int tb_plotSweep(const char* path, const char* title, const tbSweepGrid* grid,
   h.npoly = npoly;
   h.poly_n = poly_n;
   h.poly_xy = poly_xy;
-  int rc = tb_plotHeatmap(path, &h, 900, 760);
+  int rc = tb_plotHeatmap(f, &h, 900, 760);
   free(p);
   return rc;
 }

@@ -2,6 +2,8 @@
 #ifndef TUMBLE_HOST_PLOT_H_
 #define TUMBLE_HOST_PLOT_H_
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,17 +32,17 @@ double tb_plotNiceStep(double range, int want);
 // max of them (0 where the range is empty or not finite); returns their count
 #define TB_PLOT_MAXTICK 64
 int tb_plotTicks(double lo, double hi, int want, double* tick, int max);
-// write the drawing to path (through PATH.part, renamed when whole: outfile.h) and release cr
-// and sf; 0, or -1 when it could not be written (an earlier file at path is left as it was)
-int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, const char* path);
+// write the drawing into f as a PNG (an output file of outfile.h, which the caller commits with
+// the run's other files) and release cr and sf; 0, or -1 when cairo could not write it
+int tb_plotFinishPng(cairo_t* cr, cairo_surface_t* sf, FILE* f);
 // text whose anchor (ax, ay) in [0, 1]^2 of its extents sits at (x, y)
 void tb_plotText(cairo_t* cr, double x, double y, double ax, double ay, const char* s);
 // a filled-head arrow from (x0, y0) to (x1, y1), head length `head` (px); a dot when shorter
 // than half a pixel
 void tb_plotArrow(cairo_t* cr, double x0, double y0, double x1, double y1, double head);
 
-// write a width x height PNG; 0, or -1 when cairo could not write the file
-int tb_plotQuiver(const char* path, const tbQuiver* q, int width, int height);
+// write a width x height PNG into f; 0, or -1 when cairo could not write it
+int tb_plotQuiver(FILE* f, const tbQuiver* q, int width, int height);
 
 #include <tumble/sweep.h>
 
@@ -58,11 +60,17 @@ typedef struct tbHeatmap {
 } tbHeatmap;
 
 // write a width x height PNG; 0, or -1 if not written
-int tb_plotHeatmap(const char* path, const tbHeatmap* h, int width, int height);
+int tb_plotHeatmap(FILE* f, const tbHeatmap* h, int width, int height);
 // the success-probability heat map (900 x 760) of a sweep's tally with the part's outlines;
 // 0, -1 if not written, or -2 out of memory
-int tb_plotSweep(const char* path, const char* title, const tbSweepGrid* grid,
-                 const tbSweepTally* t, int npoly, const int* poly_n, const double* poly_xy);
+int tb_plotSweep(FILE* f, const char* title, const tbSweepGrid* grid, const tbSweepTally* t,
+                 int npoly, const int* poly_n, const double* poly_xy);
+
+#include <tumble/estimate.h>
+
+// tb_plotPosterior's PNG, written into f (an output file the caller commits)
+int tb_plotPosteriorTo(FILE* f, const tbModel* m, const tbPFOpt* opt, const tbObs* obs,
+                       const tbPFResult* res, const double* truth);
 
 #ifdef __cplusplus
 }

@@ -475,11 +475,11 @@ static void tb_drawTrails(cairo_t* cr, const tbModel* m, const tbSceneView* v,
   }
 }
 
-static int tb_encodeFrames(const char* path, const tbModel* m, const double* size,
-                           const tbReplayFrame* fr, int n, const tbReplayOpt* o) {
+static int tb_encodeFrames(FILE* f, const tbModel* m, const double* size, const tbReplayFrame* fr,
+                           int n, const tbReplayOpt* o) {
   tbSceneView v = tb_fitView(m, size, fr, n, o);
   double peak, newton = tb_forceScale(m, fr, n, o->view, 2.0 * (v.py - TB_REPLAY_HEADER), &peak);
-  tbVideo* video = tb_videoOpen(path, o->width, o->height, o->fps);
+  tbVideo* video = tb_videoOpen(f, o->width, o->height, o->fps);
   if (!video) return TB_ERR_ARG;
   cairo_surface_t* sf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, o->width, o->height);
   int rc = cairo_surface_status(sf) == CAIRO_STATUS_SUCCESS ? TB_OK
@@ -504,7 +504,7 @@ static int tb_encodeFrames(const char* path, const tbModel* m, const double* siz
   return tb_videoClose(video);
 }
 
-int tb_writeReplay(const char* path, const tbModel* m, const tbData* d, const tbRecord* rec,
+int tb_writeReplay(FILE* f, const tbModel* m, const tbData* d, const tbRecord* rec,
                    const tbReplayOpt* o) {
   if (!(o->speed > 0.0) || !isfinite(o->speed))
     return tb_setError("replay speed %g: must be finite and > 0", o->speed);
@@ -525,7 +525,7 @@ int tb_writeReplay(const char* path, const tbModel* m, const tbData* d, const tb
       memcpy(size + 3 * g, tb_varyOf(m, vary, TB_F_GEOM_SIZE, g), sizeof(double) * 3);
     rc = tb_makeFrames(m, d, rec, idx, n, fr);
   }
-  if (rc == TB_OK) rc = tb_encodeFrames(path, m, size, fr, n, o);
+  if (rc == TB_OK) rc = tb_encodeFrames(f, m, size, fr, n, o);
   tb_freeFrames(fr, n);
   free(idx);
   free(vary);

@@ -56,7 +56,7 @@ void tb_drawFrame(cairo_t* cr, const tbModel* m, const double* size, const tbSce
 // scene's last good state, each with the contacts and forces of the step from that state. The
 // trajectory is rec's; the contacts come from a CPU step from each frame's state without a warm
 // start, so they are the step's solution to the solver's tolerance. TB_OK or an error.
-int tb_writeReplay(const char* path, const tbModel* m, const tbData* d, const tbRecord* rec,
+int tb_writeReplay(FILE* f, const tbModel* m, const tbData* d, const tbRecord* rec,
                    const tbReplayOpt* o);
 
 #ifdef __cplusplus

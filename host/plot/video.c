@@ -8,13 +8,12 @@
 #include <libswscale/swscale.h>
 
 #include "util/error.h"
-#include "jobs/outfile.h"
 #include "plot/video.h"
 
 enum { TB_VIDEO_IO_BYTES = 1 << 16 };
 
 struct tbVideo {
-  tbOutFile out;
+  FILE* f;
   AVFormatContext* fmt;
   AVCodecContext* enc;
   AVStream* stream;
@@ -24,7 +23,7 @@ struct tbVideo {
   int64_t next_pts;
 };
 
-// FFmpeg writes through our temporary file, so the mp4 muxer can seek back to its index
+// FFmpeg writes through the caller's file, so the mp4 muxer can seek back to its index
 static int tb_videoWrite(void* f, uint8_t* buf, int n) {
   return fwrite(buf, 1, (size_t)n, (FILE*)f) == (size_t)n ? n : AVERROR(EIO);
 }
@@ -78,9 +77,9 @@ static int tb_videoSetup(tbVideo* v, int width, int height, int fps) {
   if (err < 0) return tb_videoError("mp4 muxer", err);
   v->fmt->flags |= AVFMT_FLAG_BITEXACT;
   unsigned char* buf = (unsigned char*)av_malloc(TB_VIDEO_IO_BYTES);
-  v->fmt->pb = buf ? avio_alloc_context(buf, TB_VIDEO_IO_BYTES, 1, v->out.f, NULL, tb_videoWrite,
-                                        tb_videoSeek)
-                   : NULL;
+  v->fmt->pb =
+      buf ? avio_alloc_context(buf, TB_VIDEO_IO_BYTES, 1, v->f, NULL, tb_videoWrite, tb_videoSeek)
+          : NULL;
   if (!v->fmt->pb) {
     av_free(buf);
     return tb_setError("video: out of memory");
@@ -115,22 +114,18 @@ static void tb_videoFree(tbVideo* v) {
   free(v);
 }
 
-tbVideo* tb_videoOpen(const char* path, int width, int height, int fps) {
+tbVideo* tb_videoOpen(FILE* f, int width, int height, int fps) {
   if (width <= 0 || height <= 0 || width % 2 || height % 2 || fps <= 0) {
-    tb_setError("video %s: %dx%d at %d fps (sizes even and > 0, fps > 0)", path, width, height,
-                fps);
+    tb_setError("video: %dx%d at %d fps (sizes even and > 0, fps > 0)", width, height, fps);
     return NULL;
   }
   tbVideo* v = (tbVideo*)calloc(1, sizeof(tbVideo));
   if (!v) {
-    tb_setError("video %s: out of memory", path);
+    tb_setError("video: out of memory");
     return NULL;
   }
   av_log_set_level(AV_LOG_ERROR);
-  if (tb_outOpen(&v->out, path) != TB_OK) {
-    free(v);
-    return NULL;
-  }
+  v->f = f;
   if (tb_videoSetup(v, width, height, fps) != TB_OK) {
     tb_videoAbort(v);
     return NULL;
@@ -170,17 +165,10 @@ int tb_videoClose(tbVideo* v) {
     avio_flush(v->fmt->pb);
     rc = v->fmt->pb->error < 0 ? tb_videoError("write", v->fmt->pb->error) : TB_OK;
   }
-  if (rc != TB_OK) {
-    tb_videoAbort(v);
-    return rc;
-  }
-  rc = tb_outCommit(&v->out);
   tb_videoFree(v);
   return rc;
 }
 
 void tb_videoAbort(tbVideo* v) {
-  if (!v) return;
-  tb_outAbort(&v->out);
-  tb_videoFree(v);
+  if (v) tb_videoFree(v);
 }

@@ -2,11 +2,27 @@
 // stepping in its own slot).
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/stage_step.h"
 #include "gpu/gpu.h"
 #include "rollout/cpu_schedule.h"
 #include "rollout/rollout.h"
+
+// the error of scratch that does not fit: its size and what drives it, the contact capacity
+static int tb_scratchFailed(const tbModel* m, int nslot) {
+  tbScratch sizes;
+  memset(&sizes, 0, sizeof(sizes));
+  tb_solverScratchSize(m, &sizes.nsolver_d, &sizes.nsolver_i);
+  double gb = (double)tb_blockBytes(m, &sizes) / 1e9;
+  const char* set = m->opt.maxcon > 0 ? "as set by tbOption.maxcon or MJCF <size nconmax>"
+                                      : "the bound of every shape pair";
+  return tb_setError(
+      "rollout: out of memory for %d scratch slots (one per thread) of %.3g GB each: a scene "
+      "holds up to %d contacts (%s; %d shape pairs) and %d constraint rows; lower the capacity "
+      "with MJCF <size nconmax=\"N\"/> or tbOption.maxcon, or use fewer threads",
+      nslot, gb, m->maxcon, set, m->npair, m->maxrow);
+}
 
 // a slot for every thread of the next parallel region, kept by the batch between rollouts (and
 // made anew when the model's solver needs other scratch than the last rollout's)
@@ -17,7 +33,7 @@ static int tb_batchScratch(const tbModel* m, tbData* d, int nslot) {
   if (sc && sc->nslot >= nslot && sc->nsolver_d == nd && sc->nsolver_i == ni) return TB_OK;
   tb_freeScratch(sc);
   d->scratch = tb_newThreadScratch(m, nslot);
-  return d->scratch ? TB_OK : tb_setError("rollout: out of memory for %d scratch slots", nslot);
+  return d->scratch ? TB_OK : tb_scratchFailed(m, nslot);
 }
 
 int tb_rolloutHere(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,

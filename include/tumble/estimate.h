@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "sweep.h"
 #include "tumble.h"
 
 #ifdef __cplusplus
@@ -128,6 +129,9 @@ typedef struct tbPFResult {
   int64_t filter_steps;  // N x (last observation step): the particle-steps the filter advances
   int64_t scene_steps;   // scene-steps rolled in all, replays included
   double seconds;
+  // particles failed for a cause the command line names, each counted in the observation
+  // interval it failed in (ids: particles; a resumed run counts from its checkpoint on)
+  tbFailTally fails;
 } tbPFResult;
 
 // run the filter: every particle starts from the parameter row param0 (nparam) with its

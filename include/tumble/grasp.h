@@ -76,7 +76,9 @@ tbGraspDef tb_defaultGraspDef(void);
 int tb_checkGraspDef(const tbGraspDef* g);
 
 // the model: bodies part, left, right; parameters offset_x, offset_y (fingertip midpoint from
-// the part centre, m), surface_mu, gripper_mu, speed (m/s), sup_x1, sup_y1, .. sup_y3 (m)
+// the part centre, m, each in [-TB_GRASP_MAX_OFFSET, TB_GRASP_MAX_OFFSET]), surface_mu,
+// gripper_mu, speed (m/s), sup_x1, sup_y1, .. sup_y3 (m)
+#define TB_GRASP_MAX_OFFSET 1.0
 tbModel* tb_buildGraspModel(const tbGraspDef* g);
 // steps of one trial: the slowest closing time plus settle
 int tb_graspSteps(const tbGraspDef* g);
@@ -112,6 +114,7 @@ typedef struct tbGraspRun {
   double resid_max;    // the largest final solver residual of any step of any scene
   double seconds;      // wall time
   double scene_steps;  // steps computed (a trial at rest holds its last ones: not counted)
+  tbFailTally fails;   // failed trials the command line names (ids: cell x trials + trial)
 } tbGraspRun;
 int tb_graspSweep(const tbGraspDef* g, const tbSweepGrid* grid, int trials, uint64_t seed,
                   int chunk, tbProgress* progress, FILE* log, tbSweepTally* t, tbGraspRun* run);

@@ -18,10 +18,15 @@ typedef enum tbtGrasp3dObject {
   TB_G3_SPHERE = 2,   // size: diameter
 } tbtGrasp3dObject;
 
+// the smallest object size (m): a millimetre, half the default position noise (2 mm) and
+// 80 times the pads' 12 um deflection under the grip; a smaller one (1e-320 m) left the object
+// an inertia of 0
+#define TB_G3_MIN_SIZE 1e-3
+
 typedef struct tbGrasp3dDef {
   int object;               // tbtGrasp3dObject
-  double size[3];           // m, see tbtGrasp3dObject; each in (0, 0.2]
-  double mass_lo, mass_hi;  // kg, object mass drawn uniformly (0 < lo <= hi)
+  double size[3];           // m, see tbtGrasp3dObject; each in [TB_G3_MIN_SIZE, 0.2]
+  double mass_lo, mass_hi;  // kg, object mass drawn uniformly (TB_MIN_MASS <= lo <= hi <= 1e3)
   double mu_lo, mu_hi;      // object friction drawn uniformly (0 <= lo <= hi); every contact of
                             // the object (table, fingers) uses it
   double pos_noise;         // m, object x and y drawn uniformly in +-pos_noise (>= 0)
@@ -46,8 +51,15 @@ typedef struct tbGrasp3dDef {
   void* chunk_ctx;
 } tbGrasp3dDef;
 
-// a scene's outcome bits for chunk_done
-enum { TB_G3_FAILED = 1, TB_G3_HELD = 2, TB_G3_UNCONVERGED = 4 };
+// a scene's outcome bits for chunk_done; a failed scene's OVERFLOW and BURIED say why
+// (TB_SCENE_OVERFLOW_FAIL, TB_SCENE_START_FAIL), as tbFailTally counts them
+enum {
+  TB_G3_FAILED = 1,
+  TB_G3_HELD = 2,
+  TB_G3_UNCONVERGED = 4,
+  TB_G3_OVERFLOW = 8,
+  TB_G3_BURIED = 16
+};
 tbGrasp3dDef tb_defaultGrasp3dDef(void);
 
 // draw indices of one trial
@@ -83,6 +95,7 @@ typedef struct tbGrasp3dResult {
   long done;           // scenes finished: nscene, fewer when interrupted (TB_INTERRUPTED)
   long nstep;          // steps per scene
   long unconverged;    // valid scenes with a step whose solver stopped above tolerance
+  tbFailTally fails;   // failed scenes the command line names (ids: cell x trials + trial)
   double seconds;      // wall time of the rollouts
 } tbGrasp3dResult;
 

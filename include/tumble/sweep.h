@@ -111,6 +111,18 @@ void tb_statusText(int status, char* buf, size_t n);
 void tb_sceneSummaryHeader(FILE* f, const tbModel* m);
 void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long scene, int done);
 
+// the failed scenes of a run whose cause the command line says on stderr beside its failed
+// count (a capacity to raise, parameters that bury a shape): how many had each status bit and
+// the first of them (the lowest id; meaningless while the count is 0). Zeroed memory is empty
+typedef struct tbFailTally {
+  long overflow, overflow_first;  // TB_SCENE_OVERFLOW_FAIL: more contacts than the capacity
+  long buried, buried_first;      // TB_SCENE_START_FAIL: a start with a shape sunk into another
+} tbFailTally;
+// count scene id of the given TB_SCENE_* status
+void tb_failTallyAdd(tbFailTally* t, int status, long id);
+// add the counts of part (a chunk, a resumed run's replayed rows) to t
+void tb_failTallyMerge(tbFailTally* t, const tbFailTally* part);
+
 // CSV: cell,ix,iy,x_mm,y_mm,trials,successes,failed,p,lo95,hi95 with trials the valid trials;
 // p is "nan" only where valid == 0 (and the interval then [0, 1]). TB_OK, or TB_ERR_ARG with
 // tb_lastError() naming the path when it cannot be written (written to PATH.part and renamed when

@@ -89,6 +89,19 @@ typedef struct tbBodyDef {
 } tbBodyDef;
 tbBodyDef tb_defaultBodyDef(void);
 
+// The ranges of a body's values, whichever way they come (a def to tb_addBody, a parameter's
+// value, a model file): coordinates within +-TB_MAX_POS m, velocities within +-TB_MAX_SPEED m/s
+// and rad/s (the built-in scenes' x0 and vx0), masses in [TB_MIN_MASS, TB_MAX_MASS] kg. The
+// mass range is nine decades either side of 1 kg (a microgram to a million tonnes), the lower
+// end the mirror of the upper, so that 1/m, which the Delassus matrix and every velocity update
+// take, spans no more than m does; a subnormal mass (1e-320 kg) would make 1/m inf.
+#define TB_MAX_POS 1e6
+#define TB_MAX_SPEED 1e6
+#define TB_MIN_MASS 1e-9
+#define TB_MAX_MASS 1e9
+// the longest time step (s) a parameter dt takes; the shortest is the scene's (tb_minStep)
+#define TB_MAX_DT 1.0
+
 typedef struct tbGeomDef {
   int body;            // owning body index
   int type;            // TB_GEOM_* above
@@ -514,9 +527,18 @@ tbData* tb_newData(const tbModel* m, int nscene);
 void tb_freeData(tbData* d);
 // fill every scene's parameter row with the model defaults
 void tb_defaultParams(const tbModel* m, tbData* d);
-// check every value of the parameter table against its range; the error names scene, parameter
-// and value
+// check every value of the parameter table against its range, and each scene's time step
+// against tb_minStep; the error names scene, parameter and value
 int tb_checkParams(const tbModel* m, const tbData* d);
+// The shortest time step (s) scene `scene` of d (d NULL: the model's own values) can take. A body
+// that gravity accelerates from rest must move in one step (h v = g h^2) by more than the
+// rounding of its coordinates (eps L, L the scene's length scale): h >= sqrt(eps L / g). Below
+// that a step moves nothing (x + h v == x) while the rows' 1/h terms (gap / h, the joints' error
+// / h) grow without bound (1e-300 s: NaN residuals). g is the scene's gravity, at least 1 g
+// (9.80665 m/s^2, the reference acceleration of a scene with less gravity or none); L the largest
+// |coordinate| of a body and size of a shape other than a plane, at least 1 mm. At L = 1 m that
+// is 4.8e-9 s, at 1 mm 1.5e-10 s, at TB_MAX_POS 4.8e-6 s. NaN when out of memory.
+double tb_minStep(const tbModel* m, const tbData* d, int scene);
 // initial state of every scene from its parameters (bodies at their initial pose, time 0)
 int tb_resetData(const tbModel* m, tbData* d);
 

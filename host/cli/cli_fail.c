@@ -1,0 +1,36 @@
+// The failures a run says on stderr beside the failed count of its JSON summary: those whose
+// cure is the user's (parameters, a time step, a capacity), so that a count is never the only
+// trace of them.
+#include <stdio.h>
+
+#include <tumble/sweep.h>
+
+#include "cli/cli.h"
+
+// bad starting values, not a failing step
+static void tb_sayBuried(const char* command, const char* unit, const tbFailTally* t) {
+  fprintf(stderr,
+          "tumble: %s: %ld %s(s) start with a shape sunk into another (starts-buried; %s %ld "
+          "first): their parameters place bodies inside each other\n",
+          command, t->buried, unit, unit, t->buried_first);
+}
+
+// a step's contacts are every shape pair within the step's margin, which grows with the shapes'
+// speed times the time step: fast or sunk shapes can outnumber a capacity set below the pairs'
+// bound (the sphere pile's 9 a sphere); the scene stops rather than drop one
+static void tb_sayOverflow(const char* command, const char* unit, const tbFailTally* t,
+                           int maxcon) {
+  char cap[48] = "";
+  if (maxcon > 0) snprintf(cap, sizeof(cap), " of %d a scene", maxcon);
+  fprintf(stderr,
+          "tumble: %s: %ld %s(s) stopped at a step with more contacts than the model's "
+          "capacity%s (contact-overflow; %s %ld first): shapes moving fast or sunk into one "
+          "another count as touching over a wider margin; a smaller time step narrows it, and "
+          "MJCF <size nconmax=\"N\"/> (tbOption.maxcon in the C API) raises the capacity\n",
+          command, t->overflow, unit, cap, unit, t->overflow_first);
+}
+
+void tb_sayFailures(const char* command, const char* unit, const tbFailTally* t, int maxcon) {
+  if (t->buried) tb_sayBuried(command, unit, t);
+  if (t->overflow) tb_sayOverflow(command, unit, t, maxcon);
+}
