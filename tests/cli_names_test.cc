@@ -170,6 +170,16 @@ TEST_F(CliNamesTest, JsonSummaryEscapesTheModelName) {
   EXPECT_NE(r.out.find("{\"scene\": \"q\\\"\\\\m\", "), std::string::npos) << r.out;
 }
 
+// catches output paths printed raw into the JSON lines: a prefix with a quote and a backslash
+// made the plate field's summary invalid JSON
+TEST_F(CliNamesTest, JsonSummaryEscapesOutputPaths) {
+  std::string prefix = Path("f\"\\x");
+  CliResult r = RunCli({"plate", "field", "--grid", "2x2", "--seconds", "0.05", "--out", prefix});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"table\": \"" + Path("f\\\"\\\\x.csv") + "\""), std::string::npos)
+      << r.out;
+}
+
 // catches contact-overflow counted in `failed` and said nowhere else (issue 66 item 11): a pile
 // stepped at 50 ms takes every sphere within its step's margin of its neighbours as touching,
 // more than the pile's capacity of 9 contacts a sphere (243 for 27) at step 10

@@ -22,6 +22,12 @@ void tb_jsonNumber(char* buf, size_t len, const char* fmt, double v);
 // escaped, UTF-8 passed as it is), cut at a whole escape to fit len; returns buf. A model's file
 // name, or a name from it, printed in a JSON summary
 char* tb_jsonEscape(char* buf, size_t len, const char* s);
+// room for a path (4200 bytes at most) escaped: 6 bytes a byte at worst (\u00XX)
+typedef struct tbJsonPath {
+  char s[6 * 4200 + 1];
+} tbJsonPath;
+// path escaped into j (tb_jsonEscape): a file name the user gave, printed in a JSON line
+const char* tb_jsonPath(tbJsonPath* j, const char* path);
 // the failures of a run whose cause and cure stderr names beside the JSON's failed count
 // (cli_fail.c): starts-buried and contact-overflow, how many and the first; unit names what the
 // command runs ("scene", "trial", "start", "particle"), maxcon the capacity a scene (0: not

@@ -102,6 +102,10 @@ char* tb_jsonEscape(char* buf, size_t len, const char* s) {
   return buf;
 }
 
+const char* tb_jsonPath(tbJsonPath* j, const char* path) {
+  return tb_jsonEscape(j->s, sizeof(j->s), path);
+}
+
 int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out) {
   double v = 0.0;
   if (tb_parseNumber(what, s, &v)) return 2;

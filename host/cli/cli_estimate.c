@@ -358,6 +358,7 @@ static int tb_synth(tbEstArgs* a) {
     rc = tb_cliError("--out %s", tb_lastError());
     goto done;
   }
+  tbJsonPath j;
   printf(
       "{\"scene\": \"%s\", \"rows\": %d, \"columns\": %d, \"noise\": \"%s\", \"scale\": %.17g, "
       "\"seed\": %ld, \"out\": \"%s\"}\n",
@@ -365,7 +366,7 @@ static int tb_synth(tbEstArgs* a) {
       a->noise.kind == TB_NOISE_UNIFORM ? "uniform"
       : a->noise.kind == TB_NOISE_GAUSS ? "gauss"
                                         : "none",
-      a->noise.scale, a->seed, a->out);
+      a->noise.scale, a->seed, tb_jsonPath(&j, a->out));
 done:
   tb_freeObs(&obs);
   tb_freeData(d);
@@ -586,6 +587,7 @@ static int tb_pf(tbEstArgs* a, int argc, char** argv) {
         nm, res.q95[last + k]);
   }
   double pss = res.seconds > 0 ? res.filter_steps / res.seconds : 0.0;
+  tbJsonPath j;
   printf(
       "\"particles\": %d, \"observations\": %d, \"ess\": %.6g, \"resamples\": %d, "
       "\"zero_weight\": %d, \"inexact\": %d, \"failed\": %d, \"particle_steps\": %lld, "
@@ -593,8 +595,8 @@ static int tb_pf(tbEstArgs* a, int argc, char** argv) {
       "\"partial\": %s, \"out\": \"%s\", \"seconds\": %.6f}\n",
       o.nparticle, res.nrow, res.ess[res.nrow - 1], res.resamples, res.zero_events, res.inexact,
       res.failed[res.nrow - 1], (long long)res.filter_steps, (long long)res.scene_steps, pss,
-      o.replay ? "true" : "false", omp_get_max_threads(), res.partial ? "true" : "false", prefix,
-      res.seconds);
+      o.replay ? "true" : "false", omp_get_max_threads(), res.partial ? "true" : "false",
+      tb_jsonPath(&j, prefix), res.seconds);
   if (res.partial) {
     tb_cliError("interrupted: %d of %d observations taken, written as a partial run", res.nrow,
                 obs.nrow);

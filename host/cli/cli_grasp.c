@@ -354,10 +354,12 @@ static int tb_graspReplay(const tbGraspArgs* a) {
     rc = tb_replayCommit(&rep, &row);
   }
   if (!rc) {
+    tbJsonPath j[3];
     printf(
         "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", \"max_residual\": "
         "%.6g, \"trajectory\": \"%s\", \"video\": \"%s\", \"trial_row\": \"%s\"}\n",
-        cell, trial, success, text, d->resid_max[0], rep.csv.path, rep.video.path, rowpath);
+        cell, trial, success, text, d->resid_max[0], tb_jsonPath(&j[0], rep.csv.path),
+        tb_jsonPath(&j[1], rep.video.path), tb_jsonPath(&j[2], rowpath));
   }
   tb_outAbort(&row);
   tb_replayEnd(&rep);

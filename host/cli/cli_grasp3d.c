@@ -365,10 +365,12 @@ static int tb_grasp3dReplay(tbGrasp3dArgs* a) {
     if (!rc) rc = tb_replayCommit(&rep, NULL);
   }
   if (!rc) {
+    tbJsonPath j[2];
     printf(
         "{\"cell\": %d, \"trial\": %d, \"success\": %d, \"status\": \"%s\", "
         "\"max_residual\": %.6g, \"trajectory\": \"%s\", \"video\": \"%s\"}\n",
-        cell, trial, held, text, d->resid_max[0], rep.csv.path, rep.video.path);
+        cell, trial, held, text, d->resid_max[0], tb_jsonPath(&j[0], rep.csv.path),
+        tb_jsonPath(&j[1], rep.video.path));
   }
   tb_replayEnd(&rep);
   tb_freeData(d);
@@ -426,6 +428,7 @@ int tb_grasp3dMain(int argc, char** argv) {
     double steps = (double)r.done * r.nstep, s = r.seconds > 0.0 ? r.seconds : 1e-9;
     char pstr[32] = "null";  // JSON has no NaN: every scene failed numerically
     if (valid) snprintf(pstr, sizeof(pstr), "%.4f", p);
+    tbJsonPath j[2];
     printf(
         "{\"object\": \"%s\", \"probability\": %s, \"lo95\": %.4f, \"hi95\": %.4f, "
         "\"trials\": %ld, \"successes\": %ld, \"failed_scenes\": %ld, \"unconverged_scenes\": "
@@ -434,7 +437,8 @@ int tb_grasp3dMain(int argc, char** argv) {
         "\"png\": \"%s\"}\n",
         kObjectName[a.def.object], pstr, lo, hi, r.done, succ, failed, r.unconverged, r.tally.ncell,
         r.nstep, r.seconds, r.done / s, steps / s, omp_get_max_threads(),
-        sw == TB_INTERRUPTED ? "true" : "false", table, png);
+        sw == TB_INTERRUPTED ? "true" : "false", tb_jsonPath(&j[0], table),
+        tb_jsonPath(&j[1], png));
   }
   if (!rc && sw == TB_INTERRUPTED) {
     tb_cliError("interrupted: %ld of %ld trials done, written as a partial study", r.done,

@@ -212,10 +212,12 @@ static int tb_plateFieldReplay(tbPlateArgs* a) {
     if (!rc) rc = tb_replayCommit(&rep, NULL);
   }
   if (!rc) {
+    tbJsonPath j[2];
     printf(
         "{\"motion\": \"%s\", \"replay\": %d, \"status\": \"%s\", \"trajectory\": \"%s\", "
         "\"video\": \"%s\"}\n",
-        a->motion.name, a->replay, text, rep.csv.path, rep.video.path);
+        a->motion.name, a->replay, text, tb_jsonPath(&j[0], rep.csv.path),
+        tb_jsonPath(&j[1], rep.video.path));
   }
   tb_replayEnd(&rep);
   tb_freeData(d);
@@ -330,6 +332,7 @@ static int tb_plateFieldMain(int argc, char** argv) {
   }
   tb_sayFailures("plate field", "start", &fails, 0);
   double ss = (double)r.done * r.nstep;
+  tbJsonPath j[2];
   printf(
       "{\"motion\": \"%s\", \"modified\": %s, \"part\": \"%s\", \"scenes\": %d, \"steps\": %ld, "
       "\"seconds\": %.6f, \"scene_steps_per_s\": %.6g, \"periods\": %d, \"window_s\": %.6g, "
@@ -338,7 +341,8 @@ static int tb_plateFieldMain(int argc, char** argv) {
       a.motion.name, a.modified ? "true" : "false", a.opt.box ? "box" : "particle", r.done, r.nstep,
       r.wall, r.wall > 0 ? ss / r.wall : 0.0, r.periods, r.window, nok ? speed / nok : 0.0,
       sticking, separating, r.failed, omp_get_max_threads(),
-      run == TB_INTERRUPTED ? "true" : "false", out.table.path, out.png.path);
+      run == TB_INTERRUPTED ? "true" : "false", tb_jsonPath(&j[0], out.table.path),
+      tb_jsonPath(&j[1], out.png.path));
   if (run == TB_INTERRUPTED) {
     tb_cliError("interrupted: %d of %d starts done, written as a partial field", r.done, r.n);
     rc = 130;

@@ -531,13 +531,14 @@ int tb_plateOptimizeMain(int argc, char** argv) {
       evals += run[r].res.evaluations;
       secs += run[r].res.seconds;
     }
+    tbJsonPath j;  // the target (a file's path) and the prefix
     printf(
         "{\"target\": \"%s\", \"optimizer\": \"%s\", \"best_optimizer\": \"%s\", \"best\": %s, "
         "\"best_cm\": %s, \"start\": %s, \"start_cm\": %s, \"iterations\": %d, "
         "\"evaluations\": %d, \"seconds\": %.3f, \"starts\": %d, \"horizon\": %g, \"dt\": %g, "
         "\"mu\": %g, \"threads\": %d, \"runs\": {",
-        a.target, a.optimizer, B->name, num[0], num[1], num[2], num[3], iters, evals, secs,
-        o->nstart, o->horizon, o->dt, o->mu, omp_get_max_threads());
+        tb_jsonPath(&j, a.target), a.optimizer, B->name, num[0], num[1], num[2], num[3], iters,
+        evals, secs, o->nstart, o->horizon, o->dt, o->mu, omp_get_max_threads());
     for (int r = 0; r < nrun; r++) {
       tb_jsonNumber(num[0], sizeof(num[0]), "%.10g", run[r].best);
       tb_jsonNumber(num[1], sizeof(num[1]), "%.10g", 100.0 * run[r].best);
@@ -549,7 +550,8 @@ int tb_plateOptimizeMain(int argc, char** argv) {
     }
     printf("}, \"params\": {");
     for (int c = 0; c < 12; c++) printf("%s\"%s\": %.10g", c ? ", " : "", tb_pname[c], p12[c]);
-    printf("}, \"partial\": %s, \"prefix\": \"%s\"}\n", interrupted ? "true" : "false", a.out);
+    printf("}, \"partial\": %s, \"prefix\": \"%s\"}\n", interrupted ? "true" : "false",
+           tb_jsonPath(&j, a.out));
   }
   if (interrupted) {
     tb_cliError("interrupted: the best motion so far written as a partial result");

@@ -481,11 +481,12 @@ static int tb_simulateReplay(const tbModel* m, const tbData* d, tbSimArgs* a) {
     if (!rc) rc = tb_replayCommit(&rep, NULL);
   }
   if (!rc) {
+    tbJsonPath j[2];
     printf(
         "{\"scene\": \"%s\", \"replay\": %ld, \"status\": \"%s\", \"max_residual\": %.6g, "
         "\"trajectory\": \"%s\", \"video\": \"%s\"}\n",
-        tb_jsonEscape(json, sizeof(json), name), a->replay, text, one->resid_max[0], rep.csv.path,
-        rep.video.path);
+        tb_jsonEscape(json, sizeof(json), name), a->replay, text, one->resid_max[0],
+        tb_jsonPath(&j[0], rep.csv.path), tb_jsonPath(&j[1], rep.video.path));
   }
   tb_replayEnd(&rep);
   tb_freeData(one);
