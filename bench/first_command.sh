@@ -31,7 +31,7 @@ row() {  # label, TUMBLE_CUDA value
   deps=$(phase "$dir" "deps-$2" bash scripts/deps.sh)
   build=$(phase "$dir" "build-$2" env TUMBLE_CUDA="$2" TUMBLE_TESTS_DEPS=0 TUMBLE_TARGET=tumble_cli \
     bash scripts/build.sh -DTUMBLE_TESTS=OFF -DTUMBLE_BENCH=OFF)
-  run=$(phase "$dir" "run-$2" ./build/tumble)
+  run=$(phase "$dir" "run-$2" ./build/tumble grasp)  # what scripts/run.sh runs bare
   local total=$((deps + build + run))
   echo "| $1 | $deps | $build | $run | $total |"
 }

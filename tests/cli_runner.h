@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -105,6 +106,27 @@ class CliFixture : public ::testing::Test {
              Quote(cmd + " >/dev/null 2>&1 & p=$!; sleep " + std::to_string(seconds) +
                    "; kill -9 $p; wait $p") +
              " 2>/dev/null");
+  }
+
+  // exit 2 and one "tumble: error:" line on stderr naming each of `names` and none of `never`
+  void ExpectRefused(const std::vector<std::string>& args, const std::vector<std::string>& names,
+                     const std::vector<std::string>& never = {}) {
+    std::string desc;
+    for (const auto& a : args) desc += " " + a;
+    CliResult r = RunCli(args);
+    EXPECT_EQ(r.status, 2) << "tumble" << desc << "\nstdout: " << r.out << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.rfind("tumble: error: ", 0), 0u) << "tumble" << desc << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1)
+        << "tumble" << desc << ": not one line:\n"
+        << r.err;
+    for (const auto& nm : names) {
+      EXPECT_NE(r.err.find(nm), std::string::npos)
+          << "tumble" << desc << ": message does not name '" << nm << "': " << r.err;
+    }
+    for (const auto& nm : never) {
+      EXPECT_EQ(r.err.find(nm), std::string::npos)
+          << "tumble" << desc << ": message says '" << nm << "': " << r.err;
+    }
   }
 
   CliResult RunShell(std::string cmd) {

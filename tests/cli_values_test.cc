@@ -17,27 +17,6 @@ namespace {
 
 class CliValuesTest : public CliFixture {
  protected:
-  // exit 2, one stderr line, containing each of `names` and none of `never`
-  void ExpectRefused(const std::vector<std::string>& args, const std::vector<std::string>& names,
-                     const std::vector<std::string>& never = {}) {
-    std::string desc;
-    for (const auto& a : args) desc += " " + a;
-    CliResult r = RunCli(args);
-    EXPECT_EQ(r.status, 2) << "tumble" << desc << "\nstdout: " << r.out << "\nstderr: " << r.err;
-    EXPECT_EQ(r.err.rfind("tumble: error: ", 0), 0u) << "tumble" << desc << ": " << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1)
-        << "tumble" << desc << ": not one line:\n"
-        << r.err;
-    for (const auto& nm : names) {
-      EXPECT_NE(r.err.find(nm), std::string::npos)
-          << "tumble" << desc << ": message does not name '" << nm << "': " << r.err;
-    }
-    for (const auto& nm : never) {
-      EXPECT_EQ(r.err.find(nm), std::string::npos)
-          << "tumble" << desc << ": message says '" << nm << "': " << r.err;
-    }
-  }
-
   // a model file in the scratch directory: one free box (principal inertia 1 2 3) at z = 1, with
   // `body` the attributes of its <body> and `rest` more elements after the worldbody
   std::string Model(const std::string& name, const std::string& option, const std::string& body,

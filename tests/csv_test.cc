@@ -104,12 +104,12 @@ TEST(CsvTest, WrittenFieldsRoundTrip) {
 // study's pieces, a resumed run's replayed rows): the lowest id is first, counts add up
 TEST(CsvTest, FailTallyKeepsTheLowestIdFirst) {
   tbFailTally a = {}, b = {};
-  tb_failTallyAdd(&a, 0, 0);  // ok
-  tb_failTallyAdd(&a, TB_SCENE_OVERFLOW_FAIL, 7);
-  tb_failTallyAdd(&a, TB_SCENE_OVERFLOW_FAIL | TB_SCENE_UNCONVERGED, 9);
-  tb_failTallyAdd(&b, TB_SCENE_OVERFLOW_FAIL, 3);
-  tb_failTallyAdd(&b, TB_SCENE_START_FAIL, 4);
-  tb_failTallyAdd(&a, TB_SCENE_NAN_FAIL, 1);  // said by no line: not counted
+  tb_failTallyAdd(&a, 0, 0.0, 0);  // ok
+  tb_failTallyAdd(&a, TB_SCENE_OVERFLOW_FAIL, 0.0, 7);
+  tb_failTallyAdd(&a, TB_SCENE_OVERFLOW_FAIL | TB_SCENE_UNCONVERGED, 0.0, 9);
+  tb_failTallyAdd(&b, TB_SCENE_OVERFLOW_FAIL, 0.0, 3);
+  tb_failTallyAdd(&b, TB_SCENE_START_FAIL, 0.0, 4);
+  tb_failTallyAdd(&a, TB_SCENE_NAN_FAIL, 0.0, 1);  // said by no line: not counted
   EXPECT_EQ(a.overflow, 2);
   EXPECT_EQ(a.overflow_first, 7);
   EXPECT_EQ(a.buried, 0);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include <tumble/plate.h>
+#include <tumble/scenes.h>
 #include <tumble/sweep.h>
 #include <tumble/tumble.h>
 
@@ -13,6 +14,25 @@
 
 // print "tumble: error: ..." on stderr; returns the exit status for bad input (2)
 int tb_cliError(const char* fmt, ...);
+// an error for word, which none of the n choices is: fmt's message, "; did you mean X?" for a
+// close choice (tb_closest), then in parentheses the choices ("expected a, b or c") where they
+// are few enough to read, and see (what lists them, e.g. "see tumble simulate --list"; or NULL).
+// Returns 2
+int tb_choiceError(const char* word, const char* const* choices, int n, const char* see,
+                   const char* fmt, ...);
+// a --param NAME of none of model m's parameters (nor of the structural options of scene si,
+// where not NULL): "WHAT has no parameter 'NAME'" with the closest names, or them all where they
+// are few, and see (e.g. "see tumble simulate --list"). Returns 2
+int tb_unknownParam(const tbModel* m, const tbSceneInfo* si, const char* name, const char* see,
+                    const char* what);
+// a scene name that no built-in scene has, after what (the option that gave it, or NULL): an
+// error with the closest scene name. Returns 2
+int tb_unknownScene(const char* what, const char* name);
+// "unknown option 'arg'", with the closest of the n options of the command ("simulate",
+// "estimate pf") where one is close, and its --help. Returns 2
+int tb_optionError(const char* command, const char* arg, const char* const* options, int n);
+// the same with the options of the command's usage (the --NAME words usage writes)
+int tb_unknownOption(const char* command, const char* arg, void (*usage)(FILE*));
 // the option arg of a parser and its value: 0, or 2 after an error message (arg is no option,
 // or val is NULL: the command line ended)
 int tb_optionValue(const char* arg, const char* val);
@@ -29,10 +49,12 @@ typedef struct tbJsonPath {
 // path escaped into j (tb_jsonEscape): a file name the user gave, printed in a JSON line
 const char* tb_jsonPath(tbJsonPath* j, const char* path);
 // the failures of a run whose cause and cure stderr names beside the JSON's failed count
-// (cli_fail.c): starts-buried and contact-overflow, how many and the first; unit names what the
-// command runs ("scene", "trial", "start", "particle"), maxcon the capacity a scene (0: not
-// known here)
-void tb_sayFailures(const char* command, const char* unit, const tbFailTally* t, int maxcon);
+// (cli_fail.c): starts-buried and contact-overflow, how many and the first, and the unconverged
+// with their worst residual; unit names what the command runs ("scene", "trial", "start",
+// "particle"), maxcon the capacity a scene (0: not known here), cure what the command's options
+// do for an unconverged solve
+void tb_sayFailures(const char* command, const char* unit, const tbFailTally* t, int maxcon,
+                    const char* cure);
 // parse a whole string as a number / a whole number in [lo, hi]; 0, or 2 after an error message
 int tb_parseNumber(const char* what, const char* s, double* out);
 int tb_parseInt(const char* what, const char* s, long lo, long hi, long* out);
@@ -66,6 +88,10 @@ const char* tb_studyDevice(void);
 // (stored in *out);
 // -1 when arg is none of them, else 0, or 2 after an error message
 int tb_parseBatchOption(const char* command, const char* arg, const char* val, const char** out);
+// a CSV output named path by option what: a line on stderr where the name does not end .csv (nor,
+// with h5, .h5 or .hdf5, which the command writes as HDF5), so that x.txt or x.json is not
+// mistaken for another format
+void tb_sayCsvOut(const char* what, const char* path, int h5);
 // --yes (grasp, grasp3d, plate field, simulate, estimate pf): start a study over the size cap
 // below; 1 when arg is it
 int tb_parseYes(const char* arg);
@@ -172,6 +198,10 @@ int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int 
 int tb_journalAppend(tbJournal* j, long first, long end, const char* rows, size_t len);
 // close; done (the outputs are written) or a journal without blocks: it is removed
 void tb_journalClose(tbJournal* j, int done);
+// --resume's one line on stderr: done of total units (total < 0: not known ahead) taken from the
+// journal at path, or that there was none to take, so that a run starting over is never silent
+void tb_journalSayResumed(const char* command, const char* unit, long done, long total,
+                          const char* path);
 // the journal made anew with one block, bytes of [0, end), written whole beside it, fsync'd and
 // renamed over it (a kill leaves the old journal or the new): a checkpoint that replaces the
 // last. 0, or 2 after an error message
@@ -223,6 +253,8 @@ int tb_cliMain(int argc, char** argv);
 int tb_graspMain(int argc, char** argv);
 int tb_plateMain(int argc, char** argv);
 int tb_plateOptimizeMain(int argc, char** argv);
+// the usage of `tumble plate` and its subcommands (cli_plate.c)
+void tb_plateUsage(FILE* f);
 // `tumble simulate ...` (cli_simulate.c) and `tumble model ...` (cli_model.c); return the
 // process exit status
 int tb_simulateMain(int argc, char** argv);

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include <tumble/scenes.h>
 #include <tumble/sweep.h>
 #include <tumble/tumble.h>
 #include <tumble/version.h>
@@ -18,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "gpu/gpu.h"
+#include "util/suggest.h"
 
 // bytes of the valid UTF-8 character at p, or 0 for a control byte or a byte that starts none
 static int tb_utf8Length(const unsigned char* p) {
@@ -48,6 +51,120 @@ int tb_cliError(const char* fmt, ...) {
   }
   fputc('\n', stderr);
   return 2;
+}
+
+// a list of choices is spelled out in an error up to this many; past it, a command lists them
+#define TB_LISTMAX 16
+
+// the choices as "a, b or c"
+static void tb_listChoices(char* buf, size_t len, const char* const* choices, int n) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int i = 0; i < n && k < len; i++) {
+    const char* sep = i == 0 ? "" : i == n - 1 ? " or " : ", ";
+    k += (size_t)snprintf(buf + k, len - k, "%s%s", sep, choices[i]);
+  }
+}
+
+// msg, then "; did you mean BEST?" (best not NULL), then the choices or see in parentheses
+static int tb_hintError(const char* msg, const char* best, const char* const* choices, int n,
+                        const char* see) {
+  char close[320] = "", list[4096] = "";
+  if (best) snprintf(close, sizeof(close), "; did you mean %s?", best);
+  if (n <= TB_LISTMAX) tb_listChoices(list, sizeof(list), choices, n);
+  const char* sep = list[0] && see ? "; " : "";
+  if (!list[0] && !see) return tb_cliError("%s%s", msg, close);
+  return tb_cliError("%s%s (%s%s%s%s)", msg, close, list[0] ? "expected " : "", list, sep,
+                     see ? see : "");
+}
+
+int tb_choiceError(const char* word, const char* const* choices, int n, const char* see,
+                   const char* fmt, ...) {
+  char msg[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  return tb_hintError(msg, tb_closest(word, choices, n), choices, n, see);
+}
+
+// the first of m's parameters whose description has word in it (at least 4 letters, any case):
+// a name from another engine ("friction") finds the parameter it describes ("mu"); NULL if none
+static const char* tb_paramByDoc(const tbModel* m, const char* word) {
+  size_t k = strlen(word);
+  if (k < 4) return NULL;
+  for (int p = 0; p < m->nparam; p++) {
+    for (const char* d = m->param[p].doc; *d; d++) {
+      if (!strncasecmp(d, word, k)) return m->param[p].name;
+    }
+  }
+  return NULL;
+}
+
+int tb_unknownParam(const tbModel* m, const tbSceneInfo* si, const char* name, const char* see,
+                    const char* what) {
+  int nopt = si ? si->nopt : 0;
+  const char** names = (const char**)malloc(sizeof(char*) * (size_t)(m->nparam + nopt + 1));
+  if (!names) return tb_cliError("%s has no parameter '%s' (%s)", what, name, see);
+  int n = 0;
+  for (int p = 0; p < m->nparam; p++) names[n++] = m->param[p].name;
+  for (int k = 0; k < nopt; k++) names[n++] = si->opt[k].name;
+  const char* best = tb_closest(name, names, n);
+  if (!best) best = tb_paramByDoc(m, name);
+  char msg[512];
+  snprintf(msg, sizeof(msg), "%s has no parameter '%s'", what, name);
+  int rc = tb_hintError(msg, best, names, n, see);
+  free(names);
+  return rc;
+}
+
+int tb_unknownScene(const char* what, const char* name) {
+  const char* names[64];
+  int n = 0;
+  for (int i = 0; i < tb_sceneCount() && n < 64; i++) names[n++] = tb_sceneInfo(i)->name;
+  const char* see = "see tumble simulate --list";
+  if (!what) return tb_choiceError(name, names, n, see, "unknown scene '%s'", name);
+  return tb_choiceError(name, names, n, see, "%s %s: unknown scene", what, name);
+}
+
+int tb_optionError(const char* command, const char* arg, const char* const* options, int n) {
+  const char* best = tb_closest(arg, options, n);
+  if (!best) return tb_cliError("unknown option '%s' (see tumble %s --help)", arg, command);
+  return tb_cliError("unknown option '%s'; did you mean %s? (see tumble %s --help)", arg, best,
+                     command);
+}
+
+// the --NAME words of a usage text, each once, into words (at most max); returns the count
+static int tb_usageOptions(char* text, const char** words, int max) {
+  int n = 0;
+  for (char* p = strstr(text, "--"); p && n < max; p = strstr(p, "--")) {
+    char* w = p;
+    p += 2;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-') p++;
+    int seen = p == w + 2;
+    char end = *p;
+    *p = 0;
+    for (int i = 0; i < n && !seen; i++) seen = !strcmp(words[i], w);
+    if (!seen) words[n++] = w;
+    if (end) p++;
+  }
+  return n;
+}
+
+int tb_unknownOption(const char* command, const char* arg, void (*usage)(FILE*)) {
+  // the options are the usage's words: the help a suggestion comes from is the one it points to
+  char* text = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  if (f) {
+    usage(f);
+    fclose(f);
+  }
+  const char* words[128];
+  int n = text ? tb_usageOptions(text, words, 128) : 0;
+  int rc = tb_optionError(command, arg, words, n);
+  free(text);
+  return rc;
 }
 
 // no option takes inf or nan. strtod's ERANGE for a subnormal result (1e-320) is no error: the
@@ -144,23 +261,43 @@ int tb_parseGrid(const char* what, const char* s, int* nx, int* ny) {
   return 0;
 }
 
+static const struct {
+  const char* suffix;
+  double scale;
+} tb_lengthUnits[] = {{"mm", 1e-3}, {"cm", 1e-2}, {"m", 1.0}};
+
+// a number followed by letters that are no length unit (20in, 3ft): an error that lists the
+// units, where tb_parseNumber's "not a number" would leave the cure to a guess; 0 for any other s
+static int tb_lengthUnitError(const char* what, const char* s, double bare_unit) {
+  char* end = NULL;
+  strtod(s, &end);
+  if (end == s || !((*end >= 'a' && *end <= 'z') || (*end >= 'A' && *end <= 'Z'))) return 0;
+  const char* bare = "m";
+  for (size_t u = 0; u < sizeof(tb_lengthUnits) / sizeof(tb_lengthUnits[0]); u++) {
+    if (tb_lengthUnits[u].scale == bare_unit) bare = tb_lengthUnits[u].suffix;
+  }
+  return tb_cliError(
+      "%s: '%s' is not a length: its unit '%s' is none of mm, cm or m (a bare "
+      "number is in %s)",
+      what, s, end, bare);
+}
+
 int tb_parseLength(const char* what, const char* s, double bare_unit, double* out) {
-  static const struct {
-    const char* suffix;
-    double scale;
-  } units[] = {{"mm", 1e-3}, {"cm", 1e-2}, {"m", 1.0}};
+  const size_t nunit = sizeof(tb_lengthUnits) / sizeof(tb_lengthUnits[0]);
   char buf[64];
   snprintf(buf, sizeof(buf), "%s", s);
   size_t n = strlen(buf);
   double scale = bare_unit;
-  for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
-    size_t k = strlen(units[u].suffix);
-    if (n > k && !strcmp(buf + n - k, units[u].suffix)) {
+  int suffixed = 0;
+  for (size_t u = 0; u < nunit && !suffixed; u++) {
+    size_t k = strlen(tb_lengthUnits[u].suffix);
+    if (n > k && !strcmp(buf + n - k, tb_lengthUnits[u].suffix)) {
       buf[n - k] = 0;
-      scale = units[u].scale;
-      break;
+      scale = tb_lengthUnits[u].scale;
+      suffixed = 1;
     }
   }
+  if (!suffixed && tb_lengthUnitError(what, s, bare_unit)) return 2;
   double v = 0.0;
   if (tb_parseNumber(what, buf, &v)) return 2;
   if (!isfinite(v)) return tb_cliError("%s: %s must be finite", what, s);
@@ -214,7 +351,13 @@ int tb_parseDevice(const char* command, const char* val) {
 
 int tb_parseSolver(const char* val, int* solver) {
   *solver = tb_findSolver(val);
-  return *solver < 0 ? tb_cliError("--solver %s: unknown (see tumble solve --list)", val) : 0;
+  if (*solver >= 0) return 0;
+  const char* names[TB_NSOLVER];
+  int n = 0;
+  for (int s = 0; s < TB_NSOLVER; s++) {
+    if (strcmp(tb_solverName(s), "?")) names[n++] = tb_solverName(s);
+  }
+  return tb_choiceError(val, names, n, "see tumble solve --list", "--solver %s: unknown", val);
 }
 
 int tb_parsePrecision(const char* val) {
@@ -291,6 +434,13 @@ int tb_parseBatchOption(const char* command, const char* arg, const char* val, c
     return 0;
   }
   return -1;
+}
+
+void tb_sayCsvOut(const char* what, const char* path, int h5) {
+  size_t n = strlen(path);
+  if ((n > 4 && !strcmp(path + n - 4, ".csv")) || (h5 && tb_isH5(path))) return;
+  fprintf(stderr, "tumble: %s %s: written as CSV%s\n", what, path,
+          h5 ? " (a name ending .h5 or .hdf5 writes HDF5)" : "");
 }
 
 // threads of the probe wait here until all of them exist, so that their stacks are held at once

@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "util/csv.h"
+#include "util/suggest.h"
 #include "plot/plot.h"
 
 #define TB_EST_MAXSET 64
@@ -42,7 +43,7 @@ typedef struct tbEstArgs {
 } tbEstArgs;
 
 static const char* tb_cmdName(int cmd) {
-  return cmd == 0 ? "synth" : cmd == 1 ? "pf" : "fit";
+  return cmd == 0 ? "estimate synth" : cmd == 1 ? "estimate pf" : "estimate fit";
 }
 
 static void tb_estimateUsage(FILE* f) {
@@ -159,17 +160,21 @@ static int tb_addNamed(const char* opt, const char* val, tbNamed* list, int* n, 
   if (rc) return rc;
   if (pair && !(e->a < e->b)) return tb_cliError("%s: needs LO < HI", what);
   for (int k = 0; k < *n; k++) {
-    if (!strcmp(list[k].name, e->name)) return tb_cliError("%s %s: given twice", opt, e->name);
+    if (strcmp(list[k].name, e->name)) continue;
+    char was[64];  // both named: which two arguments of a long command line collide
+    snprintf(was, sizeof(was), pair ? "%g:%g" : "%g", list[k].a, list[k].b);
+    return tb_cliError("%s %s: %s is already set by %s %s=%s", opt, val, e->name, opt, e->name,
+                       was);
   }
   (*n)++;
   return 0;
 }
 
-// is option opt valid for command cmd (bit 1 synth, 2 pf, 4 fit)?
-static int tb_optFor(const char* opt, int cmd) {
+// the options of command cmd (0 synth, 1 pf, 2 fit) into names; returns their count
+static int tb_estOptions(int cmd, const char** names) {
   static const struct {
     const char* name;
-    int cmds;
+    int cmds;  // bit 1 synth, 2 pf, 4 fit
   } t[] = {{"--scene", 7},     {"--param", 7},  {"--seed", 3},   {"--threads", 7},
            {"--out", 7},       {"--noise", 3},  {"--steps", 1},  {"--every", 1},
            {"--obs", 6},       {"--params", 6}, {"--prior", 2},  {"--particles", 2},
@@ -177,18 +182,20 @@ static int tb_optFor(const char* opt, int cmd) {
            {"--init", 4},      {"--bounds", 4}, {"--scan", 4},   {"--max-iter", 4},
            {"--fit-state", 4}, {"--device", 7}, {"--yes", 2},    {"--resume", 6},
            {"--precision", 7}};
+  int n = 0;
   for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-    if (!strcmp(t[i].name, opt)) return (t[i].cmds >> cmd) & 1;
+    if ((t[i].cmds >> cmd) & 1) names[n++] = t[i].name;
   }
-  return 0;
+  return n;
 }
 
 static int tb_parseEstimate(int argc, char** argv, tbEstArgs* a) {
+  const char* opts[32];
+  int nopt = tb_estOptions(a->cmd, opts);
   for (int i = 0; i < argc; i++) {
     const char* arg = argv[i];
-    if (!tb_optFor(arg, a->cmd)) {
-      return tb_cliError("estimate %s: unknown option '%s'", tb_cmdName(a->cmd), arg);
-    }
+    const char* known = tb_closest(arg, opts, nopt);  // arg itself (distance 0) if taken
+    if (!known || strcmp(known, arg)) return tb_optionError(tb_cmdName(a->cmd), arg, opts, nopt);
     if (!strcmp(arg, "--fit-state")) {
       a->fit_state = 1;
       continue;
@@ -204,7 +211,7 @@ static int tb_parseEstimate(int argc, char** argv, tbEstArgs* a) {
     int rc = 0;
     if (!strcmp(arg, "--scene")) {
       a->scene = tb_findScene(val);
-      if (a->scene < 0) return tb_cliError("--scene %s: unknown (see tumble simulate --list)", val);
+      if (a->scene < 0) return tb_unknownScene("--scene", val);
       a->build = tb_defaultBuild(a->scene);
     } else if (!strcmp(arg, "--param")) {
       if (a->nset == TB_EST_MAXSET) return tb_cliError("too many --param");
@@ -267,12 +274,11 @@ static int tb_parseEstimate(int argc, char** argv, tbEstArgs* a) {
     }
     if (rc) return rc;
   }
-  if (a->scene < 0) return tb_cliError("estimate %s needs --scene NAME", tb_cmdName(a->cmd));
+  if (a->scene < 0) return tb_cliError("%s needs --scene NAME", tb_cmdName(a->cmd));
   if (a->cmd == 0 && !a->out) return tb_cliError("estimate synth needs --out OBS.csv");
-  if (a->cmd != 0 && !a->obs)
-    return tb_cliError("estimate %s needs --obs OBS.csv", tb_cmdName(a->cmd));
+  if (a->cmd != 0 && !a->obs) return tb_cliError("%s needs --obs OBS.csv", tb_cmdName(a->cmd));
   if (a->cmd != 0 && !a->nest) {
-    return tb_cliError("estimate %s needs --params P1[,P2...]", tb_cmdName(a->cmd));
+    return tb_cliError("%s needs --params P1[,P2...]", tb_cmdName(a->cmd));
   }
   if (a->cmd == 1 && a->noise.kind == TB_NOISE_NONE) {
     return tb_cliError("estimate pf needs --noise uniform:EPS or gauss:SIGMA (the likelihood)");
@@ -302,11 +308,12 @@ static int tb_estModel(tbEstArgs* a, tbModel** mout, double** param0) {
     if (used[i]) continue;
     int p = tb_findParam(m, a->set[i].name);
     if (p < 0) {
+      char what[TB_NAMELEN + 32];
+      snprintf(what, sizeof(what), "--param: scene '%s'", si->name);
+      int rc = tb_unknownParam(m, si, a->set[i].name, "see tumble simulate --list", what);
       tb_freeData(d);
       tb_freeModel(m);
-      return tb_cliError(
-          "--param %s: scene '%s' has no such parameter (see tumble simulate --list)",
-          a->set[i].name, si->name);
+      return rc;
     }
     d->param[p] = a->set[i].a;
   }
@@ -358,6 +365,7 @@ static int tb_synth(tbEstArgs* a) {
     rc = tb_cliError("--out %s", tb_lastError());
     goto done;
   }
+  tb_sayCsvOut("--out", a->out, 0);
   tbJsonPath j;
   printf(
       "{\"scene\": \"%s\", \"rows\": %d, \"columns\": %d, \"noise\": \"%s\", \"scale\": %.17g, "
@@ -497,6 +505,7 @@ static int tb_pfJournalOpen(tbPFJournal* pj, const tbEstArgs* a, const char* pre
   snprintf(path, sizeof(path), "%s.journal", prefix);
   long next = 0;
   int rc = tb_journalOpenBlocks(&pj->j, path, key, a->resume, &next, tb_pfJournalBlock, pj);
+  if (!rc && a->resume) tb_journalSayResumed("estimate pf", "observation", next, obs->nrow, path);
   return !rc && pj->oom ? tb_cliError("--resume %s: out of memory", path) : rc;
 }
 
@@ -575,7 +584,8 @@ static int tb_pf(tbEstArgs* a, int argc, char** argv) {
   }
   tbOutFile* files[2] = {&table, &plot};
   if ((rc = tb_cliOutCommitAll("--out", files, 2))) goto done;
-  tb_sayFailures("estimate pf", "particle", &res.fails, m->maxcon);
+  tb_sayFailures("estimate pf", "particle", &res.fails, m->maxcon,
+                 "MJCF <option iterations=\"K\"/> (tbOption in the C API) raises its cap");
   size_t last = (size_t)(res.nrow - 1) * res.nest;
   printf("{");
   for (int k = 0; k < a->nest; k++) {
@@ -721,6 +731,7 @@ static int tb_fit(tbEstArgs* a, int argc, char** argv) {
   tb_estimateKey("estimate fit", &obs, argc, argv, key, sizeof(key));
   snprintf(path, sizeof(path), "%s.journal", a->out ? a->out : "estimate-fit");
   if ((rc = tb_memoOpen(&memo, path, key, a->resume))) goto done;
+  if (a->resume) tb_journalSayResumed("estimate fit", "evaluation", memo.ncall, -1, path);
   o.memo = tb_fitMemo;
   o.memo_ctx = &memo;
   tb_catchInterrupt();

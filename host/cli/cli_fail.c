@@ -1,6 +1,6 @@
 // The failures a run says on stderr beside the failed count of its JSON summary: those whose
-// cure is the user's (parameters, a time step, a capacity), so that a count is never the only
-// trace of them.
+// cure is the user's (parameters, a time step, a capacity, the solver's options), so that a
+// count is never the only trace of them.
 #include <stdio.h>
 
 #include <tumble/sweep.h>
@@ -30,7 +30,21 @@ static void tb_sayOverflow(const char* command, const char* unit, const tbFailTa
           command, t->overflow, unit, cap, unit, t->overflow_first);
 }
 
-void tb_sayFailures(const char* command, const char* unit, const tbFailTally* t, int maxcon) {
+// not a failure: the results stand, but with forces off by up to the residual, which the JSON's
+// max_residual alone leaves for the user to compare with the tolerance
+static void tb_sayUnconverged(const char* command, const char* unit, const tbFailTally* t,
+                              const char* cure) {
+  char worst[48] = "";
+  if (t->resid_max > 0.0) snprintf(worst, sizeof(worst), "worst residual %.3g, ", t->resid_max);
+  fprintf(stderr,
+          "tumble: %s: %ld %s(s) had a step whose solver stopped above its tolerance "
+          "(unconverged; %s%s %ld first): their forces are that far from the solution; %s\n",
+          command, t->unconverged, unit, worst, unit, t->unconverged_first, cure);
+}
+
+void tb_sayFailures(const char* command, const char* unit, const tbFailTally* t, int maxcon,
+                    const char* cure) {
   if (t->buried) tb_sayBuried(command, unit, t);
   if (t->overflow) tb_sayOverflow(command, unit, t, maxcon);
+  if (t->unconverged) tb_sayUnconverged(command, unit, t, cure);
 }

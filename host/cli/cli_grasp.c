@@ -54,15 +54,17 @@ static void tb_graspUsage(FILE* f) {
       "mm),\n30 trials per cell, medium surface and high gripper friction, normal speed).\n");
 }
 
-// a comma list of names, each looked up with find; returns the count, or -1 after an error
-static int tb_parseNameList(const char* what, const char* s, int (*find)(const char*), int* out,
-                            int max) {
+// a comma list of names, each looked up with find (one of the nnames names, for the error of
+// one that is none); returns the count, or -1 after an error
+static int tb_parseNameList(const char* what, const char* s, int (*find)(const char*),
+                            const char* const* names, int nnames, int* out, int max) {
   char buf[128];
   snprintf(buf, sizeof(buf), "%s", s);
   int n = 0;
   for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
     int v = find(tok);
-    if (v < 0) return tb_cliError("%s: unknown value '%s'", what, tok), -1;
+    if (v < 0)
+      return tb_choiceError(tok, names, nnames, NULL, "%s: unknown value '%s'", what, tok), -1;
     for (int i = 0; i < n; i++) {
       if (out[i] == v) return tb_cliError("%s: '%s' given twice", what, tok), -1;
     }
@@ -73,9 +75,13 @@ static int tb_parseNameList(const char* what, const char* s, int (*find)(const c
   return n;
 }
 
+static const char* const tb_speedNames[] = {"normal", "fast"};
+
+// 1 normal, 2 fast
 static int tb_findSpeed(const char* s) {
-  if (!strcmp(s, "normal")) return 1;
-  if (!strcmp(s, "fast")) return 2;
+  for (int i = 0; i < 2; i++) {
+    if (!strcmp(s, tb_speedNames[i])) return i + 1;
+  }
   return -1;
 }
 
@@ -129,7 +135,10 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
     return rc;
   }
   if (!strcmp(opt, "--surface-mu")) {
-    a->nsurface = tb_parseNameList(opt, val, tb_findMuRange, a->surface, TB_GRASP_MAXCOND);
+    const char* mu[TB_NMURANGE];
+    for (int r = 0; r < TB_NMURANGE; r++) mu[r] = tb_muRangeName(r);
+    a->nsurface =
+        tb_parseNameList(opt, val, tb_findMuRange, mu, TB_NMURANGE, a->surface, TB_GRASP_MAXCOND);
     return a->nsurface < 0 ? 2 : 0;
   }
   if (!strcmp(opt, "--gripper-mu")) {
@@ -137,7 +146,7 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
     return a->gripper < 0 ? tb_cliError("--gripper-mu %s: expected low, medium or high", val) : 0;
   }
   if (!strcmp(opt, "--speed")) {
-    a->nspeed = tb_parseNameList(opt, val, tb_findSpeed, a->speed, 2);
+    a->nspeed = tb_parseNameList(opt, val, tb_findSpeed, tb_speedNames, 2, a->speed, 2);
     return a->nspeed < 0 ? 2 : 0;
   }
   if (!strcmp(opt, "--force")) {
@@ -200,7 +209,7 @@ static int tb_parseGraspOption(tbGraspArgs* a, const char* opt, const char* val)
   }
   int rc = tb_parseBatchOption("grasp", opt, val, &a->out);
   if (rc < 0) rc = tb_parseReplayOption(opt, val, &a->replay);
-  return rc >= 0 ? rc : tb_cliError("unknown option '%s' (see tumble grasp --help)", opt);
+  return rc >= 0 ? rc : tb_unknownOption("grasp", opt, tb_graspUsage);
 }
 
 // the grid's fingertip offsets (--center +- --extent / 2) within the model's offset parameters
@@ -491,7 +500,7 @@ static void tb_graspReplayRow(void* ctx, const char* row, size_t len) {
   tb_tallyAdd(r->t, cell, failed, success);
   r->run->trials++;
   r->run->failed += failed;
-  tb_failTallyAdd(&r->run->fails, status, scene);
+  tb_failTallyAdd(&r->run->fails, status, resid, scene);
   r->run->unconverged += (status & TB_SCENE_UNCONVERGED) != 0;
   r->run->resid_max = fmax(r->run->resid_max, resid);
 }
@@ -551,6 +560,7 @@ static int tb_graspStudy(const tbGraspArgs* a, const tbGraspDef* def, const char
   long next = 0, total = (long)a->grid.nx * a->grid.ny * a->trials;
   int rc = tb_journalOpen(&out->journal, path, key, a->resume, &next, tb_graspReplayRow, &rp);
   if (rc) return rc;
+  if (a->resume) tb_journalSayResumed("grasp", "trial", next, total, path);
   if (next > 0) tb_progressUpdate(prog, prog->done + next);
   int sw = TB_OK;
   for (long first = next; first < total && sw == TB_OK; first += a->chunk) {
@@ -669,10 +679,11 @@ int tb_graspMain(int argc, char** argv) {
   tb_progressFinish(&prog);
   if (rc) return rc;
   double secs = tb_progressElapsed(&prog);
-  tb_sayFailures("grasp", "trial", &fails, 0);
+  tb_sayFailures("grasp", "trial", &fails, 0,
+                 "raise --max-iter, loosen --solver-tol or try another --solver");
   printf(
       "{\"probability\": %.4f, \"trials\": %ld, \"failed_scenes\": %ld, "
-      "\"unconverged_scenes\": %ld, \"max_residual\": %.2g, \"seconds\": %.2f, "
+      "\"unconverged_scenes\": %ld, \"max_residual\": %.6g, \"seconds\": %.2f, "
       "\"trials_per_s\": %.1f, \"scene_steps_per_s\": %.4g, \"threads\": %d, "
       "\"partial\": %s, \"conditions\": {%s}}\n",
       valid ? (double)success / valid : NAN, done, failed, unconverged, resid, secs, done / secs,

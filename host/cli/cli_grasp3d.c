@@ -186,7 +186,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       rc = tb_parseCellTrial(arg, val, &a->replay_cell, &a->replay_trial);
     } else if ((rc = tb_parseReplayOption(arg, val, &a->replay)) < 0) {
       rc = tb_parseBatchOption("grasp3d", arg, val, &a->out);
-      if (rc < 0) return tb_cliError("unknown option '%s'", arg);
+      if (rc < 0) return tb_unknownOption("grasp3d", arg, tb_grasp3dUsage);
     }
     if (rc) return rc;
   }
@@ -302,8 +302,9 @@ static void tb_grasp3dAddReplayed(const tbGrasp3dJournal* gj, int trials, tbGras
     tb_tallyAdd(&r->tally, (int)(g / trials), bits & TB_G3_FAILED, (bits & TB_G3_HELD) != 0);
     r->unconverged += (bits & TB_G3_UNCONVERGED) != 0;
     int status = (bits & TB_G3_OVERFLOW ? TB_SCENE_OVERFLOW_FAIL : 0) |
-                 (bits & TB_G3_BURIED ? TB_SCENE_START_FAIL : 0);
-    tb_failTallyAdd(&r->fails, status, g);
+                 (bits & TB_G3_BURIED ? TB_SCENE_START_FAIL : 0) |
+                 (bits & TB_G3_UNCONVERGED ? TB_SCENE_UNCONVERGED : 0);
+    tb_failTallyAdd(&r->fails, status, 0.0, g);  // the journal keeps no residual
   }
 }
 
@@ -406,6 +407,9 @@ int tb_grasp3dMain(int argc, char** argv) {
   long next = 0;
   if ((rc = tb_journalOpen(&gj.j, path, key, a.resume, &next, tb_grasp3dReplayRow, &gj))) goto done;
   a.def.begin = gj.n < next ? gj.n : next;
+  if (a.resume)
+    tb_journalSayResumed("grasp3d", "trial", a.def.begin,
+                         (long)a.def.grid.nx * a.def.grid.ny * a.def.trials, path);
   a.def.chunk_done = tb_grasp3dChunkDone;
   a.def.chunk_ctx = &gj;
   tbGrasp3dResult r;
@@ -423,7 +427,9 @@ int tb_grasp3dMain(int argc, char** argv) {
   tbOutFile* files[2] = {&out, &plot};
   if (!(rc = tb_writeGrasp3dPng(&a, &r, &plot, p)) && !(rc = tb_writeCells(&out, &a, &r, sw)))
     rc = tb_cliOutCommitAll("--out", files, 2);
-  if (!rc) tb_sayFailures("grasp3d", "trial", &r.fails, 0);
+  if (!rc)
+    tb_sayFailures("grasp3d", "trial", &r.fails, 0,
+                   "raise --max-iter, loosen --tol or try another --solver");
   if (!rc) {
     double steps = (double)r.done * r.nstep, s = r.seconds > 0.0 ? r.seconds : 1e-9;
     char pstr[32] = "null";  // JSON has no NaN: every scene failed numerically

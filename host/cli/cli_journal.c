@@ -171,6 +171,20 @@ int tb_journalOpenBlocks(tbJournal* j, const char* path, const char* study, int 
   return tb_journalSync(j) || tb_journalSyncDir(j);
 }
 
+void tb_journalSayResumed(const char* command, const char* unit, long done, long total,
+                          const char* path) {
+  if (tb_shareRank() != 0) return;  // one line for a share, not one a process
+  if (done == 0) {
+    fprintf(stderr, "tumble: %s: --resume: no journal at %s, starting from scratch\n", command,
+            path);
+  } else if (total >= 0) {
+    fprintf(stderr, "tumble: %s: resumed %ld of %ld %ss from %s\n", command, done, total, unit,
+            path);
+  } else {
+    fprintf(stderr, "tumble: %s: resumed %ld %ss from %s\n", command, done, unit, path);
+  }
+}
+
 static void tb_journalBlock(FILE* f, long first, long end, const char* bytes, size_t len) {
   fprintf(f, "@block %ld %ld %zu %016llx\n", first, end, len,
           (unsigned long long)tb_journalHash(bytes, len));

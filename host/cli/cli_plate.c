@@ -23,7 +23,7 @@ typedef struct tbPlateArgs {
   int resume;  // --resume: go on from PREFIX.journal
 } tbPlateArgs;
 
-static void tb_plateUsage(FILE* f) {
+void tb_plateUsage(FILE* f) {
   fprintf(
       f,
       "usage: tumble plate field [--motion NAME] [--param NAME=VALUE]... [--grid NxN]\n"
@@ -37,6 +37,15 @@ static void tb_plateUsage(FILE* f) {
       "         [--evals N] [--dt H] [--horizon S] [--mu MU] [--threads T]\n"
       "         [--device auto|cpu|gpu] [--precision fp64|fp32] [--out PREFIX] [--resume]\n"
       "       tumble plate motions\n");
+}
+
+// a --motion NAME of no plate motion, with the closest name
+static int tb_unknownMotion(const char* name) {
+  const char* names[64];
+  int n = 0;
+  for (int i = 0; i < tb_plateMotionCount() && n < 64; i++) names[n++] = tb_plateMotion(i)->name;
+  return tb_choiceError(name, names, n, "see tumble plate motions", "--motion %s: unknown motion",
+                        name);
 }
 
 static void tb_printMotions(void) {
@@ -82,9 +91,7 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
   for (int i = 0; i + 1 < argc; i++) {
     if (strcmp(argv[i], "--motion")) continue;
     int k = tb_findPlateMotion(argv[i + 1]);
-    if (k < 0) {
-      return tb_cliError("--motion %s: unknown motion (see tumble plate motions)", argv[i + 1]);
-    }
+    if (k < 0) return tb_unknownMotion(argv[i + 1]);
     a->motion = *tb_plateMotion(k);
   }
   const char* dt_val = NULL;  // --dt as typed, for its message
@@ -174,7 +181,7 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
       a->replay = (int)k;
     } else if ((rc = tb_parseReplayOption(arg, val, &a->replay_opt)) < 0) {
       rc = tb_parseBatchOption("plate field", arg, val, &a->out);
-      if (rc < 0) return tb_cliError("unknown option '%s'", arg);
+      if (rc < 0) return tb_unknownOption("plate field", arg, tb_plateUsage);
     }
     if (rc) return rc;
   }
@@ -299,6 +306,8 @@ static int tb_plateFieldMain(int argc, char** argv) {
     return rc;
   }
   a.opt.begin = fj.n < next ? fj.n : (int)next;
+  if (a.resume)
+    tb_journalSayResumed("plate field", "start", a.opt.begin, (long)a.opt.nx * a.opt.ny, path);
   a.opt.chunk_done = tb_fieldChunkDone;
   a.opt.chunk_ctx = &fj;
   tbFieldResult r;
@@ -323,14 +332,14 @@ static int tb_plateFieldMain(int argc, char** argv) {
   int nok = 0, sticking = 0, separating = 0;
   tbFailTally fails = {0};
   for (int i = 0; i < r.done; i++) {
-    tb_failTallyAdd(&fails, r.pt[i].status, i);
+    tb_failTallyAdd(&fails, r.pt[i].status, 0.0, i);  // a point keeps no residual
     if (r.pt[i].status & TB_SCENE_FAILMASK) continue;
     speed += r.pt[i].speed;
     nok++;
     sticking += r.pt[i].stick > TB_FIELD_STICK_MARK;
     separating += r.pt[i].separated > TB_FIELD_STICK_MARK;
   }
-  tb_sayFailures("plate field", "start", &fails, 0);
+  tb_sayFailures("plate field", "start", &fails, 0, "a smaller --dt eases each step's solve");
   double ss = (double)r.done * r.nstep;
   tbJsonPath j[2];
   printf(

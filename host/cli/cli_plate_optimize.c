@@ -288,7 +288,7 @@ static int tb_parseOptimize(int argc, char** argv, tbOptArgs* a) {
         return tb_cliError("--mu %s: must be in [0, 1000]", val);
     } else {
       rc = tb_parseBatchOption("plate optimize", arg, val, &a->out);
-      if (rc < 0) return tb_cliError("unknown option '%s'", arg);
+      if (rc < 0) return tb_unknownOption("plate optimize", arg, tb_plateUsage);
     }
     if (rc) return rc;
   }
@@ -361,7 +361,10 @@ static int tb_openMemo(tbCallMemo* mo, const tbOptArgs* a, const tbPlateObjOpt* 
            TUMBLE_VERSION, TUMBLE_COMMIT, a->target_kind, table, a->nm, a->cma, o->nstart,
            o->horizon, o->dt, o->mu, tb_studyDevice());
   snprintf(path, sizeof(path), "%s.journal", a->out);
-  return tb_memoOpen(mo, path, key, a->resume);
+  int rc = tb_memoOpen(mo, path, key, a->resume);
+  // the searches' calls are known only as they go: the count alone
+  if (!rc && a->resume) tb_journalSayResumed("plate optimize", "evaluation", mo->ncall, -1, path);
+  return rc;
 }
 
 int tb_plateOptimizeMain(int argc, char** argv) {

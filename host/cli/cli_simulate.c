@@ -49,6 +49,8 @@ static int tb_parseParamArg(const char* opt, const char* arg, tbParamArg* out) {
 
 //---- simulate ----------------------------------------------------------------------------------
 
+static void tb_simulateUsage(FILE* f);
+
 typedef struct tbSimArgs {
   int scene;          // built-in scene, or -1 with model
   const char* model;  // --model FILE.xml
@@ -71,6 +73,20 @@ typedef struct tbSimArgs {
   tbReplayOpt replay_opt;
   int resume;  // --resume: the scenes FILE.journal holds are restored, not run
 } tbSimArgs;
+
+// the last --param (or --dt) against those before it: a second value for one name would
+// silently replace the first
+static int tb_checkRepeat(const tbSimArgs* a) {
+  const tbParamArg* last = &a->param[a->nparam - 1];
+  for (int i = 0; i < a->nparam - 1; i++) {
+    if (strcmp(a->param[i].name, last->name)) continue;
+    return tb_cliError(
+        "%s: %s is already set by %s (one value per name; LO:HI spreads values "
+        "over the scenes)",
+        last->given, last->name, a->param[i].given);
+  }
+  return 0;
+}
 
 static void tb_printParams(const tbModel* m) {
   for (int p = 0; p < m->nparam; p++) {
@@ -133,7 +149,7 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
     if (arg[0] != '-') {
       if (a->scene >= 0 || a->model) return tb_cliError("unexpected argument '%s'", arg);
       a->scene = tb_findScene(arg);
-      if (a->scene < 0) return tb_cliError("unknown scene '%s' (see tumble simulate --list)", arg);
+      if (a->scene < 0) return tb_unknownScene(NULL, arg);
       a->build = tb_defaultBuild(a->scene);
       continue;
     }
@@ -170,6 +186,7 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       char buf[160];
       snprintf(buf, sizeof(buf), "%s%s", strcmp(arg, "--dt") ? "" : "dt=", val);
       rc = tb_parseParamArg(arg, buf, &a->param[a->nparam++]);
+      if (!rc) rc = tb_checkRepeat(a);
     } else if (!strcmp(arg, "--cone")) {
       rc = tb_parseCone(val, &a->build.cone);
       a->build_given = 1;
@@ -196,7 +213,7 @@ static int tb_parseSimulate(int argc, char** argv, tbSimArgs* a) {
       if (!rc && !(a->solver_tol > 0.0)) rc = tb_cliError("--solver-tol %s: must be > 0", val);
     } else if ((rc = tb_parseReplayOption(arg, val, &a->replay_opt)) < 0) {
       rc = tb_parseBatchOption("simulate", arg, val, &a->out);
-      if (rc < 0) return tb_cliError("unknown option '%s'", arg);
+      if (rc < 0) return tb_unknownOption("simulate", arg, tb_simulateUsage);
     }
     if (rc) return rc;
   }
@@ -287,9 +304,12 @@ static int tb_fillParams(const tbModel* m, tbData* d, const tbSimArgs* a) {
         a->model && !strcmp(a->param[i].name, "dt") ? "opt.timestep" : a->param[i].name;
     int p = tb_findParam(m, name);
     if (p < 0) {
-      return tb_cliError("%s '%s' has no parameter '%s' (see tumble simulate %s--list)",
-                         a->model ? "model" : "scene", a->name, name,
-                         a->model ? "--model FILE " : "");
+      char what[300];
+      snprintf(what, sizeof(what), "%s '%s'", a->model ? "model" : "scene", a->name);
+      return tb_unknownParam(
+          m, a->model ? NULL : tb_sceneInfo(a->scene), name,
+          a->model ? "see tumble simulate --model FILE --list" : "see tumble simulate --list",
+          what);
     }
     for (int s = 0; s < d->nscene; s++) {
       d->param[(size_t)s * m->nparam + p] =
@@ -324,16 +344,17 @@ static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* 
     failed += (d->status[s] & TB_SCENE_FAILMASK) != 0;
     unconverged += (d->status[s] & TB_SCENE_UNCONVERGED) != 0;
     rmax = d->resid_max[s] > rmax ? d->resid_max[s] : rmax;
-    tb_failTallyAdd(&fails, d->status[s], s);
+    tb_failTallyAdd(&fails, d->status[s], d->resid_max[s], s);
   }
-  tb_sayFailures("simulate", "scene", &fails, m->maxcon);
+  tb_sayFailures("simulate", "scene", &fails, m->maxcon,
+                 "raise --max-iter, loosen --solver-tol or try another --solver");
   char name[6 * 256 + 1];  // a model's file name may hold quotes: each escaped in 6 at most
   tb_jsonEscape(name, sizeof(name), a->name);
   double ss = (double)ndone * a->nstep;
   printf(
       "{\"scene\": \"%s\", \"scenes\": %d, \"steps\": %ld, \"seconds\": %.6f, "
       "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
-      "\"max_residual\": %.3g, \"mean_iterations\": %.3g, \"threads\": %d, "
+      "\"max_residual\": %.6g, \"mean_iterations\": %.3g, \"threads\": %d, "
       "\"device\": \"%s\", \"precision\": \"%s\", \"partial\": %s}\n",
       name, ndone, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0, failed, unconverged, rmax,
       ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(), tb_precisionName(),
@@ -564,10 +585,12 @@ int tb_simulateMain(int argc, char** argv) {
         (!h5 && (rc = tb_cliOutOpen(&summary, "--out", path))) ||
         (rc = tb_newRecord(&rec, m, d->nscene, (int)a.nstep, (int)a.every)))
       goto done;
+    tb_sayCsvOut("--out", a.out, 1);
     sj.m = m;
     sj.d = d;
     sj.rec = &rec;
     if ((rc = tb_simJournalOpen(&sj, &a, argc, argv, &begin))) goto done;
+    if (a.resume) tb_journalSayResumed("simulate", "scene", begin, d->nscene, sj.j.path);
   }
   tb_catchInterrupt();
   double t0 = omp_get_wtime();

@@ -82,7 +82,7 @@ static int tb_parseSolveArgs(int argc, char** argv, tbSolveArgs* a) {
       rc = tb_parseInt(arg, val, 3, 256, &f);
       a->facets = (int)f;
     } else {
-      return tb_cliError("unknown option '%s'", arg);
+      return tb_unknownOption("solve", arg, tb_solveUsage);
     }
     if (rc) return rc;
   }

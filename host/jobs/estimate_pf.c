@@ -618,7 +618,17 @@ static void tb_pfProgress(const tbPF* f, int r, const tbPFResult* res, double t0
 static void tb_pfTallyFails(const tbPF* f, int from, tbFailTally* t) {
   for (int i = 0; i < f->N; i++) {
     if ((f->d->status[i] & TB_SCENE_FAILMASK) && f->d->fail_step[i] >= from)
-      tb_failTallyAdd(t, f->d->status[i], i);
+      tb_failTallyAdd(t, f->d->status[i], f->d->resid_max[i], i);
+  }
+}
+
+// the final cloud's particles whose steps ended above the solver's tolerance, into t: the
+// warning bit stays set over the run, so counting it after each interval would count a particle
+// again each time
+static void tb_pfTallyUnconverged(const tbPF* f, tbFailTally* t) {
+  for (int i = 0; i < f->N; i++) {
+    if (!(f->d->status[i] & TB_SCENE_FAILMASK))
+      tb_failTallyAdd(t, f->d->status[i], f->d->resid_max[i], i);
   }
 }
 
@@ -711,6 +721,7 @@ int tb_particleFilter(const tbModel* m, const double* param0, const tbObs* obs, 
   }
   res->filter_steps = (int64_t)f.N * obs->step[res->nrow - 1];
   res->scene_steps = f.scene_steps;
+  tb_pfTallyUnconverged(&f, &res->fails);
 done:
   res->seconds = omp_get_wtime() - t0;
   tb_pfFree(&f);

@@ -570,7 +570,7 @@ int tb_graspSweepRange(const tbGraspDef* g, const tbSweepGrid* grid, int trials,
       tb_tallyAdd(t, (int)(id / trials), failed, success);
       if (log) tb_graspTrialRow(log, m, d, i, id, trials, success);
       run->failed += failed;
-      tb_failTallyAdd(&run->fails, d->status[i], id);
+      tb_failTallyAdd(&run->fails, d->status[i], d->resid_max[i], id);
       run->unconverged += (d->status[i] & TB_SCENE_UNCONVERGED) != 0;
       run->resid_max = fmax(run->resid_max, d->resid_max[i]);
       run->scene_steps += (double)d->nstep[i];

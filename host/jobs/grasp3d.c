@@ -514,7 +514,7 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
       int unconverged = !failed && (d->status[i] & TB_SCENE_UNCONVERGED);
       tb_tallyAdd(&r->tally, (int)(g / def->trials), failed, held);
       r->unconverged += unconverged;
-      tb_failTallyAdd(&r->fails, d->status[i], g);
+      tb_failTallyAdd(&r->fails, d->status[i], d->resid_max[i], g);
       outcome[i] = (unsigned char)(failed * TB_G3_FAILED + held * TB_G3_HELD +
                                    (unconverged != 0) * TB_G3_UNCONVERGED +
                                    ((d->status[i] & TB_SCENE_OVERFLOW_FAIL) != 0) * TB_G3_OVERFLOW +

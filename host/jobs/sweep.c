@@ -282,14 +282,21 @@ static void tb_failKindAdd(long* count, long* first, long n, long id) {
   *count += n;
 }
 
-void tb_failTallyAdd(tbFailTally* t, int status, long id) {
+void tb_failTallyAdd(tbFailTally* t, int status, double resid, long id) {
   tb_failKindAdd(&t->overflow, &t->overflow_first, (status & TB_SCENE_OVERFLOW_FAIL) != 0, id);
   tb_failKindAdd(&t->buried, &t->buried_first, (status & TB_SCENE_START_FAIL) != 0, id);
+  // a failed scene's residual is no measure of a result: it has none
+  int unconverged = (status & TB_SCENE_UNCONVERGED) && !(status & TB_SCENE_FAILMASK);
+  tb_failKindAdd(&t->unconverged, &t->unconverged_first, unconverged, id);
+  if (unconverged) t->resid_max = fmax(t->resid_max, resid);
 }
 
 void tb_failTallyMerge(tbFailTally* t, const tbFailTally* part) {
   tb_failKindAdd(&t->overflow, &t->overflow_first, part->overflow, part->overflow_first);
   tb_failKindAdd(&t->buried, &t->buried_first, part->buried, part->buried_first);
+  tb_failKindAdd(&t->unconverged, &t->unconverged_first, part->unconverged,
+                 part->unconverged_first);
+  t->resid_max = fmax(t->resid_max, part->resid_max);
 }
 
 //---- CSV ---------------------------------------------------------------------------------------

@@ -117,9 +117,12 @@ void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long 
 typedef struct tbFailTally {
   long overflow, overflow_first;  // TB_SCENE_OVERFLOW_FAIL: more contacts than the capacity
   long buried, buried_first;      // TB_SCENE_START_FAIL: a start with a shape sunk into another
+  long unconverged, unconverged_first;  // TB_SCENE_UNCONVERGED of a scene not failed: a warning
+  double resid_max;  // the worst residual of those unconverged (0: not known, as of journal rows
+                     // that keep no residual)
 } tbFailTally;
-// count scene id of the given TB_SCENE_* status
-void tb_failTallyAdd(tbFailTally* t, int status, long id);
+// count scene id of the given TB_SCENE_* status, its worst residual resid (0: not known)
+void tb_failTallyAdd(tbFailTally* t, int status, double resid, long id);
 // add the counts of part (a chunk, a resumed run's replayed rows) to t
 void tb_failTallyMerge(tbFailTally* t, const tbFailTally* part);
 
