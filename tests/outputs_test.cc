@@ -131,7 +131,7 @@ TEST_F(OutputsTest, AWriteThatFailsLateCommitsNoneOfTheRunsFilesAndSaysWhy) {
 // the first's files are its own
 TEST_F(OutputsTest, ASecondRunOnTheSameOutIsRefusedWhileTheFirstRuns) {
   std::string out = Path("c.csv"), cli = Quote(TUMBLE_CLI);
-  std::string first = cli + " simulate box-stack --scenes 300 --steps 1200 --threads 1 --out " +
+  std::string first = cli + " simulate box-stack --scenes 600 --steps 1200 --threads 1 --out " +
                       Quote(out) + " >/dev/null 2>" + Quote(Path("a.err"));
   std::string second = cli + " simulate box-stack --scenes 2 --steps 5 --out " + Quote(out) +
                        " >/dev/null 2>" + Quote(Path("b.err"));
@@ -143,8 +143,8 @@ TEST_F(OutputsTest, ASecondRunOnTheSameOutIsRefusedWhileTheFirstRuns) {
   EXPECT_NE(r.out.find("first=0"), std::string::npos) << r.out << ReadFile(Path("a.err"));
   std::string err = ReadFile(Path("b.err"));
   EXPECT_NE(err.find("another run is writing it"), std::string::npos) << err;
-  // the summary is the first run's: 300 scenes and a header
-  EXPECT_EQ(Lines(ReadFile(Path("c-scenes.csv"))).size(), 301u);
+  // the summary is the first run's: 600 scenes and a header
+  EXPECT_EQ(Lines(ReadFile(Path("c-scenes.csv"))).size(), 601u);
 }
 
 // the locks themselves: a file another holder has locked is refused, one nobody holds (a killed
