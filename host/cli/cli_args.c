@@ -1,7 +1,6 @@
 // The command line's shared parts: errors, option values (numbers, lengths, grids, devices,
 // solvers, threads), the cost check, and the command line kept for the outputs' provenance.
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -20,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "gpu/gpu.h"
+#include "util/number.h"
 #include "util/suggest.h"
 
 // bytes of the valid UTF-8 character at p, or 0 for a control byte or a byte that starts none
@@ -167,21 +167,9 @@ int tb_unknownOption(const char* command, const char* arg, void (*usage)(FILE*))
   return rc;
 }
 
-// no option takes inf or nan. strtod's ERANGE for a subnormal result (1e-320) is no error: the
-// value is a double, and the option's range (a mass's TB_MIN_MASS) says whether it is one it takes
+// no option takes inf or nan (tb_readNumber)
 int tb_parseNumber(const char* what, const char* s, double* out) {
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (!s[0] || end == s || *end) return tb_cliError("%s: '%s' is not a number", what, s);
-  if (errno == ERANGE && fabs(v) > 1.0)
-    return tb_cliError("%s: %s is beyond the largest double (%g)", what, s, DBL_MAX);
-  if (errno == ERANGE && v == 0.0)
-    return tb_cliError("%s: %s is below the smallest double (%g; 0 is written 0)", what, s,
-                       DBL_TRUE_MIN);
-  if (!isfinite(v)) return tb_cliError("%s: %s is not a finite number", what, s);
-  *out = v;
-  return 0;
+  return tb_readNumber(what, s, out) == TB_OK ? 0 : tb_cliError("%s", tb_lastError());
 }
 
 int tb_optionValue(const char* arg, const char* val) {

@@ -7,8 +7,6 @@
 //   half   = z sqrt(p (1 - p)/n + z^2/(4 n^2)) / (1 + z^2/n)
 // It stays inside [0, 1] and keeps its coverage near p = 0 and 1, where the Wald interval
 // collapses to a point (a cell with 30 successes out of 30 is [0.887, 1], not [1, 1]).
-#include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +22,7 @@
 
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/number.h"
 #include "jobs/outfile.h"
 
 //---- grid and keys -----------------------------------------------------------------------------
@@ -331,25 +330,6 @@ int tb_sweepWriteCsv(const char* path, const tbSweepGrid* g, const tbSweepTally*
 
 //---- parameter specs ---------------------------------------------------------------------------
 
-// a finite number: strtod's ERANGE for a subnormal result (1e-320) is no error, the value being
-// a double; the range checks of what takes it decide
-static int tb_specNumber(const char* what, const char* s, double* out) {
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (!s[0] || end == s || *end) return tb_setError("%s: '%s' is not a number", what, s);
-  if (errno == ERANGE && fabs(v) > 1.0) {
-    return tb_setError("%s: %s is beyond the largest double (%g)", what, s, DBL_MAX);
-  }
-  if (errno == ERANGE && v == 0.0) {
-    return tb_setError("%s: %s is below the smallest double (%g; 0 is written 0)", what, s,
-                       DBL_TRUE_MIN);
-  }
-  if (!isfinite(v)) return tb_setError("%s: %s is not a finite number", what, s);
-  *out = v;
-  return TB_OK;
-}
-
 int tb_parseParamSpec(const char* what, const char* spec, tbParamSpec* out) {
   memset(out, 0, sizeof(*out));
   char buf[128];
@@ -363,7 +343,7 @@ int tb_parseParamSpec(const char* what, const char* spec, tbParamSpec* out) {
   if (colon) {
     *colon = 0;
     if (!out->kind) out->kind = TB_SPEC_SPREAD;
-    if (tb_specNumber(what, buf, &out->a) || tb_specNumber(what, colon + 1, &out->b))
+    if (tb_readNumber(what, buf, &out->a) || tb_readNumber(what, colon + 1, &out->b))
       return TB_ERR_ARG;
     // a spread takes HI - LO: finite, or its scenes' values would be NaN
     if (!isfinite(out->b - out->a)) {
@@ -372,7 +352,7 @@ int tb_parseParamSpec(const char* what, const char* spec, tbParamSpec* out) {
     }
   } else {
     if (out->kind == TB_SPEC_UNIFORM) return tb_setError("%s: uniform needs LO:HI", what);
-    if (tb_specNumber(what, buf, &out->a)) return TB_ERR_ARG;
+    if (tb_readNumber(what, buf, &out->a)) return TB_ERR_ARG;
     out->b = out->a;
   }
   return TB_OK;
