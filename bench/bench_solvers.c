@@ -226,10 +226,15 @@ static void runOurs(const tbFileProblem* fp, const tbProblem* p, int s, const Ar
     snprintf(out->note, sizeof(out->note), "skipped (dense, n > %d)", DENSE_MAX);
     return;
   }
+  if (!tb_fileSolverRuns(s, p)) {
+    out->skipped = 1;
+    snprintf(out->note, sizeof(out->note), "skipped (reads W dense; the file's is held sparse)");
+    return;
+  }
   int cap = isDense(s)             ? NEWTON_CAP
             : s == TB_SOLVER_LEMKE ? tb_defaultSolverOpt().max_iter
                                    : SWEEP_CAP;
-  tbSolverWork* w = tb_newSolverWork(s, p->n, fp->ncontact, p->facets);
+  tbSolverWork* w = tb_newSolverWork(p->A ? s : TB_SOLVER_PGS, p->n, fp->ncontact, p->facets);
   if (!w) {
     out->skipped = 1;
     snprintf(out->note, sizeof(out->note), "out of memory");
@@ -309,15 +314,17 @@ static double sicRun(void* vctx, int cap, double* x, int* iters, int* claimed) {
 // matrix with 3x3 blocks (the storage Siconos' own .dat files of these scenes use)
 static FrictionContactProblem* sicFromFile(const tbFileProblem* fp) {
   int n = fp->n;
+  tbProblem p = tb_fileProblemView(fp);  // W dense or held sparse: tb_entry reads either
   size_t nnz = 0;
-  for (size_t k = 0; k < (size_t)n * n; k++) nnz += fp->W[k] != 0.0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) nnz += tb_entry(&p, i, j) != 0.0;
   NumericsMatrix* T = NM_create(NM_SPARSE, n, n);
   NM_triplet_alloc(T, (CS_INT)(nnz > 0 ? nnz : 1));
   T->matrix2->origin = NSM_TRIPLET;
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
-      if (fp->W[(size_t)i * n + j] != 0.0)
-        CSparseMatrix_entry(T->matrix2->triplet, i, j, fp->W[(size_t)i * n + j]);
+      if (tb_entry(&p, i, j) != 0.0)
+        CSparseMatrix_entry(T->matrix2->triplet, i, j, tb_entry(&p, i, j));
   SparseBlockStructuredMatrix* sbm = SBM_new();
   if (SBM_from_csparse(3, NM_csc(T), sbm) != 0) return NULL;
   NM_free(T);

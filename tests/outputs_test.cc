@@ -126,6 +126,29 @@ TEST_F(OutputsTest, AWriteThatFailsLateCommitsNoneOfTheRunsFilesAndSaysWhy) {
   EXPECT_EQ(ReadFile(g + ".png").substr(1, 3), "PNG");
 }
 
+// bug: plate optimize stopped by Ctrl-C wrote its best motion so far without that motion's field,
+// and an earlier run's PREFIX-field.csv and .png stayed beside it, read as the new best's field.
+// The interrupted run's set replaces the earlier set whole: the files it did not write are gone,
+// and it says so
+TEST_F(OutputsTest, AnInterruptedSearchLeavesNoEarlierFieldBesideItsBest) {
+  std::string o = Path("o");
+  CliResult r = RunCli({"plate", "optimize", "--target", "circle", "--optimizer", "nelder-mead",
+                        "--evals", "20", "--starts", "4", "--out", o});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(Exists(o + "-field.csv") && Exists(o + "-field.png"));
+  r = RunCliInterrupted({"plate", "optimize", "--target", "circle", "--optimizer", "nelder-mead",
+                         "--evals", "100000", "--starts", "4", "--threads", "1", "--out", o},
+                        1.5);
+  ASSERT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.out.find("\"partial\": true"), std::string::npos) << r.out;
+  EXPECT_TRUE(Exists(o + "-best.csv"));
+  for (const char* f : {"-field.csv", "-field.png"}) {
+    EXPECT_FALSE(Exists(o + f)) << f << ": an earlier run's field beside this run's best";
+    EXPECT_FALSE(Exists(o + f + ".part")) << f;
+    EXPECT_NE(r.err.find(o + f + " removed"), std::string::npos) << r.err;
+  }
+}
+
 // bug: two runs on one --out shared PREFIX.part and PREFIX.journal: the first reported success
 // and the files held the second's results. The second is now refused while the first runs, and
 // the first's files are its own

@@ -515,10 +515,17 @@ int tb_plateOptimizeMain(int argc, char** argv) {
     }
     if ((rc = tb_fieldOutWrite(&out.field, &mo, 0, &fo, &fr))) goto done;
   }
-  // the runs not started (after Ctrl-C) and the field not computed are left out
+  // the runs not started (after Ctrl-C) and the field not computed are left out, and an earlier
+  // run's files of theirs removed: they would pair with another best
   tbOutFile* files[6] = {&out.plot,    &out.best,        &out.hist[0],
                          &out.hist[1], &out.field.table, &out.field.png};
-  if ((rc = tb_cliOutCommitAll("--out", files, interrupted ? 2 + nrun : 6))) goto done;
+  int ncommit = interrupted ? 2 + nrun : 6;
+  if ((rc = tb_cliOutCommitAll("--out", files, ncommit))) goto done;
+  for (int k = ncommit; k < 6; k++) {
+    if (tb_outRetire(files[k]))
+      fprintf(stderr, "tumble: plate optimize: note: %s removed: an earlier run's, not this one's\n",
+              files[k]->path);
+  }
 
   // the summary
   {

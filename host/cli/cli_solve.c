@@ -115,7 +115,8 @@ static int tb_runSolver(const tbSolveArgs* a, const tbFileProblem* fp, const tbP
   opt.tol = a->tol;
   opt.max_iter = (int)a->max_iter;
   if (a->max_seconds > 0.0) opt.deadline = tb_clock() + a->max_seconds;
-  tbSolverWork* w = tb_newSolverWork(solver, p->n, fp->ncontact, p->facets);
+  // where only the runs hold W, tb_solveFile's stages are pgs and the sparse Newton (its own)
+  tbSolverWork* w = tb_newSolverWork(p->A ? solver : TB_SOLVER_PGS, p->n, fp->ncontact, p->facets);
   double* x = (double*)calloc((size_t)p->n + 1, sizeof(double));
   if (!w || !x) {
     tb_freeSolverWork(w);
@@ -141,6 +142,20 @@ static int tb_saySolveUnsolved(const tbSolveArgs* a, int nrun, int last) {
   return TB_SOLVE_UNSOLVED;
 }
 
+// a file whose W only its nonzeros hold: solver's refusal (2), or with solver NULL the note that
+// --solver all runs the solvers that read those
+static int tb_saySparseOnly(const tbSolveArgs* a, const tbProblem* p, const char* solver) {
+  char why[256];
+  snprintf(why, sizeof why,
+           "%s's W is held as its nonzeros (%d rows: %.3g GB dense, past the reader's 0.25 GB)",
+           a->file, p->n, 8e-9 * p->n * (double)p->n);
+  const char* read =
+      tb_fileSolverRuns(TB_SOLVER_SOC_FB_PLM, p) ? "pgs, auto and soc-fb-plm" : "pgs and auto";
+  if (solver) return tb_cliError("solver '%s' needs W dense: %s; %s read it so", solver, why, read);
+  fprintf(stderr, "tumble: solve: note: %s: --solver all runs %s alone\n", why, read);
+  return 0;
+}
+
 int tb_solveMain(int argc, char** argv) {
   if (tb_helpAsked(argc, argv)) {
     tb_solveUsage(stdout);
@@ -163,9 +178,15 @@ int tb_solveMain(int argc, char** argv) {
     return tb_cliError("solver '%s' does not apply to %s (%s cone)", tb_solverName(a.solver),
                        a.file, p.cone ? "pyramid" : "exact");
   }
+  if (a.solver >= 0 && !tb_fileSolverRuns(a.solver, &p)) {
+    rc = tb_saySparseOnly(&a, &p, tb_solverName(a.solver));
+    tb_freeFileProblem(&fp);
+    return rc;
+  }
+  if (a.solver < 0 && !p.A) tb_saySparseOnly(&a, &p, NULL);
   int nrun = 0, nconverged = 0, last = a.solver;
   for (int s = 0; s < TB_NSOLVER && !rc; s++) {
-    if ((a.solver < 0 && tb_solverApplies(s, &p)) || s == a.solver) {
+    if ((a.solver < 0 && tb_solverApplies(s, &p) && tb_fileSolverRuns(s, &p)) || s == a.solver) {
       int converged = 0;
       rc = tb_runSolver(&a, &fp, &p, s, &converged);
       nrun++;

@@ -324,6 +324,8 @@ TB_HD void tb_workSolver(const tbScratch* sc, tbWork* w) {
   w->use_runs = 0;
   w->runs.row_adr = w->runs.col_adr = w->run_adr;
   w->runs.row_run = w->runs.col_run = w->run;
+  w->runs.row_val = w->runs.col_val = NULL;  // A holds the values
+  w->runs.row_off = w->runs.col_off = NULL;
   w->own = NULL;
 }
 

@@ -102,14 +102,14 @@ static int rd_view(tbFileProblem* fp) {
     fp->blk_mu[k] = fc ? fp->mu[k] : 0.0;
     fp->blk_angle[k] = 0.0;
   }
-  return rd_runs(fp);
+  return fp->W ? rd_runs(fp) : tb_rdPackedRuns(fp);
 }
 
-static int rd_problem(const char* path, tbFileProblem* out, int isolate_hdf5) {
+static int rd_problem(const char* path, tbFileProblem* out, int isolate_hdf5, int keep_sparse) {
   if (!out) return tb_setError("tb_readProblem: out is NULL");
   memset(out, 0, sizeof *out);
   if (!path) return tb_setError("tb_readProblem: path is NULL");
-  tbRdCtx c = {rd_basename(path)};
+  tbRdCtx c = {rd_basename(path), keep_sparse};
   FILE* fh = fopen(path, "rb");
   if (!fh) return tb_rdFail(&c, "file", 0, "cannot open: %s", strerror(errno));
   static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
@@ -157,16 +157,24 @@ static int rd_problem(const char* path, tbFileProblem* out, int isolate_hdf5) {
 }
 
 int tb_readProblem(const char* path, tbFileProblem* out) {
-  return rd_problem(path, out, 1);
+  return rd_problem(path, out, 1, 0);
 }
 
 int tb_readProblemInProcess(const char* path, tbFileProblem* out) {
-  return rd_problem(path, out, 0);
+  return rd_problem(path, out, 0, 0);
+}
+
+int tb_readProblemSparse(const char* path, tbFileProblem* out) {
+  return rd_problem(path, out, 1, 1);
 }
 
 void tb_freeFileProblem(tbFileProblem* fp) {
   if (!fp) return;
   free(fp->W);
+  free(fp->W_rowptr);
+  free(fp->W_col);
+  free(fp->W_val);
+  free(fp->col_val);
   free(fp->q);
   free(fp->mu);
   free(fp->r_solution);

@@ -104,23 +104,8 @@ static int h5_vec(const tbRdCtx* c, hid_t file, const char* path, long n, int no
   return TB_OK;
 }
 
-// an FCLib sparse matrix's entries, each checked (duplicates stay: their sum is the entry)
-typedef struct rdEntries {
-  int m, n;
-  long nnz;
-  int *i, *j;  // rows, columns
-  double* x;
-} rdEntries;
-
-static void rd_freeEntries(rdEntries* e) {
-  free(e->i);
-  free(e->j);
-  free(e->x);
-  memset(e, 0, sizeof(*e));
-}
-
 // the entries of the FCLib sparse matrix in group `g` (triplet, compressed columns or rows), at
-// most maxm rows and maxn columns
+// most maxm rows and maxn columns, each checked (duplicates stay: their sum is the entry)
 static int h5_entries(const tbRdCtx* c, hid_t file, const char* g, int maxm, int maxn,
                       rdEntries* e) {
   char path[160], f[192];
@@ -153,6 +138,7 @@ static int h5_entries(const tbRdCtx* c, hid_t file, const char* g, int maxm, int
     e->i = (int*)malloc(sizeof(int) * cap);
     e->j = (int*)malloc(sizeof(int) * cap);
     e->x = (double*)malloc(sizeof(double) * cap);
+    e->cap = (long)cap;
     if (!e->i || !e->j || !e->x) rc = tb_setError("%s: %s: out of memory", c->name, g);
   }
   if (rc == TB_OK && nz >= 0) {  // triplet, CSparse's convention: i rows, p columns
@@ -174,7 +160,7 @@ static int h5_entries(const tbRdCtx* c, hid_t file, const char* g, int maxm, int
       } else {
         e->i[e->nnz] = I[k];
         e->j[e->nnz] = P[k];
-        e->x[e->nnz++] = X[k];
+        e->x[e->nnz++] = X[k] + 0.0;  // an entry is a sum from 0 (CSparse's): a -0 is 0
       }
     }
   } else if (rc == TB_OK) {  // compressed columns (-1) or rows (-2)
@@ -205,7 +191,7 @@ static int h5_entries(const tbRdCtx* c, hid_t file, const char* g, int maxm, int
         }
         e->i[e->nnz] = csr ? o : I[k];
         e->j[e->nnz] = csr ? I[k] : o;
-        e->x[e->nnz++] = X[k];
+        e->x[e->nnz++] = X[k] + 0.0;
       }
     }
   }
@@ -214,24 +200,7 @@ static int h5_entries(const tbRdCtx* c, hid_t file, const char* g, int maxm, int
   free(xv);
   e->m = m;
   e->n = n;
-  if (rc != TB_OK) rd_freeEntries(e);
-  return rc;
-}
-
-// an FCLib sparse matrix (group `g`) as a dense (m x n) row-major matrix; *D malloc'd
-static int h5_dense(const tbRdCtx* c, hid_t file, const char* g, int* m_out, int* n_out,
-                    double** D) {
-  rdEntries e;
-  *D = NULL;
-  int rc = h5_entries(c, file, g, TB_READER_MAXN, TB_READER_MAXN, &e);
-  if (rc != TB_OK) return rc;
-  double* A = (double*)calloc((size_t)e.m * e.n, sizeof(double));
-  if (!A) rc = tb_setError("%s: %s: out of memory", c->name, g);
-  for (long k = 0; A && k < e.nnz; k++) A[(size_t)e.i[k] * e.n + e.j[k]] += e.x[k];
-  *m_out = e.m;
-  *n_out = e.n;
-  *D = A;
-  rd_freeEntries(&e);
+  if (rc != TB_OK) tb_rdFreeEntries(e);
   return rc;
 }
 
@@ -250,10 +219,17 @@ static int h5_local(const tbRdCtx* c, hid_t file, tbFileProblem* fp) {
   if (H5Lexists(file, "/fclib_local/R", H5P_DEFAULT) > 0 ||
       H5Lexists(file, "/fclib_local/V", H5P_DEFAULT) > 0)
     return tb_rdFail(c, "/fclib_local/R", 0, "mixed problems (V, R, s) are not supported");
-  if ((rc = h5_dense(c, file, "/fclib_local/W", &m, &n, &fp->W)) != TB_OK) return rc;
-  if (m != n || m % 3 != 0)
+  rdEntries e;
+  if ((rc = h5_entries(c, file, "/fclib_local/W", TB_READER_MAXN, TB_READER_MAXN, &e)) != TB_OK)
+    return rc;
+  m = e.m;
+  n = e.n;
+  if (m != n || m % 3 != 0) {
+    tb_rdFreeEntries(&e);
     return tb_rdFail(c, "/fclib_local/W", 0, "%d x %d: must be square with 3 rows per contact", m,
                      n);
+  }
+  if ((rc = tb_rdSetW(c, "/fclib_local/W", &e, fp)) != TB_OK) return rc;
   fp->n = n;
   fp->ncontact = n / 3;
   if ((rc = h5_vec(c, file, "/fclib_local/vectors/q", n, 0, &fp->q)) != TB_OK) return rc;
@@ -309,6 +285,26 @@ static cholmod_sparse* rd_halfSolve(cholmod_factor* L, cholmod_sparse* B, cholmo
   return Z;
 }
 
+// fp's W from its lower half in W (compressed columns), mirrored: exactly symmetric
+static int rd_mirrored(const tbRdCtx* c, const cholmod_sparse* W, tbFileProblem* fp) {
+  const int *Wp = (const int*)W->p, *Wi = (const int*)W->i;
+  const double* Wx = (const double*)W->x;
+  rdEntries e;
+  memset(&e, 0, sizeof e);
+  e.m = e.n = (int)W->ncol;
+  for (int j = 0; j < e.n; j++) {
+    for (int k = Wp[j]; k < Wp[j + 1]; k++) {
+      if (Wi[k] < j) continue;
+      if (tb_rdAddEntry(&e, Wi[k], j, Wx[k]) != TB_OK ||
+          (Wi[k] != j && tb_rdAddEntry(&e, j, Wi[k], Wx[k]) != TB_OK)) {
+        tb_rdFreeEntries(&e);
+        return tb_setError("%s: /fclib_global: out of memory", c->name);
+      }
+    }
+  }
+  return tb_rdSetW(c, "/fclib_global W", &e, fp);
+}
+
 // W = H^T M^-1 H and q = H^T M^-1 f + w, M and H sparse from file to W (a mass matrix has
 // thousands of rows; held dense and factorized densely, a 12000-row one took 8 minutes):
 // Z = L^-1 P H, W = Z^T Z (its lower half mirrored: exactly symmetric), q = Z^T L^-1 P f + w.
@@ -346,21 +342,12 @@ static int rd_global(const tbRdCtx* c, const rdEntries* Me, const rdEntries* He,
     qd = cholmod_allocate_dense(n, 1, n, CHOLMOD_REAL, cm);
     double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
     if (Z && zf && qd) cholmod_sdmult(Z, 1, one, zero, zf, qd, cm);
-    fp->W = (double*)calloc((size_t)n * n, sizeof(double));
     fp->q = (double*)malloc(sizeof(double) * (size_t)n);
-    if (!W || !qd || !zf || !fp->W || !fp->q || cm->status < CHOLMOD_OK)
+    if (!W || !qd || !zf || !fp->q || cm->status < CHOLMOD_OK)
       rc = tb_setError("%s: /fclib_global: out of memory", c->name);
   }
+  if (rc == TB_OK) rc = rd_mirrored(c, W, fp);
   if (rc == TB_OK) {
-    const int *Wp = (const int*)W->p, *Wi = (const int*)W->i;
-    const double* Wx = (const double*)W->x;
-    for (int j = 0; j < n; j++) {
-      for (int k = Wp[j]; k < Wp[j + 1]; k++) {
-        if (Wi[k] < j) continue;
-        fp->W[(size_t)Wi[k] * n + j] = Wx[k];
-        fp->W[(size_t)j * n + Wi[k]] = Wx[k];
-      }
-    }
     for (int i = 0; i < n; i++) fp->q[i] = ((const double*)qd->x)[i] + w[i];
     fp->n = n;
     fp->ncontact = n / 3;
@@ -407,8 +394,8 @@ static int h5_global(const tbRdCtx* c, hid_t file, tbFileProblem* fp) {
     rc = rd_global(c, &Me, &He, f, w, fp, &cm);
     cholmod_finish(&cm);
   }
-  rd_freeEntries(&Me);
-  rd_freeEntries(&He);
+  tb_rdFreeEntries(&Me);
+  tb_rdFreeEntries(&He);
   free(f);
   free(w);
   return rc;
@@ -456,6 +443,7 @@ int tb_rdHdf5(const tbRdCtx* c, const char* path, tbFileProblem* fp) {
 typedef struct h5Answer {
   int rc, kind, n, ncontact, has_solution, global;
   int msglen;  // the error line that follows (rc != TB_OK)
+  int nnz;     // -1: W follows dense; else its compressed rows with nnz entries
 } h5Answer;
 
 static int h5_send(int fd, const void* p, size_t len) {
@@ -482,6 +470,15 @@ static int h5_receive(int fd, void* p, size_t len) {
   return 1;
 }
 
+// fp's W, dense (nnz -1) or its compressed rows
+static int h5_sendW(int fd, const tbFileProblem* fp, int nnz) {
+  size_t n = (size_t)fp->n;
+  if (nnz < 0) return h5_send(fd, fp->W, sizeof(double) * n * n);
+  return h5_send(fd, fp->W_rowptr, sizeof(int) * (n + 1)) &&
+         h5_send(fd, fp->W_col, sizeof(int) * (size_t)nnz) &&
+         h5_send(fd, fp->W_val, sizeof(double) * (size_t)nnz);
+}
+
 // the child: read, answer, and leave without the parent's exit handlers or stdio buffers
 static void h5_child(const tbRdCtx* c, const char* path, int fd) {
   tbFileProblem fp;
@@ -496,10 +493,11 @@ static void h5_child(const tbRdCtx* c, const char* path, int fd) {
   a.ncontact = fp.ncontact;
   a.has_solution = fp.has_solution;
   a.global = fp.global;
+  a.nnz = fp.W || a.rc != TB_OK ? -1 : fp.W_rowptr[fp.n];
   size_t n = (size_t)fp.n;
   int ok = h5_send(fd, &a, sizeof a) && h5_send(fd, msg, (size_t)a.msglen);
   if (ok && a.rc == TB_OK)
-    ok = h5_send(fd, fp.W, sizeof(double) * n * n) && h5_send(fd, fp.q, sizeof(double) * n) &&
+    ok = h5_sendW(fd, &fp, a.nnz) && h5_send(fd, fp.q, sizeof(double) * n) &&
          h5_send(fd, fp.mu, sizeof(double) * (size_t)fp.ncontact) &&
          (!fp.has_solution || h5_send(fd, fp.r_solution, sizeof(double) * n));
   _exit(ok ? 0 : 1);
@@ -513,6 +511,31 @@ static int h5_receiveDoubles(int fd, size_t count, double** x) {
   *x = (double*)malloc(sizeof(double) * (count > 0 ? count : 1));
   if (!*x) return H5_NOMEM;
   return h5_receive(fd, *x, sizeof(double) * count) ? H5_WHOLE : H5_CUT;
+}
+
+// count ints from fd into *v (malloc'd)
+static int h5_receiveInts(int fd, size_t count, int** v) {
+  *v = (int*)malloc(sizeof(int) * (count > 0 ? count : 1));
+  if (!*v) return H5_NOMEM;
+  return h5_receive(fd, *v, sizeof(int) * count) ? H5_WHOLE : H5_CUT;
+}
+
+// W from the child (h5_sendW) into fp, its compressed rows checked
+static int h5_receiveW(int fd, int nnz, tbFileProblem* fp) {
+  size_t n = (size_t)fp->n;
+  if (nnz < 0) return h5_receiveDoubles(fd, n * n, &fp->W);
+  int got = h5_receiveInts(fd, n + 1, &fp->W_rowptr);
+  if (got == H5_WHOLE) got = h5_receiveInts(fd, (size_t)nnz, &fp->W_col);
+  if (got == H5_WHOLE) got = h5_receiveDoubles(fd, (size_t)nnz, &fp->W_val);
+  if (got != H5_WHOLE) return got;
+  if (fp->W_rowptr[0] != 0 || fp->W_rowptr[n] != nnz) return H5_MALFORMED;
+  for (size_t i = 0; i < n; i++) {
+    if (fp->W_rowptr[i + 1] < fp->W_rowptr[i]) return H5_MALFORMED;
+  }
+  for (int k = 0; k < nnz; k++) {
+    if (fp->W_col[k] < 0 || fp->W_col[k] >= fp->n) return H5_MALFORMED;
+  }
+  return H5_WHOLE;
 }
 
 // the parent's side: the child's error line, or its problem into fp
@@ -534,7 +557,8 @@ static int h5_answer(int fd, tbFileProblem* fp, int* rc) {
   fp->n = a.n;
   fp->ncontact = a.ncontact;
   fp->global = a.global;
-  int got = h5_receiveDoubles(fd, n * n, &fp->W);
+  if (a.nnz < -1) return H5_MALFORMED;
+  int got = h5_receiveW(fd, a.nnz, fp);
   if (got == H5_WHOLE) got = h5_receiveDoubles(fd, n, &fp->q);
   if (got == H5_WHOLE) got = h5_receiveDoubles(fd, (size_t)a.ncontact, &fp->mu);
   if (got == H5_WHOLE && a.has_solution) got = h5_receiveDoubles(fd, n, &fp->r_solution);

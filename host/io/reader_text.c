@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tumble/reader.h>
 
@@ -95,59 +96,49 @@ static int lx_double(const tbRdCtx* c, tbLex* L, const char* field, double* v, i
   return TB_OK;
 }
 
-// the Siconos matrix (NumericsMatrix) of name `nm` into W (n x n row-major, allocated here);
-// `expect` describes n for messages ("3 * nc = 9", "n = 4")
-static int rd_matrix(const tbRdCtx* c, tbLex* L, const char* nm, int n, const char* expect,
-                     double** Wout) {
+// the entries of a dense matrix (storage 0) after its storage type and sizes
+static int rd_denseEntries(const tbRdCtx* c, tbLex* L, const char* nm, int n, rdEntries* e) {
   char f[96];
-  int storage, size0, size1, ln, rc;
-  snprintf(f, sizeof f, "%s storage type", nm);
-  if ((rc = lx_int(c, L, f, &storage, &ln)) != TB_OK) return rc;
-  if (storage != 0 && storage != 1)
-    return tb_rdFail(c, f, ln, "storage type %d: must be 0 (dense) or 1 (sparse block)%s", storage,
-                     storage == 2 ? "; sparse (2) is not supported" : "");
-  snprintf(f, sizeof f, "%s size0", nm);
-  if ((rc = lx_int(c, L, f, &size0, &ln)) != TB_OK) return rc;
-  if (size0 != n) return tb_rdFail(c, f, ln, "size0 = %d: must be %s", size0, expect);
-  snprintf(f, sizeof f, "%s size1", nm);
-  if ((rc = lx_int(c, L, f, &size1, &ln)) != TB_OK) return rc;
-  if (size1 != n) return tb_rdFail(c, f, ln, "size1 = %d: must be %s", size1, expect);
-
-  if (storage == 0) {
-    int r0, r1;
-    snprintf(f, sizeof f, "%s dense size0 (repeated)", nm);
-    if ((rc = lx_int(c, L, f, &r0, &ln)) != TB_OK) return rc;
-    if (r0 != size0) return tb_rdFail(c, f, ln, "%d: must repeat size0 = %d", r0, size0);
-    snprintf(f, sizeof f, "%s dense size1 (repeated)", nm);
-    if ((rc = lx_int(c, L, f, &r1, &ln)) != TB_OK) return rc;
-    if (r1 != size1) return tb_rdFail(c, f, ln, "%d: must repeat size1 = %d", r1, size1);
-    long nv = (long)n * n;
-    if (L->left < nv) {  // the file ends inside the matrix: name the first missing entry
-      long k = L->left;
-      snprintf(f, sizeof f, "%s(%ld, %ld) (value %ld of %ld)", nm, k % n, k / n, k + 1, nv);
-      return lx_eof(c, L, f);
-    }
-    double* W = (double*)malloc(sizeof(double) * (size_t)nv);
-    if (!W) return tb_setError("%s: %s: out of memory (n = %d)", c->name, nm, n);
-    *Wout = W;
-    // Siconos' dense layout is column-major: value k is entry (k % size0, k / size0)
-    for (long k = 0; k < nv; k++) {
-      long i = k % n, j = k / n;
-      snprintf(f, sizeof f, "%s(%ld, %ld)", nm, i, j);
-      if ((rc = lx_double(c, L, f, &W[i * n + j], NULL)) != TB_OK) return rc;
-    }
-    return TB_OK;
+  int r0, r1, ln, rc;
+  snprintf(f, sizeof f, "%s dense size0 (repeated)", nm);
+  if ((rc = lx_int(c, L, f, &r0, &ln)) != TB_OK) return rc;
+  if (r0 != n) return tb_rdFail(c, f, ln, "%d: must repeat size0 = %d", r0, n);
+  snprintf(f, sizeof f, "%s dense size1 (repeated)", nm);
+  if ((rc = lx_int(c, L, f, &r1, &ln)) != TB_OK) return rc;
+  if (r1 != n) return tb_rdFail(c, f, ln, "%d: must repeat size1 = %d", r1, n);
+  long nv = (long)n * n;
+  if (L->left < nv) {  // the file ends inside the matrix: name the first missing entry
+    long k = L->left;
+    snprintf(f, sizeof f, "%s(%ld, %ld) (value %ld of %ld)", nm, k % n, k / n, k + 1, nv);
+    return lx_eof(c, L, f);
   }
+  // Siconos' dense layout is column-major: value k is entry (k % size0, k / size0)
+  int dense = tb_rdDense(c, n);
+  for (long k = 0; k < nv; k++) {
+    long i = k % n, j = k / n;
+    double v;
+    snprintf(f, sizeof f, "%s(%ld, %ld)", nm, i, j);
+    if ((rc = lx_double(c, L, f, &v, NULL)) != TB_OK) return rc;
+    if ((v != 0.0 || dense) && tb_rdAddEntry(e, (int)i, (int)j, v) != TB_OK)
+      return tb_setError("%s: %s: out of memory (n = %d)", c->name, nm, n);
+  }
+  return TB_OK;
+}
 
-  // sparse block matrix (SBM_new_from_file)
+// the entries of a sparse block matrix (storage 1, SBM_new_from_file) after its storage type
+// and sizes
+static int rd_blockEntries(const tbRdCtx* c, tbLex* L, const char* nm, int n, const char* expect,
+                           rdEntries* e) {
+  char f[96];
+  int ln, rc;
   int nbblocks, bn0, bn1, filled1, filled2;
   snprintf(f, sizeof f, "%s nbblocks", nm);
   if ((rc = lx_int(c, L, f, &nbblocks, &ln)) != TB_OK) return rc;
-  if (nbblocks < 0 || nbblocks > n * n)
-    return tb_rdFail(c, f, ln, "%d blocks: must be in [0, n * n = %d]", nbblocks, n * n);
-  double* W = (double*)calloc((size_t)n * n, sizeof(double));
-  if (!W) return tb_setError("%s: %s: out of memory (n = %d)", c->name, nm, n);
-  *Wout = W;
+  if (nbblocks < 0 || nbblocks > (long)n * n)
+    return tb_rdFail(c, f, ln, "%d blocks: must be in [0, n * n = %ld]", nbblocks, (long)n * n);
+  if (nbblocks > L->left)  // before its index arrays are allocated
+    return tb_rdFail(c, f, ln, "%d blocks: more than the file's %ld values left", nbblocks,
+                     L->left);
   if (nbblocks == 0) return TB_OK;  // the zero matrix: nothing else is written
   snprintf(f, sizeof f, "%s block rows", nm);
   if ((rc = lx_int(c, L, f, &bn0, &ln)) != TB_OK) return rc;
@@ -206,6 +197,7 @@ static int rd_matrix(const tbRdCtx* c, tbLex* L, const char* nm, int n, const ch
       rc = tb_rdFail(c, f, ln, "block column %d: must be in [0, %d)", idx2[k], bn1);
   }
   for (int k = 0; k < bn1; k++) mark[k] = -1;
+  int dense = tb_rdDense(c, n);
   for (int br = 0; br < bn0 && rc == TB_OK; br++) {
     int r0 = br > 0 ? bs0[br - 1] : 0, nr = bs0[br] - r0;
     for (int b = idx1[br]; b < idx1[br + 1] && rc == TB_OK; b++) {
@@ -222,15 +214,48 @@ static int rd_matrix(const tbRdCtx* c, tbLex* L, const char* nm, int n, const ch
         rc = tb_rdFail(c, f, ln, "%d: blocks must come in order (expected %d)", num, b);
         break;
       }
-      for (int v = 0; v < nr * nc; v++) {  // column-major inside the block
-        int i = v % nr, j = v / nr;
-        snprintf(f, sizeof f, "%s block %d value %d (entry %d, %d)", nm, b, v, r0 + i, c0 + j);
-        if ((rc = lx_double(c, L, f, &W[(size_t)(r0 + i) * n + c0 + j], NULL)) != TB_OK) break;
+      for (long v = 0; v < (long)nr * nc; v++) {  // column-major inside the block
+        int i = (int)(v % nr), j = (int)(v / nr);
+        snprintf(f, sizeof f, "%s block %d value %ld (entry %d, %d)", nm, b, v, r0 + i, c0 + j);
+        double x;
+        if ((rc = lx_double(c, L, f, &x, NULL)) != TB_OK) break;
+        if ((x != 0.0 || dense) && tb_rdAddEntry(e, r0 + i, c0 + j, x) != TB_OK) {
+          rc = tb_setError("%s: %s: out of memory (n = %d)", c->name, nm, n);
+          break;
+        }
       }
     }
   }
   free(iw);
   return rc;
+}
+
+// the Siconos matrix (NumericsMatrix) of name `nm` into fp's W (tb_rdSetW: dense, or its
+// nonzeros where dense it would not fit); `expect` describes n for messages ("3 * nc = 9", "n = 4")
+static int rd_matrix(const tbRdCtx* c, tbLex* L, const char* nm, int n, const char* expect,
+                     tbFileProblem* fp) {
+  char f[96];
+  int storage, size0, size1, ln, rc;
+  snprintf(f, sizeof f, "%s storage type", nm);
+  if ((rc = lx_int(c, L, f, &storage, &ln)) != TB_OK) return rc;
+  if (storage != 0 && storage != 1)
+    return tb_rdFail(c, f, ln, "storage type %d: must be 0 (dense) or 1 (sparse block)%s", storage,
+                     storage == 2 ? "; sparse (2) is not supported" : "");
+  snprintf(f, sizeof f, "%s size0", nm);
+  if ((rc = lx_int(c, L, f, &size0, &ln)) != TB_OK) return rc;
+  if (size0 != n) return tb_rdFail(c, f, ln, "size0 = %d: must be %s", size0, expect);
+  snprintf(f, sizeof f, "%s size1", nm);
+  if ((rc = lx_int(c, L, f, &size1, &ln)) != TB_OK) return rc;
+  if (size1 != n) return tb_rdFail(c, f, ln, "size1 = %d: must be %s", size1, expect);
+  rdEntries e;
+  memset(&e, 0, sizeof e);
+  e.m = e.n = n;
+  rc = storage == 0 ? rd_denseEntries(c, L, nm, n, &e) : rd_blockEntries(c, L, nm, n, expect, &e);
+  if (rc != TB_OK) {
+    tb_rdFreeEntries(&e);
+    return rc;
+  }
+  return tb_rdSetW(c, nm, &e, fp);
 }
 
 int tb_rdText(const tbRdCtx* c, const char* s, size_t len, tbFileProblem* fp) {
@@ -267,14 +292,14 @@ int tb_rdText(const tbRdCtx* c, const char* s, size_t len, tbFileProblem* fp) {
     n = 3 * nc;
     fp->ncontact = nc;
     snprintf(expect, sizeof expect, "3 * nc = %d", n);
-    if ((rc = rd_matrix(c, &L, "W", n, expect, &fp->W)) != TB_OK) return rc;
+    if ((rc = rd_matrix(c, &L, "W", n, expect, fp)) != TB_OK) return rc;
   } else {
     fp->kind = TB_FILE_LCP;
     if ((rc = lx_int(c, &L, "n", &n, &ln)) != TB_OK) return rc;
     if (n < 1 || n > TB_READER_MAXN)
       return tb_rdFail(c, "n", ln, "n = %d: must be in [1, %d]", n, TB_READER_MAXN);
     snprintf(expect, sizeof expect, "n = %d", n);
-    if ((rc = rd_matrix(c, &L, "M", n, expect, &fp->W)) != TB_OK) return rc;
+    if ((rc = rd_matrix(c, &L, "M", n, expect, fp)) != TB_OK) return rc;
   }
   fp->n = n;
   char f[48];

@@ -163,7 +163,7 @@ static void tb_sparseJacobian(const tbLm* c, const tbLmState* s, tbSparseJ* sj) 
         int col = cols[j];
         double v = col >= i && col < i + dim ? Jx[a * dim + col - i] : 0.0;
         for (int l = 0; l < dim; l++) {
-          v += Ju[a * dim + l] * (p->A[(size_t)(i + l) * n + col] + (col == i + l ? c->cfm : 0.0));
+          v += Ju[a * dim + l] * (tb_entry(p, i + l, col) + (col == i + l ? c->cfm : 0.0));
         }
         sj->Ax[slot[j]] = v;
       }
@@ -270,9 +270,13 @@ static int tb_sparseSocFits(const tbProblem* p) {
 }
 
 int tb_sparseNewton(int solver, const tbProblem* p) {
-  int chosen =
-      solver == TB_SOLVER_SOC_FB_PLM || (solver == TB_SOLVER_AUTO && p->n > TB_AUTO_DENSE_MAX);
+  int chosen = solver == TB_SOLVER_SOC_FB_PLM ||
+               (solver == TB_SOLVER_AUTO && (p->n > TB_AUTO_DENSE_MAX || !p->A));
   return chosen && tb_sparseSocFits(p);
+}
+
+int tb_fileSolverRuns(int solver, const tbProblem* p) {
+  return p->A || solver == TB_SOLVER_PGS || solver == TB_SOLVER_AUTO || tb_sparseNewton(solver, p);
 }
 
 // after a second run (x2, r2) from the first's start, the better answer into (x, res), ties to
@@ -318,6 +322,10 @@ int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double*
   tbSolverOpt lent = *opt;
   if (solver == TB_SOLVER_AUTO && tb_sparseSocFits(p)) lent.soc_newton = tb_solveSocFbSparse;
   lent.fixed_point = solver == TB_SOLVER_AUTO;
+  // where the runs alone hold W, auto's own stages are pgs (the others read W dense)
+  int own = p->A ? TB_SOLVER_AUTO : TB_SOLVER_PGS;
+  if (!tb_fileSolverRuns(solver, p)) return tb_needsDense(solver, p->n);
+  if (!p->A && !tb_sparseNewton(solver, p)) return tb_solve(TB_SOLVER_PGS, p, &lent, x, w, res);
   if (!tb_sparseNewton(solver, p)) {
     return lent.soc_newton ? tb_solveLentOrOwn(p, &lent, x, w, res)
                            : tb_solve(solver, p, &lent, x, w, res);
@@ -334,9 +342,9 @@ int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double*
                : TB_OK;
   if (rc == TB_OK && solver == TB_SOLVER_AUTO && !res->converged) {
     // auto's own stages from the same start; the better answer is kept
-    tbSolveResult own;
-    rc = tb_solve(TB_SOLVER_AUTO, p, &lent, x0, w, &own);
-    if (rc == TB_OK) tb_keepBetter(n, x0, &own, x, res);
+    tbSolveResult r;
+    rc = tb_solve(own, p, &lent, x0, w, &r);
+    if (rc == TB_OK) tb_keepBetter(n, x0, &r, x, res);
   }
   res->seconds = tb_clock() - t0;
   free(x0);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tumble/tumble.h>
@@ -80,4 +81,15 @@ void tb_outAbort(tbOutFile* o) {
   if (!o->discard) unlink(o->tmp);  // while the lock is held: the file is still this run's
   fclose(o->f);
   o->f = NULL;
+}
+
+int tb_outRetire(tbOutFile* o) {
+  if (!o->f) return 0;
+  struct stat st;
+  // while PATH.part's lock is held: no other run is writing PATH
+  int removed = !o->discard && lstat(o->path, &st) == 0 && S_ISREG(st.st_mode) &&
+                unlink(o->path) == 0;
+  tb_outAbort(o);
+  if (removed) tb_fileSyncDir(o->path);
+  return removed;
 }

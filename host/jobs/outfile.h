@@ -34,6 +34,10 @@ int tb_outCommitAll(tbOutFile* const* o, int n);
 int tb_outCommit(tbOutFile* o);
 // close and remove the temporary file, if open; PATH is left as it was
 void tb_outAbort(tbOutFile* o);
+// a file of a committed set that this run did not write (an interrupted run's): its temporary
+// removed, and an earlier run's file at PATH too, which belonged to the set just replaced;
+// 1 when there was one
+int tb_outRetire(tbOutFile* o);
 
 #ifdef __cplusplus
 }

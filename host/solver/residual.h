@@ -36,15 +36,33 @@ TB_HD tbSolverOpt tb_defaultSolverOpt(void) {
   return o;
 }
 
-// row i of p->A times x over the row's nonzero runs (p->runs)
+// row i's run r of A's values, from the run's first column on (A's own or the packed ones)
+TB_HD const double* tb_rowRunValues(const tbProblem* p, int i, int r) {
+  const tbRuns* R = p->runs;
+  if (R->row_val) return R->row_val + R->row_off[r];
+  return p->A + (size_t)i * p->n + R->row_run[2 * r];
+}
+
+// row i of p->A times x over the row's nonzero runs (p->runs); a run's sums in the order of
+// tbu_dotRange over its columns whether A or the packed values hold it
 TB_HD double tb_rowDotRuns(const tbProblem* p, int i, const double* x) {
-  const double* a = p->A + (size_t)i * p->n;
   const int* run = p->runs->row_run;
   double s = 0.0;
   for (int r = p->runs->row_adr[i]; r < p->runs->row_adr[i + 1]; r++) {
-    s += tbu_dotRange(a, x, run[2 * r], run[2 * r + 1]);
+    int j0 = run[2 * r];
+    s += tbu_dotRange(tb_rowRunValues(p, i, r), x + j0, 0, run[2 * r + 1] - j0);
   }
   return s;
+}
+
+// A[i][j]: A's, or where only the runs hold A its packed value (0 outside them)
+TB_HD double tb_entry(const tbProblem* p, int i, int j) {
+  if (p->A) return p->A[(size_t)i * p->n + j];
+  const int* run = p->runs->row_run;
+  for (int r = p->runs->row_adr[i]; r < p->runs->row_adr[i + 1]; r++) {
+    if (j >= run[2 * r] && j < run[2 * r + 1]) return tb_rowRunValues(p, i, r)[j - run[2 * r]];
+  }
+  return 0.0;
 }
 
 // u = A x + b, its rows split over team t, once every member has read u and x as they were;

@@ -62,8 +62,16 @@ void tb_freeSolverWork(tbSolverWork* w) {
   free(w);
 }
 
+int tb_needsDense(int solver, int n) {
+  return tb_setError(
+      "solver '%s' needs A dense, %.3g GB at %d rows, where only its nonzero runs are held: "
+      "pgs reads those",
+      tb_solverName(solver), 8e-9 * n * (double)n, n);
+}
+
 int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
              tbSolveResult* res) {
+  if (!p->A && solver != TB_SOLVER_PGS) return tb_needsDense(solver, p->n);
   double t0 = omp_get_wtime();
   int rc = tb_solveQuiet(tb_solo(), solver, p, opt, x, w, res);
   if (rc == TB_ERR_ARG) {

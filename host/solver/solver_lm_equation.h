@@ -393,7 +393,7 @@ TB_HD double* tb_lmEquation(int kind, const tbProblem* p, double cfm, double* d,
   c->scale = d + 2 * n;
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k];
-    double a = p->A[(size_t)i * n + i] + cfm;
+    double a = tb_entry(p, i, i) + cfm;
     c->scale[k] = a > 0.0 ? 1.0 / a : 1.0;
   }
   return d + 3 * n;

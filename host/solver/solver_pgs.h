@@ -32,6 +32,16 @@ TB_HD void tb_addColumnRuns(tbTeam t, const tbProblem* p, int sym, int j, double
   }
 }
 
+// tb_addColumnRuns where the runs hold A's values packed: the column's runs are contiguous
+TB_HD void tb_addColumnPacked(tbTeam t, const tbProblem* p, int j, double dx, double* u) {
+  const tbRuns* R = p->runs;
+  for (int r = R->col_adr[j]; r < R->col_adr[j + 1]; r++) {
+    const double* a = R->col_val + R->col_off[r];
+    int i0 = R->col_run[2 * r];
+    for (int i = i0 + t.lane; i < R->col_run[2 * r + 1]; i += t.size) u[i] += a[i - i0] * dx;
+  }
+}
+
 // u += A[:, j] dx (A need not be symmetric: LCPs from files are not, nor are the Rover FC3D
 // files). Where A is exactly symmetric its row j holds the same numbers, added in the same
 // order, read contiguously instead of with a stride of n doubles: on Box_Stacks (246 rows) PGS
@@ -40,7 +50,11 @@ TB_HD void tb_addColumn(tbTeam t, const tbProblem* p, int sym, int j, double dx,
   if (dx == 0.0) return;
   int n = p->n;
   if (p->runs) {
-    tb_addColumnRuns(t, p, sym, j, dx, u);
+    if (p->runs->col_val) {
+      tb_addColumnPacked(t, p, j, dx, u);
+    } else {
+      tb_addColumnRuns(t, p, sym, j, dx, u);
+    }
     return;
   }
   if (sym) {
@@ -72,8 +86,10 @@ TB_HD int tb_rowMirrored(const tbProblem* p, int i) {
   return 1;
 }
 
-// 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers)
+// 1 if p->A is exactly symmetric (PGS then reads rows instead of columns: the same numbers);
+// 0 where the runs hold A's values packed (its columns' are as contiguous as its rows')
 TB_HD int tb_pgsSymmetric(tbTeam t, const tbProblem* p) {
+  if (p->runs && p->runs->col_val) return 0;
   int sym = 1;
   for (int i = t.lane; i < p->n && sym; i += t.size) sym = tb_rowMirrored(p, i);
   return tb_teamAll(t, sym);
@@ -90,7 +106,7 @@ TB_HD void tb_pgsSet(tbTeam t, const tbProblem* p, int sym, int i, double v, dou
 
 TB_HD void tb_sweepBox(tbTeam t, const tbProblem* p, int sym, int i, double sor, double* x,
                        double* u) {
-  double aii = p->A[(size_t)i * p->n + i];
+  double aii = tb_entry(p, i, i);
   if (!(aii > 0.0)) return;
   double v = x[i] - sor * u[i] / aii;
   tb_pgsSet(t, p, sym, i, tbu_clamp(v, p->lo[i], p->hi[i]), x, u);
@@ -106,16 +122,16 @@ TB_HD double tb_tangentStepOf(int ntan, double a, double b, double c) {
 
 // step size for the tangent rows of the contact whose normal row is i
 TB_HD double tb_tangentStep(const tbProblem* p, int i, int ntan) {
-  const double* A = p->A;
-  size_t n = (size_t)p->n, t1 = (size_t)i + 1;
-  if (ntan == 1) return tb_tangentStepOf(1, A[t1 * n + t1], 0.0, 0.0);
-  return tb_tangentStepOf(2, A[t1 * n + t1], A[t1 * n + t1 + 1], A[(t1 + 1) * n + t1 + 1]);
+  int t1 = i + 1;
+  if (ntan == 1) return tb_tangentStepOf(1, tb_entry(p, t1, t1), 0.0, 0.0);
+  return tb_tangentStepOf(2, tb_entry(p, t1, t1), tb_entry(p, t1, t1 + 1),
+                          tb_entry(p, t1 + 1, t1 + 1));
 }
 
 TB_HD void tb_sweepContact(tbTeam t, const tbProblem* p, int sym, int k, double sor, double* x,
                            double* u) {
   int i = p->blk_adr[k], ntan = p->blk_dim[k] - 1;
-  double ann = p->A[(size_t)i * p->n + i];
+  double ann = tb_entry(p, i, i);
   if (ann > 0.0) {
     double v = x[i] - sor * u[i] / ann;
     tb_pgsSet(t, p, sym, i, v > 0.0 ? v : 0.0, x, u);

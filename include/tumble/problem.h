@@ -36,12 +36,19 @@ typedef struct tbRuns {
   const int* row_run;  // (2 row_adr[n])
   const int* col_adr;  // (n + 1)
   const int* col_run;  // (2 col_adr[n])
+  // A's values packed along the runs, where tbProblem.A is NULL (a problem file whose A dense
+  // would not fit: host/io/reader.c): row run r's from row_val[row_off[r]] on, column run r's
+  // from col_val[col_off[r]] on. NULL where A holds them (the step's runs)
+  const double* row_val;
+  const int* row_off;  // (row_adr[n])
+  const double* col_val;
+  const int* col_off;  // (col_adr[n])
 } tbRuns;
 
 typedef struct tbProblem {
   int n;                    // rows
   int nblock;               // blocks
-  const double* A;          // (n x n) row-major
+  const double* A;          // (n x n) row-major, or NULL: runs->row_val holds A's nonzeros
   const double* b;          // (n)
   const double* lo;         // (n) lower bound of box rows (unused for contact rows)
   const double* hi;         // (n) upper bound of box rows
@@ -148,9 +155,12 @@ void tb_freeSolverWork(tbSolverWork* w);
 const char* tb_solverName(int solver);
 int tb_findSolver(const char* name);
 // solve p; x holds the warm start on entry and the answer on exit. Returns TB_OK, or
-// TB_ERR_ARG (message in tb_lastError) when the solver does not apply or w is too small.
+// TB_ERR_ARG (message in tb_lastError) when the solver does not apply or w is too small. A p
+// without A (its values packed in its runs) takes pgs alone: any other is TB_ERR_ARG.
 int tb_solve(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
              tbSolveResult* res);
+// TB_ERR_ARG with the message that `solver` needs A dense (8 n^2 bytes at n rows)
+int tb_needsDense(int solver, int n);
 // (tb_solveQuiet in host/solver/solver.h is the same without the error message and the timer, for
 // the step on both backends)
 

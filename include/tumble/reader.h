@@ -1,6 +1,7 @@
 // Reader for external problem files: Siconos numerics text files (.dat: 3D frictional contact
-// or LCP) and FCLib HDF5 files (local or global 3D frictional contact), turned into one dense
-// problem with a tbProblem view; and the writer of FC3D text files (a step's problem exported).
+// or LCP) and FCLib HDF5 files (local or global 3D frictional contact), turned into one problem
+// with a tbProblem view (W dense, or as its nonzeros where dense it would pass 256 MB); and the
+// writer of FC3D text files (a step's problem exported).
 //
 // Siconos text (what NM_new_from_file / SBM_new_from_file read):
 //   FC3D: dimension (3), contacts nc, matrix W, q (3 nc), mu (nc)
@@ -33,10 +34,15 @@ extern "C" {
 enum { TB_FILE_FC3D = 1, TB_FILE_LCP = 2 };
 
 typedef struct tbFileProblem {
-  int kind;            // TB_FILE_FC3D or TB_FILE_LCP
-  int n;               // rows (3 * ncontact for FC3D)
-  int ncontact;        // FC3D: contacts; LCP: 0
-  double* W;           // (n x n) row-major (FC3D: Delassus W; LCP: M)
+  int kind;      // TB_FILE_FC3D or TB_FILE_LCP
+  int n;         // rows (3 * ncontact for FC3D)
+  int ncontact;  // FC3D: contacts; LCP: 0
+  double* W;     // (n x n) row-major (FC3D: Delassus W; LCP: M), or NULL: W_row.. hold it
+  // W's nonzeros in compressed rows (columns increasing) where it is held so (W NULL): a W whose
+  // dense form would pass 256 MB (5,792 rows; tumble solve runs pgs, soc-fb-plm and auto on it)
+  int* W_rowptr;       // (n + 1), or NULL
+  int* W_col;          // (W_rowptr[n])
+  double* W_val;       // (W_rowptr[n])
   double* q;           // (n)
   double* mu;          // (ncontact) FC3D only, else NULL
   int has_solution;    // FCLib /solution/r present
@@ -51,7 +57,9 @@ typedef struct tbFileProblem {
   double* blk_mu;      // (nblock) mu (FC3D) or 0
   double* blk_angle;   // (nblock) 0
   int* run_mem;        // W's nonzero runs (tbRuns) where W is sparse enough to gain, or NULL
-  tbRuns runs;         // views into run_mem
+  double* col_val;     // W's values in compressed columns where W_val holds it and is not
+                       // symmetric (the runs' col_val), or NULL
+  tbRuns runs;         // views into run_mem, W_val and col_val
 } tbFileProblem;
 
 // Read a Siconos numerics text file (FC3D or LCP, told apart by the header: an LCP starts
@@ -60,7 +68,8 @@ typedef struct tbFileProblem {
 // since some corrupt files crash libhdf5 itself: such a file is an error here, not the caller's
 // crash). Returns TB_OK, or TB_ERR_ARG with tb_lastError() one line naming the file, the field
 // and the position (e.g. "Capsules.dat: W block 12 value 3 (line 40): not a number 'x'"); on
-// error *out is left empty (all pointers NULL).
+// error *out is left empty (all pointers NULL). W is held dense up to 256 MB, beyond that as its
+// nonzeros (W NULL, W_rowptr ..): the view's runs then hold its values.
 int tb_readProblem(const char* path, tbFileProblem* out);
 void tb_freeFileProblem(tbFileProblem* fp);
 
@@ -87,11 +96,16 @@ int tb_exportProblems(const tbModel* m, tbData* d, int nstep, int every, const c
 // runs (p->runs) and at least 64 rows takes J on the runs' pattern and its LU from KLU; auto on
 // such a problem above 300 rows (where its own Newton, dense, is skipped) runs that first, at
 // most 200 iterations, then its own stages from the same start, and keeps the better answer.
-// Elsewhere tb_solve itself.
+// Elsewhere tb_solve itself. Where only p's runs hold W (p->A NULL: a file too large for W
+// dense) pgs runs over them, soc-fb-plm with the sparse directions, auto as above with pgs for
+// its own stages, and the other solvers are TB_ERR_ARG naming the memory W dense would take; w
+// is then pgs's scratch.
 int tb_solveFile(int solver, const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
                  tbSolveResult* res);
 // 1 where tb_solveFile takes the sparse directions for this solver on p
 int tb_sparseNewton(int solver, const tbProblem* p);
+// 1 where tb_solveFile runs this solver on p (every solver where p->A holds W)
+int tb_fileSolverRuns(int solver, const tbProblem* p);
 // test hook: soc-fb-plm's sparse J at y, written dense into J (n x n), NaN outside the pattern;
 // 0, or -1 out of memory
 int tb_sparseTestJacobian(const tbProblem* p, const double* y, double* J);
