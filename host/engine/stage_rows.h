@@ -496,7 +496,7 @@ TB_HD void tb_supportRows(tbRowSink* k, const tbData* d, int s, int sup) {
 
 // the step's rows: joints, then contacts (less the corner members left out: stage_corner.h), then
 // support tripods; returns 0
-TB_HD int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w) {
+TB_HDN int tb_makeRows(const tbModel* m, const tbData* d, int s, tbWork* w) {
   tbRowSink k = {m, w};
   w->nrow = 0;
   w->nblock = 0;

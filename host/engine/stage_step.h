@@ -191,7 +191,7 @@ TB_HD int tb_integrate(const tbModel* m, tbData* d, int s, const tbWork* w) {
 
 // the step's problem from the scene's values in w (tb_stepValues): pose, free velocity, contacts
 // and rows; too many contacts stop the scene (its status says so)
-TB_HD void tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
+TB_HDN void tb_stepPrepare(const tbModel* m, tbData* d, int s, tbWork* w) {
   tb_workPose(m, d, s, w);
   if (m->nq > 0) {
     if (tb_treeFreeVelocity(m, d, s, w)) {
@@ -459,8 +459,8 @@ TB_HD int tb_warmKept(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res)
 // is given, the scene's last step took its start with no iteration and this one's is the answer
 // too (tb_warmKept), A is left unassembled: 1 then, else 0. (After a step that iterated the
 // judgement is skipped: on a vibrating plate's particle, whose start never passes, it cost 11%.)
-TB_HD int tb_stepProblem(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
-                         tbSolveResult* res) {
+TB_HDN int tb_stepProblem(tbTeam t, const tbModel* m, const tbData* d, int s, tbWork* w,
+                          tbSolveResult* res) {
   if (m->nq > 0) {
     tb_treeAssemble(t, m, w);
   } else {
@@ -481,7 +481,7 @@ TB_HD int tb_stepProblem(tbTeam t, const tbModel* m, const tbData* d, int s, tbW
 
 // the step's solve by team t: its problem, then tb_plasticRetry (or the quasistatic step's
 // rounds); 0, or -1 when the solver does not apply
-TB_HD int tb_solveWithRetry(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
+TB_HDN int tb_solveWithRetry(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* res) {
   if (m->opt.quasistatic) return tb_quasiSolve(t, m, w, res);
   int rc = tb_solveOnce(t, m, w, res);
   return rc ? rc : tb_plasticRetry(t, m, w, res);
@@ -557,7 +557,7 @@ TB_HD int tb_solveWithCorners(tbTeam t, const tbModel* m, const tbData* d, int s
 }
 
 // everything after the solve: warm start kept, v+ and q+, time and the solver's statistics
-TB_HD void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tbSolveResult* res) {
+TB_HDN void tb_stepFinish(const tbModel* m, tbData* d, int s, tbWork* w, const tbSolveResult* res) {
   if (!m->opt.implicit) tb_saveWarm(d, s, w);  // (the implicit step keeps its unknowns there)
   if (m->nq > 0) {
     tb_treeApply(m, w);

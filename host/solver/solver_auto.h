@@ -79,8 +79,8 @@ TB_HD int tb_lentSocNewton(int solver, const tbProblem* p, const tbSolverOpt* o,
 // the stage left it: PGS is not monotone, and its later sweeps need its current iterate); the
 // LM stages take their direction by `lm` (TB_LM_PROJECTED_LU, TB_LM_PROJECTED, or
 // TB_LM_REGULAR for the RLM and dogleg solvers)
-TB_HD double tb_stage(tbTeam t, int solver, int lm, const tbProblem* p, const tbSolverOpt* opt,
-                      int budget, double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
+TB_HDN double tb_stage(tbTeam t, int solver, int lm, const tbProblem* p, const tbSolverOpt* opt,
+                       int budget, double* x, double* best, tbSolverWork* w, tbSolveResult* acc) {
   if (tb_pastDeadline(opt)) return acc->residual;
   tbSolverOpt o = *opt;
   o.max_iter = budget;

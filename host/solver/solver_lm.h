@@ -677,8 +677,8 @@ TB_HD void tb_lmFinish(const tbProblem* p, const tbSolverOpt* opt, double* x, tb
   tb_finishSolve(p, opt, x, w->d, res);
 }
 
-TB_HD void tb_lmSolve(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
-                      int solver, int projected, tbSolveResult* res) {
+TB_HDN void tb_lmSolve(const tbProblem* p, const tbSolverOpt* opt, double* x, tbSolverWork* w,
+                       int solver, int projected, tbSolveResult* res) {
   tbLmSolve ls;
   tb_lmStart(p, opt, x, w, solver, projected, &ls, res);
   if (!ls.it.done) tb_lmIterate(&ls.c, opt, &ls.s, &ls.it, res);

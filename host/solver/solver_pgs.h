@@ -159,9 +159,9 @@ TB_HD void tb_pgsSweep(tbTeam t, const tbProblem* p, int sym, double sor, double
 // stop once it reaches tol (or is not finite). Returns the last residual evaluated (INFINITY if
 // none), *sweeps done and *reason (tbtStop). sym: tb_pgsSymmetric(p). tb_solvePGS is check = 1.
 // Team t shares every row's update; every member returns the same.
-TB_HD double tb_pgsSweeps(tbTeam t, const tbProblem* p, int sym, double sor, double tol,
-                          int max_sweep, int check, double* x, double* u, int* sweeps,
-                          int* reason) {
+TB_HDN double tb_pgsSweeps(tbTeam t, const tbProblem* p, int sym, double sor, double tol,
+                           int max_sweep, int check, double* x, double* u, int* sweeps,
+                           int* reason) {
   double r = INFINITY;
   *sweeps = 0;
   *reason = TB_STOP_MAXITER;
@@ -183,8 +183,8 @@ TB_HD double tb_pgsSweeps(tbTeam t, const tbProblem* p, int sym, double sor, dou
 }
 
 // the pgs solver (scratch: 2n doubles) run by team t; every member gets the result
-TB_HD void tb_solvePGS(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
-                       tbSolverWork* w, tbSolveResult* res) {
+TB_HDN void tb_solvePGS(tbTeam t, const tbProblem* p, const tbSolverOpt* opt, double* x,
+                        tbSolverWork* w, tbSolveResult* res) {
   double* u = w->d;
   res->iterations = 0;
   res->reason = TB_STOP_MAXITER;
