@@ -88,7 +88,7 @@ static tbModel* tbb_model(const char* name, int solver) {
 static double tbb_time(const tbModel* m, int n, int nstep, int dev) {
   tbData* d = tbb_batch(m, n);
   if (!d) return -1.0;
-  tb_setDevice(dev);
+  d->run.device = dev;
   double t = -1.0;
   if (tb_rollout(m, d, 0, n, nstep / 10 > 0 ? nstep / 10 : 1, NULL) == TB_OK) {
     tb_resetData(m, d);
@@ -96,7 +96,6 @@ static double tbb_time(const tbModel* m, int n, int nstep, int dev) {
     if (tb_rollout(m, d, 0, n, nstep, NULL) == TB_OK) t = omp_get_wtime() - t0;
   }
   if (t < 0.0) fprintf(stderr, "bench_gpu: %s\n", tb_lastError());
-  tb_setDevice(TB_DEVICE_CPU);
   tb_freeData(d);
   return t;
 }
@@ -132,12 +131,12 @@ static double tbb_parity(const tbModel* m, double* spread) {
       moved->body_pos[i] *= 1.0 + ldexp(1.0, -23);
   }
   int moved_ok = moved && tb_rollout(m, moved, 0, n, nstep, NULL) == TB_OK;
-  if (c && g && tb_rollout(m, c, 0, n, nstep, NULL) == TB_OK && tb_setDevice(TB_DEVICE_GPU) == 0 &&
+  if (g) g->run.device = TB_DEVICE_GPU;
+  if (c && g && tb_rollout(m, c, 0, n, nstep, NULL) == TB_OK &&
       tb_rollout(m, g, 0, n, nstep, NULL) == TB_OK) {
     worst = tbb_maxDiff(m, c, g, n);
     if (moved_ok) *spread = tbb_maxDiff(m, c, moved, n);
   }
-  tb_setDevice(TB_DEVICE_CPU);
   tb_freeData(c);
   tb_freeData(g);
   tb_freeData(moved);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <tumble/estimate.h>
@@ -23,13 +24,12 @@ namespace {
 
 const double kG = 9.81;
 
-// run on the CPU in the given precision, restoring fp64 afterwards
+// run on the CPU in the given precision: the batch's own setting
 void runIn(int precision, Scene& sc, int nstep, tbRecord* rec = nullptr,
            const tbProbe* probe = nullptr) {
-  ASSERT_EQ(tb_setPrecision(precision), TB_OK);
-  int rc = tb_rolloutProbe(sc.m, sc.d, 0, sc.d->nscene, nstep, rec, probe);
-  tb_setPrecision(TB_FP64);
-  ASSERT_EQ(rc, TB_OK) << tb_lastError();
+  sc.d->run.precision = precision;
+  ASSERT_EQ(tb_rolloutProbe(sc.m, sc.d, 0, sc.d->nscene, nstep, rec, probe), TB_OK)
+      << tb_lastError();
 }
 
 // Thesis §7.6.1.1 in fp32: the sliding particle's acceleration (F - mu m g) / m from its
@@ -85,9 +85,8 @@ TEST(Fp32Test, EveryModelStaysNearItsFp64Rollout) {
   for (int i = 0; i < studyCount(); i++) {
     Scene a(studyModel(i), 64), b(studyModel(i), 64);
     if (a.m->opt.implicit) {  // refused by name: its rows are positions over h
-      ASSERT_EQ(tb_setPrecision(TB_FP32), TB_OK);
+      b.d->run.precision = TB_FP32;
       EXPECT_NE(tb_rolloutProbe(b.m, b.d, 0, 64, 1, nullptr, nullptr), TB_OK) << studyName(i);
-      tb_setPrecision(TB_FP64);
       EXPECT_NE(std::string(tb_lastError()).find("option implicit"), std::string::npos);
       continue;
     }
@@ -202,6 +201,36 @@ TEST(Fp32Test, SolverToleranceHasTheFp32Floor) {
   }
   EXPECT_EQ(tb_setPrecision(7), TB_ERR_ARG);
   EXPECT_EQ(tb_getPrecision(), TB_FP64);
+  sc.d->run.precision = 7;  // a batch's own, checked at its rollout and named
+  EXPECT_EQ(tb_rollout(sc.m, sc.d, 0, 4, 1, nullptr), TB_ERR_ARG);
+  EXPECT_NE(std::string(tb_lastError()).find("run.precision 7"), std::string::npos)
+      << tb_lastError();
+}
+
+// bug caught: device and precision were process-wide, so two batches of one process could not
+// differ (a Python session's fp32 batch beside its fp64 one, two threads' studies). Each batch
+// now carries its own: an fp32 and an fp64 batch run from two threads at once give, bit for bit,
+// what each gives alone
+TEST(RunSettingsTest, TwoBatchesOfOneProcessRunWithTheirOwnSettingsAtOnce) {
+  Scene alone32("box-stack", 8), alone64("box-stack", 8), a("box-stack", 8), b("box-stack", 8);
+  for (Scene* sc : {&alone32, &alone64, &a, &b}) {
+    jitterParams(*sc, 3);
+    sc->reset();
+  }
+  runIn(TB_FP32, alone32, 200);
+  runIn(TB_FP64, alone64, 200);
+  a.d->run.precision = TB_FP32;
+  int rc[2] = {-1, -1};
+  std::thread ta([&] { rc[0] = tb_rollout(a.m, a.d, 0, 8, 200, nullptr); });
+  std::thread tbb([&] { rc[1] = tb_rollout(b.m, b.d, 0, 8, 200, nullptr); });
+  ta.join();
+  tbb.join();
+  ASSERT_EQ(rc[0], TB_OK);
+  ASSERT_EQ(rc[1], TB_OK);
+  EXPECT_EQ(firstDifference(a.d, alone32.d), "");
+  EXPECT_EQ(firstDifference(b.d, alone64.d), "");
+  EXPECT_NE(firstDifference(a.d, b.d), "") << "fp32 is another arithmetic";
+  EXPECT_EQ(tb_getPrecision(), TB_FP64) << "no process-wide setting was touched";
 }
 
 class Fp32Cli : public CliFixture {};

@@ -23,12 +23,11 @@ const int kScenes = 1000, kSteps = 100;
 #define SKIP_WITHOUT_GPU() \
   if (tb_gpuDeviceCount() == 0) GTEST_SKIP() << "no CUDA device: GPU parity test skipped"
 
-// run on the given device, restoring the CPU path afterwards
-int rolloutOn(int device, Scene& sc, int nstep) {
-  EXPECT_EQ(tb_setDevice(device), TB_OK) << tb_lastError();
-  int rc = tb_rollout(sc.m, sc.d, 0, sc.d->nscene, nstep, nullptr);
-  tb_setDevice(TB_DEVICE_CPU);
-  return rc;
+// run on the given device and precision: the batch's own settings, no process-wide one touched
+int rolloutOn(int device, Scene& sc, int nstep, int precision = TB_FP64) {
+  sc.d->run.device = device;
+  sc.d->run.precision = precision;
+  return tb_rollout(sc.m, sc.d, 0, sc.d->nscene, nstep, nullptr);
 }
 
 // per scene, the largest |b - a| / (1 + |a|) over the bodies' positions, orientations and
@@ -158,22 +157,19 @@ TEST_P(GpuRolloutTest, Fp32MatchesTheCpuFp32AndRepeatsBitwise) {
   Scene cpu(studyModel(GetParam()), kScenes), moved(studyModel(GetParam()), kScenes),
       gpu(studyModel(GetParam()), kScenes), chunked(studyModel(GetParam()), kScenes);
   if (gpu.m->opt.implicit) {
-    tb_setPrecision(TB_FP32);
-    int rc = rolloutOn(TB_DEVICE_GPU, gpu, 1);
-    tb_setPrecision(TB_FP64);
+    int rc = rolloutOn(TB_DEVICE_GPU, gpu, 1, TB_FP32);
     EXPECT_NE(rc, TB_OK) << name;
     EXPECT_NE(std::string(tb_lastError()).find("option implicit"), std::string::npos) << name;
     return;
   }
   for (Scene* sc : {&cpu, &moved, &gpu, &chunked}) jitterParams(*sc, 7);
   perturbPositions(moved, std::ldexp(1.0, -23));
-  tb_setPrecision(TB_FP32);
-  int rc[4] = {rolloutOn(TB_DEVICE_CPU, cpu, kSteps), rolloutOn(TB_DEVICE_CPU, moved, kSteps),
-               rolloutOn(TB_DEVICE_GPU, gpu, kSteps), 0};
+  int rc[4] = {rolloutOn(TB_DEVICE_CPU, cpu, kSteps, TB_FP32),
+               rolloutOn(TB_DEVICE_CPU, moved, kSteps, TB_FP32),
+               rolloutOn(TB_DEVICE_GPU, gpu, kSteps, TB_FP32), 0};
   tb_gpuSetChunk(97);
-  rc[3] = rolloutOn(TB_DEVICE_GPU, chunked, kSteps);
+  rc[3] = rolloutOn(TB_DEVICE_GPU, chunked, kSteps, TB_FP32);
   tb_gpuSetChunk(0);
-  tb_setPrecision(TB_FP64);
   for (int k = 0; k < 4; k++) ASSERT_EQ(rc[k], TB_OK) << tb_lastError();
   expectWithinTheSpread(cpu, moved, gpu, 1e-4, name + " fp32");
   EXPECT_EQ(firstDifference(gpu.d, chunked.d), "") << name;
@@ -202,10 +198,8 @@ TEST(GpuProbeTest, PlateFieldMatchesTheCpuPath) {
     p.k1 = 2000;
     p.span = 1.0;
     p.field = field[dev].data();
-    ASSERT_EQ(tb_setDevice(dev ? TB_DEVICE_GPU : TB_DEVICE_CPU), TB_OK) << tb_lastError();
-    int rc = tb_rolloutProbe(sc.m, sc.d, 0, n, nstep, nullptr, &p);
-    tb_setDevice(TB_DEVICE_CPU);
-    ASSERT_EQ(rc, TB_OK) << tb_lastError();
+    sc.d->run.device = dev ? TB_DEVICE_GPU : TB_DEVICE_CPU;
+    ASSERT_EQ(tb_rolloutProbe(sc.m, sc.d, 0, n, nstep, nullptr, &p), TB_OK) << tb_lastError();
   }
   for (int s = 0; s < n; s++) {
     EXPECT_NEAR(field[0][s].mean_x, field[1][s].mean_x, 1e-7) << s;
@@ -357,6 +351,12 @@ TEST(GpuDeviceTest, GpuWithoutADeviceIsAClearError) {
   EXPECT_EQ(tb_setDevice(TB_DEVICE_AUTO), TB_OK);
   EXPECT_EQ(tb_rolloutDevice(), TB_DEVICE_CPU);
   tb_setDevice(TB_DEVICE_CPU);
+  // a batch's own device is checked at its rollout, and named there
+  Scene sc("sliding-sphere", 2);
+  EXPECT_EQ(rolloutOn(TB_DEVICE_GPU, sc, 1), TB_ERR_ARG);
+  EXPECT_NE(std::string(tb_lastError()).find("run.device gpu"), std::string::npos)
+      << tb_lastError();
+  EXPECT_EQ(rolloutOn(TB_DEVICE_AUTO, sc, 1), TB_OK) << tb_lastError();
 }
 
 }  // namespace

@@ -237,9 +237,8 @@ std::vector<double> PlateBatch(int n, bool alone, int precision) {
   sc.reset();
   std::vector<int> path = Paths(sc, 0, gap * n);
   for (int k = 0; k < n; k++) EXPECT_EQ(path[gap * k], alone ? -1 : 0) << "scene " << k;
-  EXPECT_EQ(tb_setPrecision(precision), TB_OK);
+  sc.d->run.precision = precision;
   sc.run(400);
-  tb_setPrecision(TB_FP64);
   std::vector<double> out;
   for (int k = 0; k < n; k++) {
     int s = gap * k;

@@ -13,6 +13,18 @@ double tb_machineBytes(void) {
   return (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
 }
 
+// the settings new batches take; the rollout layer's setters (tb_setDevice, tb_setPrecision,
+// tb_setShare) check and change them
+static tbRunSettings tb_runDefaults = {TB_DEVICE_CPU, TB_FP64, NULL};
+
+tbRunSettings tb_defaultRunSettings(void) {
+  return tb_runDefaults;
+}
+
+void tb_setRunDefaults(const tbRunSettings* r) {
+  tb_runDefaults = *r;
+}
+
 tbData* tb_newData(const tbModel* m, int nscene) {
   tb_clearError();
   if (!m->compiled) {
@@ -39,6 +51,7 @@ tbData* tb_newData(const tbModel* m, int nscene) {
   d->maxrow = m->maxrow;
   d->nq = m->nq;
   d->nqd = m->nqd;
+  d->run = tb_defaultRunSettings();
   int ok = 1;
   // one element more than the batch needs: arrays of zero-width fields are still allocated
 #define TB_X(type, name, count)                                                \

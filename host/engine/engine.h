@@ -494,6 +494,9 @@ void tb_freeMLCP(tbMLCP* p);
 // data.c: the machine's physical memory in bytes (0 or less when unknown): what an allocation
 // beyond it is refused by (the system would grant it and end the process when it is touched)
 double tb_machineBytes(void);
+// data.c: the settings new batches take (tb_defaultRunSettings), set by the rollout layer's
+// setters once they have checked them
+void tb_setRunDefaults(const tbRunSettings* r);
 
 #ifdef __cplusplus
 }

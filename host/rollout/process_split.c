@@ -17,10 +17,9 @@ static const tbShare* tb_theShare;
 
 void tb_setShare(const tbShare* share) {
   tb_theShare = share && share->size > 1 ? share : NULL;
-}
-
-int tb_sharing(void) {
-  return tb_theShare != NULL;
+  tbRunSettings r = tb_defaultRunSettings();
+  r.share = tb_theShare;
+  tb_setRunDefaults(&r);
 }
 
 int tb_shareRank(void) {
@@ -133,7 +132,7 @@ int tb_packScenes(const tbModel* m, tbData* d, int s0, int s1, tbRecord* rec, co
 
 int tb_rolloutShared(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                      const tbProbe* probe) {
-  const tbShare* sh = tb_theShare;
+  const tbShare* sh = d->run.share;
   size_t per = tb_packedBytes(m, rec, probe), total = 0, mine = 0;
   size_t* bytes = (size_t*)malloc(sizeof(size_t) * (size_t)sh->size);
   if (!bytes) return tb_setError("rollout: out of memory for %d processes", sh->size);

@@ -30,6 +30,7 @@ int tb_rolloutProbe(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRe
                        nstep, rec->every, tb_recordCount(nstep, rec->every));
   }
   if (rec) tb_recordSteps(nstep, rec);
-  return tb_sharing() ? tb_rolloutShared(m, d, s0, s1, nstep, rec, probe)
-                      : tb_rolloutHere(m, d, s0, s1, nstep, rec, probe);
+  int shared = d->run.share && d->run.share->size > 1;
+  return shared ? tb_rolloutShared(m, d, s0, s1, nstep, rec, probe)
+                : tb_rolloutHere(m, d, s0, s1, nstep, rec, probe);
 }

@@ -33,6 +33,9 @@ int tb_packScenes(const tbModel* m, tbData* d, int s0, int s1, tbRecord* rec, co
 
 // settings.c: n more scenes finished, for the progress counter (tb_setRolloutCounter)
 void tb_countScenes(long n);
+// the device (TB_DEVICE_CPU or TB_DEVICE_GPU) a batch's settings r take now: TB_OK, or
+// TB_ERR_ARG naming the field (a GPU asked for without one, a value out of range)
+int tb_runDevice(const tbRunSettings* r, int* device);
 // kinematic_paths.c: the kinematic bodies' paths (tb_kinematicPath) that scenes [s0, s1) share: a
 // run of consecutive scenes that move them alike (the same clock, state and values of every
 // parameter that reaches them, bitwise; failed and rested scenes, which do not step, join any run)
@@ -41,8 +44,6 @@ void tb_countScenes(long n);
 // number of paths, as many as TB_PATH_MAX_VALUES holds
 int tb_kinematicPaths(const tbModel* m, const tbData* d, int s0, int s1, int nstep, int* path,
                       int* head);
-// process_split.c: whether rollouts are split over the processes of a share (tb_setShare)
-int tb_sharing(void);
 // the paths of tb_kinematicPaths for scenes [s0, s1) in slot view w, in one buffer (the caller
 // frees it): scene s's at[s - s0], or NULL where it works its own out
 double* tb_sharedPaths(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbWork* w,

@@ -38,15 +38,17 @@ static int tb_batchScratch(const tbModel* m, tbData* d, int nslot) {
 
 int tb_rolloutHere(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec,
                    const tbProbe* probe) {
-  if (tb_getPrecision() == TB_FP32) {
-    return tb_rolloutF32(m, d, s0, s1, nstep, rec, probe, tb_rolloutDevice() == TB_DEVICE_GPU);
+  int device, rc = tb_runDevice(&d->run, &device);
+  if (rc != TB_OK) return rc;
+  if (d->run.precision == TB_FP32) {
+    return tb_rolloutF32(m, d, s0, s1, nstep, rec, probe, device == TB_DEVICE_GPU);
   }
-  if (tb_rolloutDevice() == TB_DEVICE_GPU) {
-    int rc = tb_gpuRollout(m, d, s0, s1, nstep, rec, probe);
+  if (device == TB_DEVICE_GPU) {
+    rc = tb_gpuRollout(m, d, s0, s1, nstep, rec, probe);
     tb_countScenes(s1 - s0);
     return rc;
   }
-  int rc = tb_batchScratch(m, d, omp_get_max_threads());
+  rc = tb_batchScratch(m, d, omp_get_max_threads());
   if (rc != TB_OK) return rc;
   const tbScratch* sc = d->scratch;
   tbWork lead;

@@ -513,6 +513,19 @@ enum {
   X(double, jnt_qd, d->nqd)          /* (nscene x nqd) their rates (rad/s, m/s); the bodies' */ \
                                      /* pose and twist follow from jnt_q and jnt_qd */
 
+// How tb_rollout runs a batch: each batch's own (tbData.run), so that two batches of one process
+// may differ. tb_newData copies the process's defaults into it (tb_defaultRunSettings: what
+// tb_setDevice, tb_setPrecision and tb_setShare set, as omp_set_num_threads sets OpenMP's), and
+// the caller may change a batch's before a rollout; the rollout checks it (TB_DEVICE_GPU without
+// a usable GPU is an error there).
+typedef struct tbRunSettings {
+  int device;                   // tbtDevice (TB_DEVICE_AUTO: the GPU when one is usable)
+  int precision;                // tbtPrecision
+  const struct tbShare* share;  // the processes that share its rollouts (NULL: this one alone)
+} tbRunSettings;
+// the process's defaults, which new batches take
+tbRunSettings tb_defaultRunSettings(void);
+
 typedef struct tbData {
   int nscene;
   int nbody, nparam, maxrow, nq, nqd;
@@ -521,6 +534,7 @@ typedef struct tbData {
   TB_DATA_ARRAYS(TB_X)
 #undef TB_X
   struct tbScratch* scratch;  // the step scratch of the CPU path, a slot per thread (rollout)
+  tbRunSettings run;          // where and how its rollouts run
 } tbData;
 
 tbData* tb_newData(const tbModel* m, int nscene);
@@ -576,14 +590,14 @@ int tb_recordCount(int nstep, int every);
 // rec->step: the steps of nstep a rollout records (tb_rollout fills it too)
 void tb_recordSteps(int nstep, tbRecord* rec);
 
-// advance scenes [s0, s1) by nstep steps on the selected device (tb_setDevice): OpenMP over
+// advance scenes [s0, s1) by nstep steps as d->run says (device, precision, share): OpenMP over
 // scenes on the CPU, the fused kernel on the GPU; rec may be NULL. The results are bitwise the
 // same for any thread count, batch split and chunking.
 int tb_rollout(const tbModel* m, tbData* d, int s0, int s1, int nstep, tbRecord* rec);
 
 // progress of long batches: while counter is set, tb_rollout adds one to *counter (atomically)
 // for every scene it finishes (the GPU path: a rollout's scenes when it returns), so that another
-// thread may show it; NULL turns it off. Process-wide, like tb_setDevice.
+// thread may show it; NULL turns it off. The process's, like a log: every batch counts into it.
 void tb_setRolloutCounter(long* counter);
 
 //---- scale-out ---------------------------------------------------------------------------------
@@ -596,7 +610,8 @@ void tb_setRolloutCounter(long* counter);
 // the same on every process, which must make the same calls (the same batches: sizes taken from
 // rank 0 where they depend on a process's threads or device); only rank 0 writes files
 // (tb_shareRank). A failure on one process fails the rollout on all, with that process's
-// message. Process-wide, like tb_setDevice.
+// message. A batch's share is its run.share; tb_setShare sets the process's (its rank, the
+// broadcasts below, and the default new batches take).
 typedef struct tbShare {
   int rank, size;
   void* ctx;
@@ -624,11 +639,11 @@ typedef enum tbtDevice {
   TB_DEVICE_AUTO = 2,  // the GPU when one is usable, else the CPU
 } tbtDevice;
 
-// where tb_rollout runs batches, process-wide like OpenMP's thread count. TB_OK, or TB_ERR_ARG
+// the device new batches take (tbRunSettings), like OpenMP's thread count. TB_OK, or TB_ERR_ARG
 // when TB_DEVICE_GPU has no usable device (built without CUDA, or none seen)
 int tb_setDevice(int device);
 int tb_getDevice(void);
-// the device a rollout takes now: TB_DEVICE_CPU or TB_DEVICE_GPU
+// the device a rollout of a new batch takes: TB_DEVICE_CPU or TB_DEVICE_GPU
 int tb_rolloutDevice(void);
 
 //---- precision ---------------------------------------------------------------------------------
@@ -641,7 +656,7 @@ typedef enum tbtPrecision {
                 // out of fp32 around each rollout
 } tbtPrecision;
 
-// the arithmetic of tb_rollout's stages, process-wide like the device. TB_OK, or TB_ERR_ARG
+// the arithmetic of new batches' rollouts (tbRunSettings), like the device. TB_OK, or TB_ERR_ARG
 int tb_setPrecision(int precision);
 int tb_getPrecision(void);
 // fp32 rollouts stop the step solver at no less than this relative residual: below it single

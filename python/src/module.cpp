@@ -63,30 +63,40 @@ Array<T> NewArray(std::vector<size_t> shape) {
   return Array<T>(buf, shape.size(), shape.data(), owner);
 }
 
-// the device and thread count of one call, restored afterwards
-struct DeviceScope {
-  int device0, threads0, precision0;
-  DeviceScope(const std::string& device, int threads, const std::string& precision = "fp64") {
-    device0 = tb_getDevice();
-    threads0 = omp_get_max_threads();
-    precision0 = tb_getPrecision();
-    int prec = precision == "fp64" ? TB_FP64 : precision == "fp32" ? TB_FP32 : -1;
-    if (prec < 0) throw Error("precision '" + precision + "': expected fp64 or fp32");
-    int dev = device == "cpu"    ? TB_DEVICE_CPU
-              : device == "gpu"  ? TB_DEVICE_GPU
-              : device == "auto" ? TB_DEVICE_AUTO
-                                 : -1;
-    if (dev < 0) throw Error("device '" + device + "': expected auto, cpu or gpu");
+// a batch's settings (tbRunSettings) from the keyword arguments
+tbRunSettings RunSettings(const std::string& device, const std::string& precision) {
+  tbRunSettings r = tb_defaultRunSettings();
+  r.precision = precision == "fp64" ? TB_FP64 : precision == "fp32" ? TB_FP32 : -1;
+  if (r.precision < 0) throw Error("precision '" + precision + "': expected fp64 or fp32");
+  r.device = device == "cpu"    ? TB_DEVICE_CPU
+             : device == "gpu"  ? TB_DEVICE_GPU
+             : device == "auto" ? TB_DEVICE_AUTO
+                                : -1;
+  if (r.device < 0) throw Error("device '" + device + "': expected auto, cpu or gpu");
+  return r;
+}
+
+// the thread count of one call, restored afterwards
+struct ThreadScope {
+  int threads0;
+  explicit ThreadScope(int threads) {
     if (threads < 0) throw Error("threads " + std::to_string(threads) + ": must be >= 0");
-    Check(tb_setDevice(dev));
-    tb_setPrecision(prec);
+    threads0 = omp_get_max_threads();
     if (threads > 0) omp_set_num_threads(threads);
   }
-  ~DeviceScope() {
-    tb_setPrecision(precision0);
-    tb_setDevice(device0);
-    omp_set_num_threads(threads0);
+  ~ThreadScope() { omp_set_num_threads(threads0); }
+};
+
+// the device and thread count of a job's call (its batches take the process's defaults),
+// restored afterwards
+struct DeviceScope {
+  int device0;
+  ThreadScope threads;
+  DeviceScope(const std::string& device, int threads) : threads(threads) {
+    device0 = tb_getDevice();
+    Check(tb_setDevice(RunSettings(device, "fp64").device));
   }
+  ~DeviceScope() { tb_setDevice(device0); }
 };
 
 // Ctrl-C between pieces of a long call: the GIL is taken back to ask
@@ -266,8 +276,9 @@ nb::dict Rollout(Batch& b, long steps, long every, long chunk, const std::string
   auto time = NewArray<double>({n, (size_t)nrec});
   auto step = NewArray<int32_t>({(size_t)nrec});
   tbRecord rec = {(int)every, nrec, state.data(), time.data(), step.data()};
+  b.d->run = RunSettings(device, precision);  // this batch's alone
   {
-    DeviceScope scope(device, threads, precision);
+    ThreadScope scope(threads);
     nb::gil_scoped_release nogil;
     // pieces of the batch, so that Ctrl-C is seen; the results do not depend on the split
     long piece = chunk > 0 ? chunk : (long)std::max<size_t>(1, (n + 15) / 16);
