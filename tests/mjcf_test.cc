@@ -132,7 +132,10 @@ class MjcfBuiltin : public ::testing::TestWithParam<const char*> {};
 TEST_P(MjcfBuiltin, LoadsIntoTheBuiltInModelAndStepsAlike) {
   const char* name = GetParam();
   Scene file(tb_loadMJCF(Model(name).c_str()), 1);
-  Scene builtin(name, 1);
+  // a file's hinges are minimal joints; the built-in pendulum's are rows unless minimal=1
+  std::vector<std::pair<const char*, double>> opts;
+  if (!strcmp(name, "pendulum")) opts.push_back({"minimal", 1});
+  Scene builtin(name, 1, opts);
   ASSERT_NE(file.m, nullptr);
   ExpectSameModel(file.m, builtin.m);
   if (HasFatalFailure()) return;
@@ -199,12 +202,29 @@ void ExpectFileStepsAsBuiltIn(const std::string& xml,
   ExpectSameState(file, builtin);
 }
 
-// tumble_minimal_joints makes the file's hinges minimal joints, as MuJoCo holds them: the
-// pendulum's file is then the built-in pendulum with minimal=1, step for step
-TEST(MjcfTest, MinimalJointsSwitchGivesTheMinimalPendulum) {
+// A file's hinges are minimal joints, as MuJoCo holds them (issue 60: a jointed file ran in
+// maximal coordinates, a quarter of the speed): the pendulum's file is the built-in pendulum with
+// minimal=1, step for step, as with tumble_minimal_joints 1; with 0 it is the built-in's rows
+TEST(MjcfTest, JointsAreMinimalByDefaultAndTheSwitchChooses) {
+  ExpectFileStepsAsBuiltIn(WithExtra("pendulum", ""), {{"minimal", 1}}, 3, 3);
   std::string xml = WithExtra(
       "pendulum", "<custom><numeric name=\"tumble_minimal_joints\" data=\"1\"/></custom>");
   ExpectFileStepsAsBuiltIn(xml, {{"minimal", 1}}, 3, 3);
+  ExpectFileStepsAsBuiltIn(
+      WithExtra("pendulum",
+                "<custom><numeric name=\"tumble_minimal_joints\" data=\"0\"/></custom>"),
+      {}, 0, 0);
+  // a finger hinged to a driven palm keeps its rows (a tree hangs from a static or dynamic body):
+  // the default does not refuse a file that loads with rows
+  const char* finger = R"(<mujoco><worldbody>
+    <body name="palm" mocap="true" pos="0 0 1"><geom type="box" size=".05 .05 .05"/>
+      <body pos=".1 0 0"><joint type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 .2 0 0" size=".02"/></body></body></worldbody>
+    <custom><numeric name="tumble_constvel_palm" data="0.1 0 0 0 0 0"/></custom></mujoco>)";
+  tbModel* m = tb_loadMJCF(finger);
+  ASSERT_NE(m, nullptr) << tb_lastError();
+  EXPECT_EQ(m->jdef[0].minimal, 0);
+  tb_freeModel(m);
   for (const char* bad : {"2", "1 1"}) {
     std::string x = WithExtra(
         "pendulum", std::string("<custom><numeric name=\"tumble_minimal_joints\" data=\"") + bad +
@@ -392,7 +412,14 @@ TEST(MjcfTest, ComplianceOfShapesJointsAndEqualities) {
   EXPECT_EQ(s.m->gdef[0].stiffness, 1e5);
   EXPECT_EQ(s.m->gdef[0].damping, 2e3);
   EXPECT_EQ(s.m->jdef[0].stiffness, 2e5);
+  EXPECT_EQ(s.m->jdef[0].minimal, 0) << "a compliant joint keeps its rows (joints are minimal by "
+                                        "default where they can be)";
   EXPECT_EQ(s.m->jdef[1].damping, 6e3);
+  std::string asked = xml;  // asked for minimal joints, the compliant one is refused by name
+  asked.insert(asked.find("</custom>"), "<numeric name=\"tumble_minimal_joints\" data=\"1\"/>");
+  EXPECT_EQ(tb_loadMJCF(asked.c_str()), nullptr);
+  EXPECT_NE(std::string(tb_lastError()).find("tumble_compliance_pin"), std::string::npos)
+      << tb_lastError();
   s.set("tumble_compliance_pin.data_0", 4e5);
   s.reset();
   s.run(3000);

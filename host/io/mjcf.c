@@ -281,6 +281,7 @@ tbModel* tb_loadMJCF(const char* src) {
   memset(&c, 0, sizeof(c));
   c.angle = TB_PI / 180.0;  // MuJoCo's default unit
   memcpy(c.seq, "xyz", 4);
+  c.minimal = 1;  // joints as MuJoCo holds them, where they can be (tb_mjModelNumerics)
   xmlDocPtr doc = tb_mjRead(src, &c.file);
   if (!doc) return NULL;
   c.m = tb_newModel();

@@ -368,7 +368,10 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
 }
 
 // joint j (NULL: a weld) between body b and its parent, at the key's coordinate and rate q (the
-// frame already moved by them: a minimal joint starts there at q[1]); at is the body's element
+// frame already moved by them: a minimal joint starts there at q[1]); at is the body's element.
+// By default a joint is minimal, as MuJoCo holds it, but for one whose tumble_compliance softens
+// its rows (a minimal joint has none) or whose parent a driver moves (a finger on a driven palm:
+// a tree hangs from a static or dynamic body): those keep rows
 static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int parent,
                          const tbMjFrame* f, const double q[2]) {
   static const int types[4] = {-1, TB_JOINT_SPHERICAL, TB_JOINT_PRISMATIC, TB_JOINT_REVOLUTE};
@@ -376,7 +379,11 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
   jd.type = j ? types[j->type] : TB_JOINT_FIXED;
   jd.body_a = b;
   jd.body_b = parent;
-  jd.minimal = c->minimal && jd.type != TB_JOINT_FIXED;
+  const char* name = j ? tb_mjName(j->node) : NULL;
+  xmlNodePtr soft;
+  if (tb_mjCompliance(c, name, &jd.stiffness, &jd.damping, &soft)) return 2;
+  int driven = parent >= 0 && c->m->bdef[parent].type == TB_BODY_KINEMATIC;
+  jd.minimal = c->minimal && jd.type != TB_JOINT_FIXED && (c->minimal_asked || !(soft || driven));
   if (jd.minimal && jd.type != TB_JOINT_SPHERICAL) jd.qd0 = q[1];  // a ball's rate: its body's
   if (j) {
     tbu_rotVec(jd.anchor, f->quat, j->pos);
@@ -394,9 +401,6 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
     jd.lo = j->range[0] * scale - q[0];
     jd.hi = j->range[1] * scale - q[0];
   }
-  const char* name = j ? tb_mjName(j->node) : NULL;
-  xmlNodePtr soft;
-  if (tb_mjCompliance(c, name, &jd.stiffness, &jd.damping, &soft)) return 2;
   int k = tb_addJoint(c->m, &jd);
   if (k < 0) return tb_mjFail(c, soft ? soft : j ? j->node : at, "%s", tb_lastError());
   if (soft && tb_mjNote(c, tb_mjName(soft), TB_MJ_P_JOINT_SOFT, k, 2, 1.0, 0)) return 2;

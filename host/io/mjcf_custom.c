@@ -56,7 +56,8 @@ int tb_mjCompliance(tbMj* c, const char* name, double* K, double* B, xmlNodePtr*
 }
 
 // the model-wide custom numerics: tumble_minimal_joints ("1": every hinge, slide and ball joint
-// in coordinates, as MuJoCo holds them; "0" or none: rows) into c->minimal,
+// in coordinates, as MuJoCo holds them; "0": rows; none: coordinates where a joint can have them,
+// tb_mjAddJoint) into c->minimal,
 // tumble_option_restitution_vmin (m/s: contacts approaching slower stay plastic) and
 // tumble_option_quasistatic ("1": the quasistatic step of thesis §3.4, solved by auto, as the
 // built-in quasistatic scenes), tumble_option_corners ("1": planar shapes' corners
@@ -68,7 +69,8 @@ int tb_mjModelNumerics(tbMj* c) {
   double v = 0.0;
   if (tb_mjScalar(c, "minimal", "joints", &v, &n)) return 2;
   if (n && v != 0.0 && v != 1.0) return tb_mjFail(c, n, "data %g: 1 (minimal) or 0 (rows)", v);
-  c->minimal = n && v == 1.0;
+  if (n) c->minimal = v == 1.0;
+  c->minimal_asked = n != NULL;
   if (tb_mjScalar(c, "option", "restitution_vmin", &v, &n)) return 2;
   if (n && !(v >= 0.0 && v < INFINITY)) return tb_mjFail(c, n, "data %g: a speed >= 0 (m/s)", v);
   if (n) c->m->opt.restitution_vmin = v;

@@ -65,8 +65,9 @@ typedef struct tbMj {
   int nnumeric;
   tbMjNamed* named;
   int nnamed;
-  tbMjFrame* frame;  // each tumble body's MJCF frame (equality anchors are given in it)
-  int minimal;       // tumble_minimal_joints: hinges, slides and balls as minimal joints
+  tbMjFrame* frame;   // each tumble body's MJCF frame (equality anchors are given in it)
+  int minimal;        // hinges, slides and balls as minimal joints (tumble_minimal_joints, or none)
+  int minimal_asked;  // 1: tumble_minimal_joints says so; 0: the default (where a joint can be)
 } tbMj;
 
 // one <geom>, read before its body is added (its mass places the body's frame)
