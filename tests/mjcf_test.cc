@@ -552,6 +552,11 @@ TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
   ExpectRefused("<mujoco><option\n iterations='0'/></mujoco>",
                 ":2: <option> iterations 0: a whole number from 1 to 1e6");
   ExpectRefused("<mujoco><worldbody>\n<geom type='plane'>", "<string>:2: not well-formed XML");
+  // a <geom> left open is reported where it opened (issue 63: it was blamed on the file's end,
+  // "Premature end of data in tag mujoco line 1" at line 5)
+  ExpectRefused("<mujoco><worldbody>\n<body>\n<geom type='sphere' size='1'>\n</body>\n"
+                "</worldbody></mujoco>",
+                "<string>:3: not well-formed XML: Opening and ending tag mismatch: geom line 3");
   ExpectRefused("/nonexistent/model.xml", "/nonexistent/model.xml: cannot read the file");
   ExpectRefused("<robot/>", "the root element must be <mujoco>");
   ExpectRefused(

@@ -236,8 +236,28 @@ static void tb_mjQuiet(void* ctx, const char* msg, ...) {
   (void)msg;
 }
 
+// the parser's first error: after a tag left open libxml2 goes on to the end of the file, and its
+// last error names the outermost element there; the first names the element left open
+typedef struct tbMjXmlError {
+  int seen, line, code, opened;  // opened: the line where an element left open began, or 0
+  char msg[200];
+} tbMjXmlError;
+
+static void tb_mjFirstError(void* data, xmlErrorPtr e) {
+  tbMjXmlError* first = (tbMjXmlError*)((xmlParserCtxtPtr)data)->_private;
+  if (first->seen) return;
+  first->seen = 1;
+  first->line = e->line;
+  first->code = e->code;
+  int open = e->code == XML_ERR_TAG_NAME_MISMATCH || e->code == XML_ERR_TAG_NOT_FINISHED;
+  first->opened = open ? e->int1 : 0;
+  snprintf(first->msg, sizeof(first->msg), "%s", e->message ? e->message : "");
+  first->msg[strcspn(first->msg, "\n")] = 0;
+}
+
 // the document of src (a path, or the XML itself); NULL with the error set. The file is read
-// here, so libxml2 opens nothing itself (no external entities, no network).
+// here, so libxml2 opens nothing itself (no external entities, no network). An element left
+// open is reported at the line where it opened.
 static xmlDocPtr tb_mjRead(const char* src, const char** file) {
   const char* s = src;
   while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
@@ -251,6 +271,9 @@ static xmlDocPtr tb_mjRead(const char* src, const char** file) {
     tb_setError("%s: out of memory", *file);
     return NULL;
   }
+  tbMjXmlError first = {0, 0, 0, 0, ""};
+  ctx->_private = &first;
+  ctx->sax->serror = tb_mjFirstError;
   int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
   // a declared encoding the bytes break is reported on libxml2's generic channel, whatever the
   // parser's options: quiet for the parse (the parser's own last error names the line)
@@ -260,7 +283,10 @@ static xmlDocPtr tb_mjRead(const char* src, const char** file) {
   xmlDocPtr doc = text ? xmlCtxtReadMemory(ctx, text, n, NULL, NULL, opts)
                        : xmlCtxtReadMemory(ctx, src, (int)strlen(src), NULL, NULL, opts);
   xmlSetGenericErrorFunc(was_ctx, was);
-  if (!doc) {
+  if (!doc && first.seen) {
+    tb_setError("%s:%d: not well-formed XML: %s", *file, first.opened ? first.opened : first.line,
+                first.msg);
+  } else if (!doc) {
     const xmlError* e = xmlCtxtGetLastError(ctx);
     char msg[200] = "";
     if (e && e->message) snprintf(msg, sizeof(msg), ": %s", e->message);
