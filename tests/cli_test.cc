@@ -597,6 +597,21 @@ TEST_F(CliTest, InterruptWritesThePartialRunAndExits130) {
   EXPECT_EQ(Lines(ReadFile(out)).size(), 1u + 2u * ndone);
 }
 
+// bug (issue 63): simulate's chunks were 256 scenes a thread whatever a scene cost, so Ctrl-C
+// waited for the chunk: 256 sphere piles of 300 steps ran to the end, about 15 s on 2 cores, and
+// exited 0. Chunks now aim at 0.25 s of work (one scene a thread at least): the run stops within
+// a second of the signal. The 3 s bound is 12 chunks' work: room for a loaded or sanitized run
+TEST_F(CliTest, CtrlCIsAnsweredWithinAChunkOfAQuarterSecond) {
+  auto t0 = std::chrono::steady_clock::now();
+  CliResult r = RunCliInterrupted({"simulate", "sphere-pile", "--scenes", "256", "--steps", "300",
+                                   "--threads", "2", "--out", Path("pile.csv")},
+                                  1.0);
+  double after = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - 1.0;
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_LT(after, 3.0) << "seconds from Ctrl-C to the exit";
+  EXPECT_NE(r.out.find("\"partial\": true"), std::string::npos) << r.out;
+}
+
 // plate field: the starts done are written (a prefix of the grid), the plot says partial
 TEST_F(CliTest, InterruptedPlateFieldWritesTheStartsDone) {
   CliResult r = RunCliInterrupted(
