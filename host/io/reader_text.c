@@ -96,8 +96,10 @@ static int lx_double(const tbRdCtx* c, tbLex* L, const char* field, double* v, i
   return TB_OK;
 }
 
-// the entries of a dense matrix (storage 0) after its storage type and sizes
-static int rd_denseEntries(const tbRdCtx* c, tbLex* L, const char* nm, int n, rdEntries* e) {
+// a dense matrix's values (storage 0) after its storage type and sizes: into fp->W itself where W
+// is held dense (its entries would take several times W's memory), else into e, zeros left out
+static int rd_denseValues(const tbRdCtx* c, tbLex* L, const char* nm, int n, rdEntries* e,
+                          tbFileProblem* fp) {
   char f[96];
   int r0, r1, ln, rc;
   snprintf(f, sizeof f, "%s dense size0 (repeated)", nm);
@@ -112,15 +114,19 @@ static int rd_denseEntries(const tbRdCtx* c, tbLex* L, const char* nm, int n, rd
     snprintf(f, sizeof f, "%s(%ld, %ld) (value %ld of %ld)", nm, k % n, k / n, k + 1, nv);
     return lx_eof(c, L, f);
   }
+  if (tb_rdDense(c, n) && !(fp->W = (double*)malloc(sizeof(double) * (size_t)nv)))
+    return tb_setError("%s: %s: out of memory (n = %d)", c->name, nm, n);
   // Siconos' dense layout is column-major: value k is entry (k % size0, k / size0)
-  int dense = tb_rdDense(c, n);
   for (long k = 0; k < nv; k++) {
     long i = k % n, j = k / n;
     double v;
     snprintf(f, sizeof f, "%s(%ld, %ld)", nm, i, j);
     if ((rc = lx_double(c, L, f, &v, NULL)) != TB_OK) return rc;
-    if ((v != 0.0 || dense) && tb_rdAddEntry(e, (int)i, (int)j, v) != TB_OK)
+    if (fp->W) {
+      fp->W[i * n + j] = v;
+    } else if (v != 0.0 && tb_rdAddEntry(e, (int)i, (int)j, v) != TB_OK) {
       return tb_setError("%s: %s: out of memory (n = %d)", c->name, nm, n);
+    }
   }
   return TB_OK;
 }
@@ -250,8 +256,9 @@ static int rd_matrix(const tbRdCtx* c, tbLex* L, const char* nm, int n, const ch
   rdEntries e;
   memset(&e, 0, sizeof e);
   e.m = e.n = n;
-  rc = storage == 0 ? rd_denseEntries(c, L, nm, n, &e) : rd_blockEntries(c, L, nm, n, expect, &e);
-  if (rc != TB_OK) {
+  rc =
+      storage == 0 ? rd_denseValues(c, L, nm, n, &e, fp) : rd_blockEntries(c, L, nm, n, expect, &e);
+  if (rc != TB_OK || fp->W) {  // (a dense file held dense is read: no entries)
     tb_rdFreeEntries(&e);
     return rc;
   }
