@@ -151,7 +151,8 @@ def chain(seed):
     top = n * L + 0.5
     wall = r.uniform(0.3, 0.6) * n * L
     xml = HEADER.format(name=f"chain-{seed}", mu=mu)
-    xml += f"    <geom name='wall' type='plane' size='0 0 1' pos='{wall:.4f} 0 0' zaxis='-1 0 0'/>\n"
+    xml += (f"    <geom name='wall' type='plane' size='0 0 1' pos='{wall:.4f} 0 0' "
+            "zaxis='-1 0 0'/>\n")
     body = ""
     for i in reversed(range(n)):
         body = (f"<body name='link{i}' pos='0 0 {top if i == 0 else -L:.4f}'>"
