@@ -111,12 +111,19 @@ def arm(seed):
     reach = sum(lengths)
     xml = HEADER.format(name=f"arm-{seed}", mu=mu)
     nbox = r.randint(1, 3)
+    placed = []  # (x, y, h) of the boxes so far
     for b in range(nbox):
         h = r.uniform(0.03, 0.06)
-        ang = r.uniform(-0.6, 0.6)
-        dist = r.uniform(0.3, 0.8) * reach
-        xml += (f"    <body name='box{b}' pos='{dist * math.cos(ang):.4f} "
-                f"{dist * math.sin(ang):.4f} {h + 1e-3:.4f}' quat='{_quat_z(r.uniform(0, 1))}'>"
+        while True:  # drawn again while it would overlap a box placed (seed 11's did)
+            ang = r.uniform(-0.6, 0.6)
+            dist = r.uniform(0.3, 0.8) * reach
+            x, y = dist * math.cos(ang), dist * math.sin(ang)
+            if all(math.hypot(x - px, y - py) > math.sqrt(2) * (h + ph) + 2e-3
+                   for px, py, ph in placed):
+                break
+        placed.append((x, y, h))
+        xml += (f"    <body name='box{b}' pos='{x:.4f} "
+                f"{y:.4f} {h + 1e-3:.4f}' quat='{_quat_z(r.uniform(0, 1))}'>"
                 f"<freejoint/><geom type='box' size='{h:.4f} {h:.4f} {h:.4f}' "
                 f"density='{r.uniform(200, 1000):.1f}'/></body>\n")
     # the arm hangs from a fixed base above the floor, its first hinge about z, the others

@@ -18,6 +18,7 @@
 #include "engine/stage_bodies.h"
 #include "engine/stage_rows.h"
 #include "engine/stage_step.h"
+#include "step_problem.h"
 #include "test_util.h"
 #include "solver/residual.h"
 
@@ -308,20 +309,9 @@ struct SoftPile : Scene {
     for (int k = 0; k < steps; k++) tb_stepScene(m, d, 0, w);
   }
   ~SoftPile() { tb_freeWork(w); }
-  // the last step's problem as NNCG takes it: A's diagonal blocks assembled, A itself not
-  tbProblem bodyProblem() {
-    tb_assembleDiagonal(tb_solo(), w);
-    return tb_problemOf(m, w);
-  }
-  // the step's problem with its whole A (tb_delassusRows) into A
-  tbProblem whole(std::vector<double>& A) const {
-    tbProblem p = tb_problemOf(m, w);
-    A.assign((size_t)p.n * p.n, 0.0);
-    tb_delassusRows(tb_solo(), w, A.data());
-    p.A = A.data();
-    p.runs = nullptr;
-    return p;
-  }
+  // the last step's problem as NNCG takes it, and with its whole A into A (step_problem.h)
+  tbProblem bodyProblem() { return bodyProblemOf(m, w); }
+  tbProblem whole(std::vector<double>& A) const { return wholeProblemOf(m, w, A); }
 };
 
 // the residual of x on the step's whole problem, from scratch with A

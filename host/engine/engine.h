@@ -70,8 +70,8 @@ TB_HD int tb_stepBodySpace(const tbModel* m) {
          !m->opt.implicit && m->maxeq == 0 && m->maxrow >= TB_STEP_BODY_ROWS;
 }
 
-// auto's step starts in body space on the same models (stage_bodies.h tb_solveBodyCG), and
-// assembles A only where that falls short: not where a step's solve is redone from its rows
+// auto's step starts in body space on the same models (stage_primal.h's Newton where contacts
+// are redundant, stage_bodies.h tb_solveBodyCG), and assembles A only where that falls short: not where a step's solve is redone from its rows
 // (corner rounds, the quasistatic step's rounds)
 TB_HD int tb_stepBodyFirst(const tbModel* m) {
   return m->opt.delassus == TB_DELASSUS_AUTO && m->opt.solver == TB_SOLVER_AUTO && m->nq == 0 &&

@@ -24,6 +24,7 @@
 #include "engine/stage_corner.h"
 #include "engine/stage_implicit.h"
 #include "engine/stage_kinematic.h"
+#include "engine/stage_primal.h"
 #include "engine/stage_probe.h"
 #include "engine/stage_quasi.h"
 #include "engine/stage_assemble.h"
@@ -294,16 +295,24 @@ TB_HD int tb_bodyFirst(const tbModel* m, const tbWork* w) {
 // starts pass unswept. Steps in motion start farther off (1e-4 here: 1.5x the time, 1e-2: 2x)
 #define TB_BODY_NEAR 1e-6
 
-// auto's solve of a step that starts in body space (tb_bodyFirst) by team t: NNCG, and where it
-// falls short, or near rest (TB_BODY_NEAR) meets the tolerance but not auto's exact one, A
-// assembled and auto from NNCG's best iterate with the sweeps left; 0, or -1 when the solver
-// does not apply. Not inlined (tb_solveOnce says why)
+// auto's solve of a step that starts in body space (tb_bodyFirst) by team t: Newton in the
+// bodies' velocities where its contacts are redundant (stage_primal.h), then from its best
+// round NNCG, and where that falls short, or near rest (TB_BODY_NEAR) meets the tolerance but not
+// auto's exact one, A assembled and auto from NNCG's best iterate with the sweeps left; 0, or -1
+// when the solver does not apply. Not inlined (tb_solveOnce says why)
 TB_HDN int tb_solveBodyFirst(tbTeam t, const tbModel* m, tbWork* w, tbProblem* p,
                              const tbSolverOpt* so, tbSolveResult* res) {
+  int newton = 0;
+  if (tb_solvePrimal(t, m, w, p, so, tb_exactTol(so), res) == 0) {
+    tb_teamShareResult(t, res);
+    if (res->converged) return 0;
+    newton = res->iterations;
+  }
   double start = 0.0;
   tb_solveBodyCG(t, m, w, p, so, &start, res);
   tb_teamShareResult(t, res);
   start = tb_teamShare(t, start);
+  res->iterations += newton;
   if (res->converged && (res->residual <= tb_exactTol(so) || !(start <= TB_BODY_NEAR))) return 0;
   int swept = res->iterations;
   tb_assembleMatrix(t, m, w);
