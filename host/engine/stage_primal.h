@@ -78,14 +78,15 @@ TB_HD int tb_primalBodyMass(const double* minv, double* mass) {
 }
 
 // whether the stage applies to the step: every block a contact on the exact cone without
-// compliance, every dynamic body free, and the scratch holds it. Fills mass (12 a body; static
-// and kinematic bodies' entries 0).
+// compliance, with a_nn > 0, every dynamic body free, and the scratch holds it. Fills mass (12 a
+// body; static and kinematic bodies' entries 0).
 TB_HD int tb_primalApplies(const tbModel* m, const tbWork* w, const tbProblem* p, double* mass) {
   if (p->cone != 0 || w->solver_work.nd < tb_primalWords(m, p->n) ||
       w->solver_work.ni < 6 * (size_t)m->nbody)
     return 0;
   for (int k = 0; k < p->nblock; k++) {
     if (p->blk_type[k] != TB_BLOCK_CONTACT || p->blk_dim[k] == 2) return 0;
+    if (!(w->blk_diag[3 * p->blk_adr[k]] > 0.0)) return 0;  // r would be 0
   }
   for (int i = 0; i < p->n; i++) {
     if (w->row[i].cfm != 0.0) return 0;
@@ -141,7 +142,8 @@ TB_HD void tb_primalProject(const double* z, int dim, double mu, double* x, doub
   }
 }
 
-// the round's state: rows' u = b + J dv, centers c, shifts s (on each block's normal row), r
+// the round's state: rows' u = b + J dv, centers c, J d along Newton's direction (NULL: none),
+// shifts s (on each block's normal row)
 typedef struct tbPrimalRound {
   const double *u, *c, *jd, *s;
   double alpha;  // the point u + alpha J d
