@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The main job on its built-in default: build the command line, then run tumble grasp, or tumble
-# with the arguments given (on the GPU when one is usable, else on the CPU). The CUDA kernels take
-# a long while to compile (bench/results/first-command-*.md), so they are built only where a GPU
-# is present, where build/ already has them, or when asked (TUMBLE_CUDA=ON bash scripts/run.sh);
-# the test command always builds them.
+# with the arguments given (on the GPU when one is usable, else on the CPU). The CUDA kernels add
+# minutes to the build (bench/results/first-command-*.md) and nothing to a run without a GPU, so
+# they are built only where a GPU is present, where build/ already has them, or when asked
+# (TUMBLE_CUDA=ON bash scripts/run.sh); the test command always builds them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${TUMBLE_CUDA:-}" ]; then
