@@ -494,8 +494,8 @@ TEST(MjcfTest, BallRangeIsAConeLimit) {
 
 TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
   ExpectRefused("<mujoco>\n<tendon/>\n</mujoco>", "<string>:2: <tendon> element outside");
-  ExpectRefused("<mujoco><worldbody>\n<geom type='plane' solref='0.02 1'/></worldbody></mujoco>",
-                "<string>:2: <geom> attribute 'solref' is outside");
+  ExpectRefused("<mujoco><worldbody>\n<geom type='plane' priority='1'/></worldbody></mujoco>",
+                "<string>:2: <geom> attribute 'priority' is outside");
   ExpectRefused(
       "<mujoco><worldbody><body>\n<joint damping='1'/><geom size='1'/></body>"
       "</worldbody></mujoco>",
@@ -554,9 +554,10 @@ TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
   ExpectRefused("<mujoco><worldbody>\n<geom type='plane'>", "<string>:2: not well-formed XML");
   // a <geom> left open is reported where it opened (issue 63: it was blamed on the file's end,
   // "Premature end of data in tag mujoco line 1" at line 5)
-  ExpectRefused("<mujoco><worldbody>\n<body>\n<geom type='sphere' size='1'>\n</body>\n"
-                "</worldbody></mujoco>",
-                "<string>:3: not well-formed XML: Opening and ending tag mismatch: geom line 3");
+  ExpectRefused(
+      "<mujoco><worldbody>\n<body>\n<geom type='sphere' size='1'>\n</body>\n"
+      "</worldbody></mujoco>",
+      "<string>:3: not well-formed XML: Opening and ending tag mismatch: geom line 3");
   ExpectRefused("/nonexistent/model.xml", "/nonexistent/model.xml: cannot read the file");
   ExpectRefused("<robot/>", "the root element must be <mujoco>");
   ExpectRefused(
@@ -580,7 +581,97 @@ TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
       ":2: <weld> with a keyframe");
 }
 
+// a gripper-like file with several things outside the subset, one of them on three lines
+const char* kManyOutside =
+    "<mujoco>\n"
+    "<asset><mesh name='finger' file='finger.stl'/></asset>\n"
+    "<worldbody><geom type='plane'/>\n"
+    "<body><freejoint/><geom type='mesh' mesh='finger'/></body>\n"
+    "<body pos='0 0 1'><joint type='slide' damping='1'/><geom size='0.1'/></body>\n"
+    "<body pos='0 0 2'><joint type='slide' damping='1'/><geom size='0.1'/></body>\n"
+    "<body pos='0 0 3'><joint type='slide' damping='2'/><geom size='0.1'/></body>\n"
+    "</worldbody>\n"
+    "<actuator><position joint='j' kp='10'/></actuator>\n"
+    "</mujoco>";
+
+// bug caught: the reader stopped at the first thing outside the subset, so a user's gripper
+// file took one edit-and-retry round per element (issue 62, item 6). Every kind is listed at once,
+// at its first line, with how often it comes
+TEST(MjcfTest, EverythingOutsideTheSubsetIsListedAtOnce) {
+  tbModel* m = tb_loadMJCF(kManyOutside);
+  EXPECT_EQ(m, nullptr);
+  tb_freeModel(m);
+  std::string e = tb_lastError();
+  for (const char* line :
+       {"<string>:2: <mesh> element outside", "<string>:4: <geom> attribute 'mesh' is outside",
+        "<string>:4: <geom> type=\"mesh\": tumble takes sphere",
+        "<string>:5: <joint> attribute 'damping' is outside tumble's MJCF subset "
+        "(3 times, to line 7)",
+        "<string>:9: <actuator> element outside",
+        "<string>: 5 kinds of element, attribute or value outside tumble's MJCF "
+        "subset"}) {
+    EXPECT_NE(e.find(line), std::string::npos) << "error:\n" << e << "\nexpected: " << line;
+  }
+  EXPECT_EQ(e.find("<position>"), std::string::npos) << "an outside element's insides are not "
+                                                        "listed again: "
+                                                     << e;
+}
+
+// what a real file holds for looks, sensing and MuJoCo's soft contact is read past, said once
+// with its counts, and changes nothing: the file steps bitwise as the same file without it
+TEST(MjcfTest, LooksSensorsAndSoftContactValuesAreReadPastAndSaid) {
+  const std::string body =
+      "<body pos='0 0 0.5'><freejoint/><geom type='box' size='0.1 0.1 0.1'%s/>%s</body>";
+  auto file = [&](bool extra) {
+    char b[400];
+    snprintf(b, sizeof(b), body.c_str(), extra ? " solref='0.01 1' margin='0.001'" : "",
+             extra ? "<site name='tip'/><camera name='c'/>" : "");
+    return std::string("<mujoco><worldbody>") + (extra ? "<light/>" : "") + "<geom type='plane'" +
+           (extra ? " solref='0.02 1' solimp='0.9 0.95 0.001'" : "") + "/>" + b + "</worldbody>" +
+           (extra ? "<sensor><framepos objtype='site' objname='tip'/></sensor>" : "") + "</mujoco>";
+  };
+  char note[512];
+  Scene with(tb_loadMJCFNoting(file(true).c_str(), note, sizeof(note)), 1);
+  Scene without(tb_loadMJCFNoting(file(false).c_str(), nullptr, 0), 1);
+  ASSERT_NE(with.m, nullptr);
+  ASSERT_NE(without.m, nullptr);
+  for (const char* part : {"read past: 1 <light>, 1 <site>, 1 <camera>, 1 <sensor>",
+                           "2 solref, 1 solimp, 1 margin on <geom> (MuJoCo's soft contact: "
+                           "tumble's contacts are hard)"}) {
+    EXPECT_NE(std::string(note).find(part), std::string::npos) << note << "\nexpected: " << part;
+  }
+  with.reset();
+  without.reset();
+  with.run(300);
+  without.run(300);
+  EXPECT_EQ(firstDifference(with.d, without.d), "");
+  char none[8] = "x";
+  tbModel* m = tb_loadMJCFNoting(file(false).c_str(), none, sizeof(none));
+  EXPECT_STREQ(none, "") << "nothing read past, nothing said";
+  tb_freeModel(m);
+}
+
 class MjcfCli : public CliFixture {};
+
+// the command line shows the note on stderr and in the run's JSON, and the list as lines
+TEST_F(MjcfCli, SaysWhatItReadPastAndListsWhatIsOutside) {
+  std::string ok = Path("sited.xml"), bad = Path("outside.xml");
+  std::ofstream(ok)
+      << ("<mujoco><worldbody><geom type='plane' margin='0.01'/><body pos='0 0 1'><freejoint/>"
+          "<geom size='0.1'/><site/></body></worldbody></mujoco>");
+  std::ofstream(bad) << kManyOutside;
+  CliResult r = RunCli({"simulate", "--model", ok, "--scenes", "2", "--steps", "10"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("sited.xml: read past: 1 <site>"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\"read_past\": \"read past: 1 <site> (looks and sensing"),
+            std::string::npos)
+      << r.out;
+  r = RunCli({"model", bad});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("outside.xml:2: <mesh> element outside"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\n  " + bad + ":9: <actuator> element outside"), std::string::npos)
+      << "one per line: " << r.err;
+}
 
 TEST_F(MjcfCli, RunsAFileAndRefusesABadOne) {
   CliResult r = RunCli({"simulate", "--model", Model("box-stack"), "--scenes", "4", "--steps", "50",

@@ -8,15 +8,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <tumble/estimate.h>
+#include <tumble/plate.h>
 
 #include "cli_runner.h"
 #include "engine/stage_probe.h"
+#include "gpu/gpu.h"
 #include "test_util.h"
 #include "rollout/rollout.h"
 
@@ -231,6 +234,63 @@ TEST(RunSettingsTest, TwoBatchesOfOneProcessRunWithTheirOwnSettingsAtOnce) {
   EXPECT_EQ(firstDifference(b.d, alone64.d), "");
   EXPECT_NE(firstDifference(a.d, b.d), "") << "fp32 is another arithmetic";
   EXPECT_EQ(tb_getPrecision(), TB_FP64) << "no process-wide setting was touched";
+}
+
+// a plate field of 2 x 2 starts for 0.2 s in the given precision
+tbFieldOpt smallField(int precision) {
+  tbFieldOpt o = tb_defaultFieldOpt();
+  o.nx = o.ny = 2;
+  o.seconds = 0.2;
+  o.precision = precision;
+  return o;
+}
+
+// the points' values and statuses, bit for bit ("" when equal)
+std::string fieldDifference(const tbFieldResult& a, const tbFieldResult& b) {
+  if (a.n != b.n || a.done != b.done) return "start counts";
+  for (int i = 0; i < a.n; i++) {
+    const tbFieldPoint &p = a.pt[i], &q = b.pt[i];
+    if (std::memcmp(&p, &q, offsetof(tbFieldPoint, status)) || p.status != q.status)
+      return "start " + std::to_string(i);
+  }
+  return "";
+}
+
+// bug caught: the jobs made their batches from the process's defaults, so two studies of one
+// process (a Python session's fp32 field beside its fp64 one) could not differ. A job's
+// definition now carries its device and precision: two fields run from two threads at once give
+// what each gives alone
+TEST(RunSettingsTest, TwoJobsOfOneProcessRunWithTheirOwnPrecisionAtOnce) {
+  const tbPlateMotion* mo = tb_plateMotion(tb_findPlateMotion("centrifuge"));
+  tbFieldOpt o32 = smallField(TB_FP32), o64 = smallField(TB_FP64);
+  tbFieldResult alone32, alone64, a, b;
+  ASSERT_EQ(tb_plateField(mo, &o32, &alone32), TB_OK) << tb_lastError();
+  ASSERT_EQ(tb_plateField(mo, &o64, &alone64), TB_OK) << tb_lastError();
+  int rc[2] = {-1, -1};
+  std::thread ta([&] { rc[0] = tb_plateField(mo, &o32, &a); });
+  std::thread tbb([&] { rc[1] = tb_plateField(mo, &o64, &b); });
+  ta.join();
+  tbb.join();
+  ASSERT_EQ(rc[0], TB_OK);
+  ASSERT_EQ(rc[1], TB_OK);
+  EXPECT_EQ(fieldDifference(a, alone32), "");
+  EXPECT_EQ(fieldDifference(b, alone64), "");
+  EXPECT_NE(fieldDifference(a, b), "") << "fp32 is another arithmetic";
+  EXPECT_EQ(tb_getPrecision(), TB_FP64) << "no process-wide setting was touched";
+  for (tbFieldResult* r : {&alone32, &alone64, &a, &b}) tb_freeFieldResult(r);
+}
+
+// bug caught: a job asked for the GPU where none is usable ran on the CPU without a word
+TEST(RunSettingsTest, AJobAskingForAnAbsentGpuIsRefused) {
+  if (tb_gpuDeviceCount() > 0) GTEST_SKIP() << "a GPU is usable here";
+  const tbPlateMotion* mo = tb_plateMotion(tb_findPlateMotion("centrifuge"));
+  tbFieldOpt o = smallField(TB_FP64);
+  o.device = TB_DEVICE_GPU;
+  tbFieldResult r;
+  EXPECT_NE(tb_plateField(mo, &o, &r), TB_OK);
+  EXPECT_NE(std::string(tb_lastError()).find("run.device gpu"), std::string::npos)
+      << tb_lastError();
+  tb_freeFieldResult(&r);
 }
 
 class Fp32Cli : public CliFixture {};

@@ -78,6 +78,9 @@ int tb_parseSolver(const char* val, int* solver);
 // --precision fp64|fp32, applied to tb_rollout at once (tb_setPrecision; fp32 says once on
 // stderr that it raises solver tolerances to TB_FP32_MIN_TOL); 0, or 2 after an error
 int tb_parsePrecision(const char* val);
+// the --device and --precision given (the defaults they set, tb_getDevice and tb_getPrecision)
+// into a job's definition, which was made before the options were read
+void tb_cliRunOf(int* device, int* precision);
 // "fp64" or "fp32", for the commands' JSON summaries
 const char* tb_precisionName(void);
 // "gpu" or "cpu": where rollouts go now, for the commands' JSON summaries

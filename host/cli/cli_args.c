@@ -38,11 +38,15 @@ int tb_cliError(const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  // a message quoting a binary file's bytes stays one line a terminal shows as it is
+  // a message quoting a binary file's bytes is shown as a terminal shows it, control bytes
+  // escaped; a newline begins an indented line (a list, as an MJCF file's outside the subset)
   fputs("tumble: error: ", stderr);
   for (const unsigned char* p = (const unsigned char*)msg; *p;) {
     int n = tb_utf8Length(p);
-    if (n) {
+    if (*p == '\n') {
+      fputs("\n  ", stderr);
+      p++;
+    } else if (n) {
       fwrite(p, 1, (size_t)n, stderr);
       p += n;
     } else {
@@ -357,6 +361,11 @@ int tb_parsePrecision(const char* val) {
             TB_FP32_MIN_TOL, TB_FP32_MIN_TOL);
   }
   return 0;
+}
+
+void tb_cliRunOf(int* device, int* precision) {
+  *device = tb_getDevice();
+  *precision = tb_getPrecision();
 }
 
 const char* tb_precisionName(void) {

@@ -271,6 +271,7 @@ static int tb_parseGrasp(int argc, char** argv, tbGraspArgs* a) {
     i++;
   }
   tb_muRange(a->gripper, a->def.mu_gripper);
+  tb_cliRunOf(&a->def.device, &a->def.precision);
   if (tb_checkGraspDef(&a->def)) return tb_cliError("%s", tb_lastError());
   int rc = tb_checkGraspReach(a);
   if (!rc && a->dt_val) rc = tb_checkGraspStep(a);

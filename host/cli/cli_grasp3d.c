@@ -191,6 +191,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
     if (rc) return rc;
   }
   tbGrasp3dDef* d = &a->def;
+  tb_cliRunOf(&d->device, &d->precision);
   tb_defaultSize(d->object, d->size);
   if (a->size_given) {
     int want = d->object == TB_G3_BOX ? 3 : d->object == TB_G3_CAPSULE ? 2 : 1;

@@ -18,8 +18,10 @@ int tb_modelMain(int argc, char** argv) {
     return 0;
   }
   if (argc != 1) return tb_cliError(TB_MODEL_USAGE);
-  tbModel* m = tb_loadMJCF(argv[0]);
+  char note[512];
+  tbModel* m = tb_loadMJCFNoting(argv[0], note, sizeof(note));
   if (!m) return tb_cliError("%s", tb_lastError());
+  if (note[0]) fprintf(stderr, "tumble: %s: %s\n", argv[0], note);
   static const char* types[3] = {"static", "dynamic", "kinematic"};
   printf("body,type,lock,mass,com_x,com_y,com_z,I_xx,I_yy,I_zz,I_xy,I_xz,I_yz,vx,vy,vz,wx,wy,wz\n");
   for (int b = 0; b < m->nbody; b++) {

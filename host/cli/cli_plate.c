@@ -185,6 +185,7 @@ static int tb_parsePlate(int argc, char** argv, tbPlateArgs* a) {
     }
     if (rc) return rc;
   }
+  tb_cliRunOf(&a->opt.device, &a->opt.precision);
   if (a->opt.transient >= a->opt.seconds) {
     return tb_cliError("--transient %g: must be less than --seconds %g", a->opt.transient,
                        a->opt.seconds);

@@ -56,6 +56,7 @@ typedef struct tbSimArgs {
   const char* model;  // --model FILE.xml
   char name[256];     // the scene's name, or the model file's without directory and .xml
   int list;           // --list: the model's parameters
+  char note[512];     // what the model file held that tumble read past (tb_loadMJCFNoting)
   int build_given;    // --cone, --facets or --align (built-in scenes only)
   long nscene, nstep, every;
   long seed;
@@ -348,17 +349,18 @@ static void tb_printSummary(const tbModel* m, const tbData* d, const tbSimArgs* 
   }
   tb_sayFailures("simulate", "scene", &fails, m->maxcon,
                  "raise --max-iter, loosen --solver-tol or try another --solver");
-  char name[6 * 256 + 1];  // a model's file name may hold quotes: each escaped in 6 at most
+  char name[6 * 256 + 1], note[6 * 512 + 1];  // quotes escaped in 6 bytes at most
   tb_jsonEscape(name, sizeof(name), a->name);
+  tb_jsonEscape(note, sizeof(note), a->note);
   double ss = (double)ndone * a->nstep;
   printf(
       "{\"scene\": \"%s\", \"scenes\": %d, \"steps\": %ld, \"seconds\": %.6f, "
       "\"scene_steps_per_s\": %.6g, \"failed\": %d, \"unconverged\": %d, "
       "\"max_residual\": %.6g, \"mean_iterations\": %.3g, \"threads\": %d, "
-      "\"device\": \"%s\", \"precision\": \"%s\", \"partial\": %s}\n",
+      "\"device\": \"%s\", \"precision\": \"%s\", \"partial\": %s, \"read_past\": \"%s\"}\n",
       name, ndone, a->nstep, seconds, seconds > 0 ? ss / seconds : 0.0, failed, unconverged, rmax,
       ss > 0 ? iters / ss : 0.0, omp_get_max_threads(), tb_deviceName(), tb_precisionName(),
-      ndone < d->nscene ? "true" : "false");
+      ndone < d->nscene ? "true" : "false", note);
 }
 
 // the recorded steps' problems as DIR/SCENE-sS-kK.dat (tb_exportProblems)
@@ -564,8 +566,10 @@ int tb_simulateMain(int argc, char** argv) {
   if (a.replay < 0 &&
       (rc = tb_cliCostCheck("simulate", "scenes", (double)a.nscene, (double)a.nstep)))
     return rc;
-  tbModel* m = a.model ? tb_loadMJCF(a.model) : tb_buildScene(a.scene, &a.build);
+  tbModel* m = a.model ? tb_loadMJCFNoting(a.model, a.note, sizeof(a.note))
+                       : tb_buildScene(a.scene, &a.build);
   if (!m) return tb_cliError("%s", tb_lastError());
+  if (a.note[0]) fprintf(stderr, "tumble: %s: %s\n", a.model, a.note);
   if (a.list) {
     tb_printParams(m);
     tb_freeModel(m);

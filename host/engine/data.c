@@ -72,6 +72,15 @@ tbData* tb_newData(const tbModel* m, int nscene) {
   return d;
 }
 
+tbData* tb_newDataOn(const tbModel* m, int nscene, int device, int precision) {
+  tbData* d = tb_newData(m, nscene);
+  if (d) {
+    d->run.device = device;
+    d->run.precision = precision;
+  }
+  return d;
+}
+
 void tb_freeData(tbData* d) {
   if (!d) return;
 #define TB_X(type, name, count) free(d->name);

@@ -1,9 +1,9 @@
 // MJCF reader (include/tumble/mjcf.h): libxml2 parses the file into a tree; one walk of the body
 // tree does MuJoCo's forward kinematics (with the first keyframe's qpos and qvel) and adds each
 // body, its shapes and its joint to a tbModel; named values become parameters; the model is
-// compiled. Every element and attribute is checked against the subset, so nothing is skipped.
-// This file reads the document and walks its sections; mjcf_attr.c, mjcf_geom.c, mjcf_body.c
-// and mjcf_custom.c hold the parts (mjcf_internal.h).
+// compiled. The whole document is first held against the subset (mjcf_subset.c), so nothing is
+// skipped unsaid. This file reads the document and walks its sections; mjcf_attr.c, mjcf_geom.c,
+// mjcf_body.c and mjcf_custom.c hold the parts (mjcf_internal.h).
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <errno.h>
@@ -22,11 +22,9 @@
 //---- top-level sections ------------------------------------------------------------------------
 
 static int tb_mjCompiler(tbMj* c, xmlNodePtr n) {
-  static const char* const attrs[] = {"angle", "eulerseq", "inertiafromgeom", "autolimits", NULL};
   static const char* const angle[] = {"degree", "radian", NULL};
   static const char* const auto_[] = {"auto", NULL};
   static const char* const yes[] = {"true", NULL};
-  if (tb_mjLeafOnly(c, n, attrs)) return 2;
   int a = tb_mjWord(c, n, -1, "angle", c->angle == 1.0 ? "radian" : "degree", angle);
   if (a < 0 || tb_mjWord(c, n, -1, "inertiafromgeom", "auto", auto_) < 0 ||
       tb_mjWord(c, n, -1, "autolimits", "true", yes) < 0)
@@ -57,13 +55,8 @@ static int tb_mjSolver(const tbMj* c, xmlNodePtr n, tbOption* o) {
 }
 
 static int tb_mjOption(tbMj* c, xmlNodePtr n) {
-  static const char* const attrs[] = {"timestep", "gravity", "cone", "solver", "iterations", NULL};
   static const char* const cones[] = {"elliptic", "pyramidal", NULL};
   tbOption* o = &c->m->opt;
-  if (tb_mjOnly(c, n, attrs)) return 2;
-  if (xmlFirstElementChild(n)) {
-    return tb_mjFail(c, xmlFirstElementChild(n), "element outside tumble's MJCF subset");
-  }
   int cone =
       tb_mjWord(c, n, -1, "cone", o->cone == TB_CONE_EXACT ? "elliptic" : "pyramidal", cones);
   if (cone < 0 || tb_mjNums(c, n, -1, "timestep", &o->timestep, 1, 1) < 0 ||
@@ -89,14 +82,6 @@ static int tb_mjOption(tbMj* c, xmlNodePtr n) {
 // <size>: nconmax caps a scene's contacts (tbOption.maxcon), as MuJoCo's does; the others size
 // MuJoCo's own arena, where tumble sizes its scratch from the model
 static int tb_mjSize(tbMj* c, xmlNodePtr n) {
-  static const char* const attrs[] = {
-      "nconmax",   "njmax",        "memory",         "nstack",       "nuserdata",
-      "nkey",      "nuser_body",   "nuser_jnt",      "nuser_geom",   "nuser_site",
-      "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor", NULL};
-  if (tb_mjOnly(c, n, attrs)) return 2;
-  if (xmlFirstElementChild(n)) {
-    return tb_mjFail(c, xmlFirstElementChild(n), "element outside tumble's MJCF subset");
-  }
   double v = -1.0;
   if (tb_mjNums(c, n, -1, "nconmax", &v, 0, 1) < 0) return 2;
   if (v == -1.0) return 0;  // MuJoCo's "not set"
@@ -109,14 +94,8 @@ static int tb_mjSize(tbMj* c, xmlNodePtr n) {
 }
 
 static int tb_mjKeyframe(tbMj* c, xmlNodePtr n) {
-  static const char* const attrs[] = {"name", "time", "qpos", "qvel", NULL};
-  if (tb_mjOnly(c, n, tb_mjNone)) return 2;
   xmlNodePtr k = xmlFirstElementChild(n);
   if (!k) return 0;
-  for (xmlNodePtr e = k; e; e = xmlNextElementSibling(e)) {
-    if (!tb_mjIs(e, "key")) return tb_mjFail(c, e, "<keyframe> holds <key> elements");
-    if (tb_mjLeafOnly(c, e, attrs)) return 2;
-  }
   double t = 0.0;
   if (tb_mjNums(c, k, -1, "time", &t, 1, 1) < 0) return 2;
   if (t != 0.0) return tb_mjFail(c, k, "time %g: tumble starts at 0", t);
@@ -151,24 +130,9 @@ static int tb_mjKeyframe(tbMj* c, xmlNodePtr n) {
 static int tb_mjSections(tbMj* c, xmlNodePtr root) {
   static const char* const order[] = {"compiler",  "default",  "option", "custom", "keyframe",
                                       "worldbody", "equality", "size",   NULL};
-  static const char* const ignored[] = {"visual", "asset", "statistic", NULL};
-  static const char* const attrs[] = {"model", NULL};
   if (!tb_mjIs(root, "mujoco")) return tb_mjFail(c, root, "the root element must be <mujoco>");
   if (root->doc->intSubset) return tb_mjFail(c, root, "a DTD (entities) is outside the subset");
-  if (tb_mjOnly(c, root, attrs)) return 2;
-  for (xmlNodePtr k = xmlFirstElementChild(root); k; k = xmlNextElementSibling(k)) {
-    int known = 0;
-    for (int i = 0; order[i] && !known; i++) known = tb_mjIs(k, order[i]);
-    for (int i = 0; ignored[i] && !known; i++) known = tb_mjIs(k, ignored[i]);
-    if (!known) return tb_mjFail(c, k, "element outside tumble's MJCF subset (README: MJCF)");
-    if (tb_mjIs(k, "asset")) {
-      for (xmlNodePtr a = xmlFirstElementChild(k); a; a = xmlNextElementSibling(a)) {
-        if (!tb_mjIs(a, "texture") && !tb_mjIs(a, "material")) {
-          return tb_mjFail(c, a, "tumble reads textures and materials only (for looks)");
-        }
-      }
-    }
-  }
+  if (tb_mjSubset(c, root)) return 2;
   for (int i = 0; order[i]; i++) {
     int seen = 0;
     for (xmlNodePtr k = xmlFirstElementChild(root); k; k = xmlNextElementSibling(k)) {
@@ -192,7 +156,6 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
       c->cls[0] = main_class;
       c->ncls = 1;
     }
-    if (i == 1 && tb_mjCheckDefaults(c)) return 2;
   }
   for (int i = 0; i < c->nnumeric; i++) {
     if (!c->numeric_used[i]) {
@@ -299,6 +262,11 @@ static xmlDocPtr tb_mjRead(const char* src, const char** file) {
 }
 
 tbModel* tb_loadMJCF(const char* src) {
+  return tb_loadMJCFNoting(src, NULL, 0);
+}
+
+tbModel* tb_loadMJCFNoting(const char* src, char* note, size_t cap) {
+  if (note && cap) note[0] = 0;
   if (!src) {
     tb_setError("MJCF: no file");
     return NULL;
@@ -321,6 +289,7 @@ tbModel* tb_loadMJCF(const char* src) {
   if (!rc) rc = tb_mjParams(&c);
   if (!rc && tb_compileModel(c.m)) rc = tb_mjPrefix(c.file, "model");
   if (!rc) rc = tb_mjCheckValues(&c);
+  if (!rc && note && cap) snprintf(note, cap, "%s", c.note);
   free(c.cls);
   free(c.qpos);
   free(c.qvel);

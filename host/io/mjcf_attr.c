@@ -115,43 +115,10 @@ int tb_mjWord(const tbMj* c, xmlNodePtr n, int cls, const char* name, const char
   return -1;
 }
 
-// every attribute of n must be in allowed (NULL-terminated)
-int tb_mjOnly(const tbMj* c, xmlNodePtr n, const char* const* allowed) {
-  for (xmlAttrPtr a = n->properties; a; a = a->next) {
-    int ok = 0;
-    for (int i = 0; allowed[i] && !ok; i++) ok = !strcmp((const char*)a->name, allowed[i]);
-    if (!ok) {
-      return tb_mjFail(c, n, "attribute '%s' is outside tumble's MJCF subset (README: MJCF)",
-                       (const char*)a->name);
-    }
-  }
-  return 0;
-}
-
-// an element that holds nothing: no child elements, no text
-static int tb_mjLeaf(const tbMj* c, xmlNodePtr n) {
-  for (xmlNodePtr k = n->children; k; k = k->next) {
-    if (k->type == XML_ELEMENT_NODE) {
-      return tb_mjFail(c, k, "element outside tumble's MJCF subset (README: MJCF)");
-    }
-    if (k->type != XML_COMMENT_NODE && !xmlIsBlankNode(k)) {
-      return tb_mjFail(c, n, "holds text or markup tumble does not read");
-    }
-  }
-  return 0;
-}
-
-// an element whose attributes are all in allowed and that holds nothing
-int tb_mjLeafOnly(const tbMj* c, xmlNodePtr n, const char* const* allowed) {
-  return tb_mjOnly(c, n, allowed) || tb_mjLeaf(c, n);
-}
-
 const char* tb_mjName(xmlNodePtr n) {
   xmlAttrPtr a = xmlHasProp(n, (const xmlChar*)"name");
   return a ? tb_mjValue(a) : NULL;
 }
-
-const char* const tb_mjNone[] = {NULL};
 
 //---- classes and defaults ----------------------------------------------------------------------
 
@@ -170,8 +137,6 @@ int tb_mjClassOf(const tbMj* c, xmlNodePtr n, int childclass) {
 }
 
 int tb_mjDefault(tbMj* c, xmlNodePtr n, int parent) {
-  static const char* const attrs[] = {"class", NULL};
-  if (tb_mjOnly(c, n, attrs)) return 2;
   const char* name = parent < 0 ? "main" : NULL;
   xmlAttrPtr a = xmlHasProp(n, (const xmlChar*)"class");
   if (a) name = tb_mjValue(a);
@@ -198,19 +163,7 @@ int tb_mjDefault(tbMj* c, xmlNodePtr n, int parent) {
         return tb_mjFail(c, k, "a default takes no name or class");
       }
       c->cls[me].elem[kind] = k;
-    } else if (!tb_mjIs(k, "site")) {
-      return tb_mjFail(c, k, "element outside tumble's MJCF subset (README: MJCF)");
     }
-  }
-  return 0;
-}
-
-// the defaults' attributes are checked as their elements' are
-int tb_mjCheckDefaults(tbMj* c) {
-  static const char* const jattrs[] = {"type", "pos", "axis", "range", "limited", NULL};
-  for (int k = 0; k < c->ncls; k++) {
-    xmlNodePtr g = c->cls[k].elem[TB_MJ_GEOM], j = c->cls[k].elem[TB_MJ_JOINT];
-    if ((g && tb_mjOnly(c, g, tb_mjGeomAttrs)) || (j && tb_mjOnly(c, j, jattrs))) return 2;
   }
   return 0;
 }

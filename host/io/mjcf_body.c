@@ -18,19 +18,16 @@ typedef struct tbMjJoint {
   double range[2];  // file units
 } tbMjJoint;
 
-static const char* const tb_mjJointTypes[] = {"free", "ball", "slide", "hinge", NULL};
+const char* const tb_mjJointTypes[] = {"free", "ball", "slide", "hinge", NULL};
 
 static int tb_mjJoint(const tbMj* c, xmlNodePtr n, int childclass, tbMjJoint* j) {
-  static const char* const attrs[] = {"name", "class", "type",    "pos",
-                                      "axis", "range", "limited", NULL};
-  static const char* const free_attrs[] = {"name", NULL};
   static const char* const lim[] = {"auto", "true", "false", NULL};
   memset(j, 0, sizeof(*j));
   j->node = n;
   j->axis[2] = 1.0;
-  if (tb_mjIs(n, "freejoint")) return tb_mjLeafOnly(c, n, free_attrs);
+  if (tb_mjIs(n, "freejoint")) return 0;
   int cls = tb_mjClassOf(c, n, childclass);
-  if (cls < 0 || tb_mjLeafOnly(c, n, attrs)) return 2;
+  if (cls < 0) return 2;
   if ((j->type = tb_mjWord(c, n, cls, "type", "hinge", tb_mjJointTypes)) < 0) return 2;
   int nr = tb_mjNums(c, n, cls, "range", j->range, 2, 2);
   int l = tb_mjWord(c, n, cls, "limited", "auto", lim);
@@ -231,8 +228,6 @@ static int tb_mjCollect(tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjB
     } else if (tb_mjIs(k, "inertial")) {
       if (pl->inertial) return tb_mjFail(c, k, "a second <inertial> in one body");
       pl->inertial = k;
-    } else if (!tb_mjIs(k, "site") && !tb_mjIs(k, "camera") && !tb_mjIs(k, "light")) {
-      return tb_mjFail(c, k, "element outside tumble's MJCF subset (README: MJCF)");
     }
   }
   return 0;
@@ -424,10 +419,7 @@ static int tb_mjLockedBody(const tbMjParent* p, const tbMjBodyPlan* pl, const tb
 }
 
 static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* pl) {
-  static const char* const attrs[] = {"name",   "pos",   "quat",  "axisangle",  "euler",
-                                      "xyaxes", "zaxis", "mocap", "childclass", NULL};
   static const char* const tf[] = {"false", "true", NULL};
-  if (tb_mjOnly(c, n, attrs)) return 2;
   tbMjParent me = {.b = -1, .childclass = p->childclass};
   xmlAttrPtr cc = xmlHasProp(n, (const xmlChar*)"childclass");
   if (cc && (me.childclass = tb_mjFindClass(c, n, tb_mjValue(cc))) < 0) return 2;
@@ -536,7 +528,6 @@ int tb_mjWorld(tbMj* c, xmlNodePtr n) {
   tbMjParent w = {.b = -1, .type = TB_BODY_STATIC, .f = {.quat = {1, 0, 0, 0}}};
   tbMjBodyPlan pl;
   memset(&pl, 0, sizeof(pl));
-  if (n->properties) return tb_mjFail(c, n, "takes no attributes");
   int rc = tb_mjCollect(c, n, 0, 0, &pl);
   if (!rc && (pl.nj || pl.inertial)) {
     rc = tb_mjFail(c, pl.nj ? pl.joint[0].node : pl.inertial, "the world has no joints or inertia");
@@ -555,14 +546,8 @@ int tb_mjWorld(tbMj* c, xmlNodePtr n) {
 //---- equalities --------------------------------------------------------------------------------
 
 int tb_mjEquality(tbMj* c, xmlNodePtr n) {
-  static const char* const attrs[] = {"name", "body1", "body2", "anchor", NULL};
-  if (tb_mjOnly(c, n, tb_mjNone)) return 2;
   for (xmlNodePtr k = xmlFirstElementChild(n); k; k = xmlNextElementSibling(k)) {
     int connect = tb_mjIs(k, "connect");
-    if (!connect && !tb_mjIs(k, "weld")) {
-      return tb_mjFail(c, k, "tumble has <connect> and <weld> equalities");
-    }
-    if (tb_mjLeafOnly(c, k, attrs)) return 2;
     if (c->key) {
       return tb_mjFail(c, k,
                        "with a keyframe: tumble would build the joint at the key's pose, "

@@ -93,17 +93,14 @@ int tb_mjModelNumerics(tbMj* c) {
 }
 
 int tb_mjCustom(tbMj* c, xmlNodePtr n) {
-  static const char* const attrs[] = {"name", "data", NULL};
-  if (tb_mjOnly(c, n, tb_mjNone)) return 2;
   for (xmlNodePtr k = n->children; k; k = k->next) {
     if (k->type != XML_ELEMENT_NODE) continue;
     const char* name = tb_mjName(k);
-    if (!tb_mjIs(k, "numeric") || !name || strncmp(name, "tumble_", 7)) {
+    if (!name || strncmp(name, "tumble_", 7)) {
       return tb_mjFail(c, k,
                        "tumble reads <numeric name=\"tumble_KIND_NAME\"> only (KIND: plate, "
                        "rocking, constvel, force, tripod, compliance)");
     }
-    if (tb_mjLeafOnly(c, k, attrs)) return 2;
     xmlNodePtr* nn =
         (xmlNodePtr*)realloc(c->numeric, sizeof(xmlNodePtr) * (size_t)(c->nnumeric + 1));
     int* nu = nn ? (int*)realloc(c->numeric_used, sizeof(int) * (size_t)(c->nnumeric + 1)) : NULL;

@@ -141,15 +141,10 @@ static void tb_mjEigen(const double A[9], double ev[3], double V[9]) {
 //---- shapes ------------------------------------------------------------------------------------
 
 // (an ellipsoid touches only in a model with tumble_option_implicit)
-static const char* const tb_mjGeomTypes[] = {"sphere",   "capsule",   "box", "plane",
-                                             "cylinder", "ellipsoid", NULL};
+const char* const tb_mjGeomTypes[] = {"sphere",   "capsule",   "box", "plane",
+                                      "cylinder", "ellipsoid", NULL};
 static const int tb_mjGeomType[] = {TB_GEOM_SPHERE, TB_GEOM_CAPSULE, TB_GEOM_BOX,
                                     TB_GEOM_PLANE,  TB_GEOM_PRISM,   TB_GEOM_ELLIPSOID};
-
-const char* const tb_mjGeomAttrs[] = {
-    "name",    "class",       "type",   "size",   "pos",      "quat",  "axisangle",
-    "euler",   "xyaxes",      "zaxis",  "fromto", "friction", "mass",  "density",
-    "contype", "conaffinity", "condim", "rgba",   "material", "group", NULL};
 
 // volume and unit-density principal moments of a shape about its frame
 static double tb_mjUnitInertia(const tbMjShape* s, double I[3]) {
@@ -250,7 +245,7 @@ int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjShap
   s->node = n;
   s->quat[0] = 1.0;
   int cls = tb_mjClassOf(c, n, childclass);
-  if (cls < 0 || tb_mjLeafOnly(c, n, tb_mjGeomAttrs)) return 2;
+  if (cls < 0) return 2;
   int t = tb_mjWord(c, n, cls, "type", "sphere", tb_mjGeomTypes);
   if (t < 0) return 2;
   s->type = tb_mjGeomType[t];
@@ -318,12 +313,10 @@ int tb_mjMass(const tbMj* c, xmlNodePtr body, xmlNodePtr inertial, const tbMjSha
   qi[0] = 1.0;
   qi[1] = qi[2] = qi[3] = 0.0;
   if (inertial) {
-    static const char* const attrs[] = {"pos",   "quat", "axisangle",   "euler",       "xyaxes",
-                                        "zaxis", "mass", "diaginertia", "fullinertia", NULL};
     double d[6];
     int nd, nf;
-    if (tb_mjLeafOnly(c, inertial, attrs) || tb_mjNums(c, inertial, -1, "pos", com, 3, 3) < 0 ||
-        tb_mjOrient(c, inertial, -1, qi) || tb_mjNums(c, inertial, -1, "mass", &M, 1, 1) < 0 ||
+    if (tb_mjNums(c, inertial, -1, "pos", com, 3, 3) < 0 || tb_mjOrient(c, inertial, -1, qi) ||
+        tb_mjNums(c, inertial, -1, "mass", &M, 1, 1) < 0 ||
         (nd = tb_mjNums(c, inertial, -1, "diaginertia", d, 3, 3)) < 0 ||
         (nf = tb_mjNums(c, inertial, -1, "fullinertia", d, 6, 6)) < 0)
       return 2;

@@ -68,6 +68,7 @@ typedef struct tbMj {
   tbMjFrame* frame;   // each tumble body's MJCF frame (equality anchors are given in it)
   int minimal;        // hinges, slides and balls as minimal joints (tumble_minimal_joints, or none)
   int minimal_asked;  // 1: tumble_minimal_joints says so; 0: the default (where a joint can be)
+  char note[512];     // what the file held that tumble read past (tb_mjSubset), or ""
 } tbMj;
 
 // one <geom>, read before its body is added (its mass places the body's frame)
@@ -102,27 +103,27 @@ const char* tb_mjStr(const tbMj* c, xmlNodePtr n, int cls, const char* name, con
 // index of attribute name's value in the NULL-terminated words, or -1 with the error set
 int tb_mjWord(const tbMj* c, xmlNodePtr n, int cls, const char* name, const char* dflt,
               const char* const* words);
-// every attribute of n must be in allowed (NULL-terminated)
-int tb_mjOnly(const tbMj* c, xmlNodePtr n, const char* const* allowed);
-// an element whose attributes are all in allowed and that holds nothing
-int tb_mjLeafOnly(const tbMj* c, xmlNodePtr n, const char* const* allowed);
 // n's name attribute, or NULL
 const char* tb_mjName(xmlNodePtr n);
-// no attributes: for tb_mjOnly on an element that takes none
-extern const char* const tb_mjNone[];
 // index of <default> class name, or -1 with the error set
 int tb_mjFindClass(const tbMj* c, xmlNodePtr n, const char* name);
 // the class an element uses: its own class=, else the body's childclass
 int tb_mjClassOf(const tbMj* c, xmlNodePtr n, int childclass);
 // a <default> and the classes nested in it into c->cls (parent -1: the top one, 'main')
 int tb_mjDefault(tbMj* c, xmlNodePtr n, int parent);
-// the defaults' attributes, checked as their elements' are
-int tb_mjCheckDefaults(tbMj* c);
+
+//---- the subset (mjcf_subset.c) ----------------------------------------------------------------
+
+// the whole document against the subset's table, before anything is built: 0 with c->note
+// saying what was read past, or 2 with an error listing every element, attribute and value
+// outside it (each kind at its first line, with its count)
+int tb_mjSubset(tbMj* c, xmlNodePtr root);
+// the values tumble takes for <geom type> and <joint type>, in the orders the readers use
+extern const char* const tb_mjGeomTypes[];
+extern const char* const tb_mjJointTypes[];
 
 //---- orientations, shapes and mass (mjcf_geom.c) -----------------------------------------------
 
-// the attributes a <geom> (and a geom default) may have
-extern const char* const tb_mjGeomAttrs[];
 // the orientation attributes of n (at most one of them) into q; identity when none
 int tb_mjOrient(const tbMj* c, xmlNodePtr n, int cls, double q[4]);
 // one <geom> into s, read before its body is added (tripod: its body stands on a support tripod)

@@ -48,6 +48,8 @@ tbFitOpt tb_defaultFitOpt(void) {
   tbFitOpt o;
   memset(&o, 0, sizeof(o));
   o.nscan = 16;
+  o.device = tb_getDevice();
+  o.precision = tb_getPrecision();
   o.max_iter = 100;
   o.rel_step = 1e-6;
   return o;
@@ -83,7 +85,7 @@ static int tb_fitBatch(tbFit* f, const double* X, int nb) {
   if (!f->d || f->d->nscene != nb) {
     tb_freeData(f->d);
     free(f->pred);
-    f->d = tb_newData(m, nb);
+    f->d = tb_newDataOn(m, nb, f->o->device, f->o->precision);
     f->pred = (double*)malloc(sizeof(double) * (size_t)nb * f->mres);
     if (!f->d || !f->pred) return tb_setError("fit: out of memory for %d scenes", nb);
   }

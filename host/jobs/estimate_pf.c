@@ -58,6 +58,8 @@ tbPFOpt tb_defaultPFOpt(void) {
   tbPFOpt o;
   memset(&o, 0, sizeof(o));
   o.nparticle = 1000;
+  o.device = tb_getDevice();
+  o.precision = tb_getPrecision();
   o.delta = 0.98;
   o.replay = 1;
   o.max_stage = 64;
@@ -647,8 +649,8 @@ int tb_particleFilter(const tbModel* m, const double* param0, const tbObs* obs, 
   f.p = o->nest;
   int rc = tb_pfAlloc(&f, res, obs->nrow);
   if (rc == TB_OK) {
-    f.d = tb_newData(m, f.N);
-    f.d2 = f.d ? tb_newData(m, f.N) : NULL;
+    f.d = tb_newDataOn(m, f.N, o->device, o->precision);
+    f.d2 = f.d ? tb_newDataOn(m, f.N, o->device, o->precision) : NULL;
     if (!f.d2) rc = TB_ERR_MEMORY;
   }
   if (rc != TB_OK) {

@@ -44,6 +44,8 @@ tbGraspDef tb_defaultGraspDef(void) {
   tbGraspDef g;
   memset(&g, 0, sizeof(g));
   g.part = TB_PART_GEAR;
+  g.device = tb_getDevice();
+  g.precision = tb_getPrecision();
   g.part_mass = 0.02;
   g.radius = 20.75e-3;
   tb_muRange(TB_MU_MEDIUM, g.mu_surface);
@@ -545,7 +547,7 @@ int tb_graspSweepRange(const tbGraspDef* g, const tbSweepGrid* grid, int trials,
   if (!m) return TB_ERR_ARG;
   if (chunk < 1) chunk = 1;
   if (chunk > end - begin) chunk = end - begin > 0 ? (int)(end - begin) : 1;
-  tbData* d = tb_newData(m, chunk);
+  tbData* d = tb_newDataOn(m, chunk, g->device, g->precision);
   if (!d) {
     tb_freeModel(m);
     return tb_setError("grasp: out of memory for %d scenes", chunk);

@@ -64,6 +64,8 @@ tbGrasp3dDef tb_defaultGrasp3dDef(void) {
   tbGrasp3dDef d;
   memset(&d, 0, sizeof(d));
   d.object = TB_G3_BOX;
+  d.device = tb_getDevice();
+  d.precision = tb_getPrecision();
   d.size[0] = 0.03;
   d.size[1] = 0.05;
   d.size[2] = 0.03;
@@ -474,7 +476,7 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
   int chunk = tb_shareRoot(16 * omp_get_max_threads());
   if (chunk < 64) chunk = 64;
   if (chunk > total) chunk = (int)total;
-  tbData* d = tb_newData(m, chunk);
+  tbData* d = tb_newDataOn(m, chunk, def->device, def->precision);
   if (!d) {
     tb_freeModel(m);
     tb_freeGrasp3dResult(r);

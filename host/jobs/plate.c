@@ -97,6 +97,8 @@ tbFieldOpt tb_defaultFieldOpt(void) {
   tbFieldOpt o;
   memset(&o, 0, sizeof(o));
   o.nx = o.ny = 8;
+  o.device = tb_getDevice();
+  o.precision = tb_getPrecision();
   o.extent = 0.05;
   o.seconds = 2.0;
   o.dt = 1e-4;
@@ -223,7 +225,7 @@ static int tb_fieldBatch(const tbPlateMotion* mo, const tbFieldOpt* o, const dou
                          tbModel** pm, tbData** pd) {
   tbBuild b = tb_defaultBuild(tb_findScene(o->box ? "plate-block" : "plate-particle"));
   tbModel* m = tb_buildPlateScene(o->box, mo->driver, &b);
-  tbData* d = m ? tb_newData(m, n) : NULL;
+  tbData* d = m ? tb_newDataOn(m, n, o->device, o->precision) : NULL;
   int rc = m && d ? TB_OK : TB_ERR_MEMORY;
   if (rc == TB_OK) rc = tb_fieldParams(m, d, mo, o, start);
   if (rc == TB_OK) rc = tb_resetData(m, d);

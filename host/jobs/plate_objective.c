@@ -26,6 +26,8 @@ tbPlateObjOpt tb_defaultPlateObjOpt(int target, double* x0) {
   tbPlateObjOpt o;
   memset(&o, 0, sizeof(o));
   o.target = target;
+  o.device = tb_getDevice();
+  o.precision = tb_getPrecision();
   o.nstart = 4;
   o.horizon = 6.0;
   o.sample = 0.25;
@@ -264,7 +266,7 @@ int tb_plateObjective(void* ctx, int n, const double* x, double* f) {
   long S = ob->S, W = ob->W;
   double win = (double)W * ob->o.dt;
   if (n <= 0) return 0;
-  tbData* d = tb_newData(m, ns);
+  tbData* d = tb_newDataOn(m, ns, ob->o.device, ob->o.precision);
   double* cost = (double*)malloc(sizeof(double) * (size_t)ns);
   int rc = 0;
   if (!d || !cost) {

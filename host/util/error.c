@@ -6,7 +6,8 @@
 
 #include "util/error.h"
 
-static _Thread_local char tb_error[256];
+// long enough for an MJCF file's list of what is outside the subset (mjcf_subset.c)
+static _Thread_local char tb_error[4096];
 
 int tb_setError(const char* fmt, ...) {
   va_list ap;

@@ -97,6 +97,8 @@ typedef struct tbPFOpt {
   int replay;            // 1: a moved particle's state is recomputed from t = 0 (see estimate_pf.c)
   int max_stage;         // tempering stages per observation before it is taken as it is (>= 1)
   int progress;          // 1: a progress line on stderr
+  int device;            // tbtDevice of its batches (TB_DEVICE_AUTO: the GPU when usable)
+  int precision;         // tbtPrecision; both the process's defaults when made
   // checkpoints: after an observation r but the last (its resampling done), when not NULL,
   // checkpoint(checkpoint_ctx, r, stop, bytes, len) gets the filter's whole state (particles,
   // weights, draws so far, the results' rows 0..r) to keep: at most once per checkpoint_seconds
@@ -153,6 +155,8 @@ typedef struct tbFitOpt {
   int max_iter;        // Levenberg-Marquardt trial steps (>= 1)
   double rel_step;     // finite-difference step relative to max(|x|, 1), > 0
   int progress;        // 1: a progress line per iteration on stderr
+  int device;          // tbtDevice of its batches (TB_DEVICE_AUTO: the GPU when usable)
+  int precision;       // tbtPrecision; both the process's defaults when made
   FILE* log;           // or NULL: CSV of iteration, batch, lambda, rss, parameters
   // the batches through a memo (NULL: each rolled out): before a batch of points X (nx values:
   // points x nest), memo(memo_ctx, X, nx, pred, npred, 0) returns 1 with the predictions pred

@@ -70,6 +70,8 @@ typedef struct tbGraspDef {
                          // tighter tolerances cost thousands of sweeps for sub-nm changes)
   double sor;            // PGS over-relaxation (1: 1.3 halves the sweeps but left a step of
                          // some impacts at a relative residual of 0.3)
+  int device;            // tbtDevice of its batches (TB_DEVICE_AUTO: the GPU when usable)
+  int precision;         // tbtPrecision; both the process's defaults when made
 } tbGraspDef;
 tbGraspDef tb_defaultGraspDef(void);
 // TB_OK, or TB_ERR_ARG naming the bad field

@@ -43,6 +43,8 @@ typedef struct tbGrasp3dDef {
   int trials;               // trials per cell (>= 1)
   uint64_t seed;            // draws: tbu_uniform01(seed, tb_sweepKey(cell, trial), TB_G3_DRAW_*)
   int progress;             // 1: a progress bar on stderr
+  int device;               // tbtDevice of its batches (TB_DEVICE_AUTO: the GPU when usable)
+  int precision;            // tbtPrecision; both the process's defaults when made
   // a resumed study: scenes [0, begin) are not run (the caller counts them); after each chunk,
   // chunk_done(chunk_ctx, first, n, outcome) when not NULL, outcome[i] of scene first + i the
   // TB_G3_* bits below (a journal)

@@ -1,6 +1,6 @@
 // MJCF model files (MuJoCo's XML): the subset tumble simulates, read with libxml2 into a compiled
-// tbModel. README "MJCF model files" lists the elements and attributes; anything else is an
-// error naming the file, line, element and attribute, never skipped.
+// tbModel. docs/mjcf.md lists the elements and attributes; anything else is an error naming the
+// file, line, element and attribute (every one in the file at once), never skipped.
 //
 // Mapping to tumble's maximal coordinates:
 //   - a body with a free joint is a dynamic body; with one hinge, slide or ball joint a dynamic
@@ -34,6 +34,11 @@ extern "C" {
 // a compiled model from src: a file path, or the XML itself when src begins with '<' (after
 // blanks). NULL with tb_lastError() saying where the file goes outside the subset.
 tbModel* tb_loadMJCF(const char* src);
+// the same; note (cap bytes, may be NULL) gets one line of what the file held that tumble read
+// past: looks and sensors (<site>, <camera>, <light>, <sensor>, textures, materials) and MuJoCo's
+// soft-contact values on geoms (solref, solimp, solmix, margin, gap: tumble's contacts are hard),
+// each with its count; "" when nothing. Callers show it (stderr, the run's JSON)
+tbModel* tb_loadMJCFNoting(const char* src, char* note, size_t cap);
 
 #ifdef __cplusplus
 }

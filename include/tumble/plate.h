@@ -65,7 +65,9 @@ typedef struct tbFieldOpt {
   int nset;
   const char* set_name[TB_FIELD_MAXSET];
   double set_value[TB_FIELD_MAXSET];
-  int progress;  // 1: a progress bar on stderr (tb_progressStartOn)
+  int progress;   // 1: a progress bar on stderr (tb_progressStartOn)
+  int device;     // tbtDevice of its batches (TB_DEVICE_AUTO: the GPU when usable)
+  int precision;  // tbtPrecision; both the process's defaults when made
   // a resumed field: starts [0, begin) are not run (the caller has their points); after each
   // chunk of starts [s0, s1) is done, chunk_done(chunk_ctx, r, s0, s1) when not NULL (a journal)
   int begin;
@@ -116,6 +118,8 @@ typedef struct tbPlateObjOpt {
   int dim;              // searched parameters (1..12)
   int index[12];        // each searched parameter: 0..5 = A1..A6, 6..11 = C1..C6
   double base[12];      // A1..A6, C1..C6 for the parameters not searched
+  int device;           // tbtDevice of its batches (TB_DEVICE_AUTO: the GPU when usable)
+  int precision;        // tbtPrecision; both the process's defaults when made
 } tbPlateObjOpt;
 
 // defaults for a target: the thesis' search space and start (circle: A6, A3, C3 from (100, 8,

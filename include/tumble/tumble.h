@@ -538,6 +538,9 @@ typedef struct tbData {
 } tbData;
 
 tbData* tb_newData(const tbModel* m, int nscene);
+// the same, its rollouts on device (tbtDevice) at precision (tbtPrecision): a job's batches,
+// which its definition's device and precision choose
+tbData* tb_newDataOn(const tbModel* m, int nscene, int device, int precision);
 void tb_freeData(tbData* d);
 // fill every scene's parameter row with the model defaults
 void tb_defaultParams(const tbModel* m, tbData* d);

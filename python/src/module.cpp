@@ -76,6 +76,11 @@ tbRunSettings RunSettings(const std::string& device, const std::string& precisio
   return r;
 }
 
+// a job's device (its definition's, which its batches take)
+int JobDevice(const std::string& device) {
+  return RunSettings(device, "fp64").device;
+}
+
 // the thread count of one call, restored afterwards
 struct ThreadScope {
   int threads0;
@@ -87,18 +92,6 @@ struct ThreadScope {
   ~ThreadScope() { omp_set_num_threads(threads0); }
 };
 
-// the device and thread count of a job's call (its batches take the process's defaults),
-// restored afterwards
-struct DeviceScope {
-  int device0;
-  ThreadScope threads;
-  DeviceScope(const std::string& device, int threads) : threads(threads) {
-    device0 = tb_getDevice();
-    Check(tb_setDevice(RunSettings(device, "fp64").device));
-  }
-  ~DeviceScope() { tb_setDevice(device0); }
-};
-
 // Ctrl-C between pieces of a long call: the GIL is taken back to ask
 void CheckSignals() {
   nb::gil_scoped_acquire gil;
@@ -108,6 +101,7 @@ void CheckSignals() {
 struct Model {
   tbModel* m = nullptr;
   std::string name;
+  std::string read_past;  // what its MJCF file held that tumble read past (tb_loadMJCFNoting)
   ~Model() { tb_freeModel(m); }
 };
 using ModelPtr = std::shared_ptr<Model>;
@@ -138,8 +132,11 @@ ModelPtr Builtin(const std::string& name, const nb::dict& options, const std::st
 
 ModelPtr FromMjcf(const std::string& src) {
   auto model = std::make_shared<Model>();
-  model->m = tb_loadMJCF(src.c_str());
+  char note[512];
+  model->m = tb_loadMJCFNoting(src.c_str(), note, sizeof(note));
   if (!model->m) throw Error(tb_lastError());
+  model->read_past = note;
+  if (note[0] && PyErr_WarnEx(PyExc_UserWarning, note, 1) != 0) throw nb::python_error();
   std::string base = src.substr(src.find_last_of('/') + 1);
   model->name = src.find('<') == std::string::npos ? base.substr(0, base.rfind(".xml")) : "mjcf";
   return model;
@@ -310,6 +307,7 @@ nb::dict Grasp(std::pair<int, int> grid, double extent, std::pair<double, double
                long trials, long seed, const std::string& surface_mu, const std::string& gripper_mu,
                const std::string& speed, long chunk, const std::string& device, int threads) {
   tbGraspDef def = tb_defaultGraspDef();
+  def.device = JobDevice(device);
   if (speed != "normal" && speed != "fast") throw Error("speed '" + speed + "': normal or fast");
   def.speed *= speed == "fast" ? 2.0 : 1.0;
   tb_muRange(MuRange(surface_mu), def.mu_surface);
@@ -327,7 +325,7 @@ nb::dict Grasp(std::pair<int, int> grid, double extent, std::pair<double, double
   std::unique_ptr<tbSweepTally, void (*)(tbSweepTally*)> hold(&t, tb_freeTally);
   tbGraspRun run;
   {
-    DeviceScope scope(device, threads);
+    ThreadScope scope(threads);
     nb::gil_scoped_release nogil;
     long total = (long)ncell * trials, piece = std::max<long>(chunk, 1) * 8;
     for (long s0 = 0; s0 < total; s0 += piece) {
@@ -387,6 +385,7 @@ nb::dict PlateField(const std::string& motion, std::pair<int, int> grid, double 
   int mi = tb_findPlateMotion(motion.c_str());
   if (mi < 0) throw Error("motion '" + motion + "': unknown (tumble.plate_motions())");
   tbFieldOpt o = tb_defaultFieldOpt();
+  o.device = JobDevice(device);
   o.nx = grid.first;
   o.ny = grid.second;
   o.extent = extent;
@@ -406,7 +405,7 @@ nb::dict PlateField(const std::string& motion, std::pair<int, int> grid, double 
   std::memset(&r, 0, sizeof(r));
   int rc;
   {
-    DeviceScope scope(device, threads);
+    ThreadScope scope(threads);
     nb::gil_scoped_release nogil;
     rc = tb_plateField(tb_plateMotion(mi), &o, &r);
   }
@@ -475,6 +474,7 @@ nb::dict EstimatePF(const ModelPtr& model, const std::string& obs_path, const nb
   }
   if (idx.empty()) throw Error("priors: give at least one parameter to estimate");
   tbPFOpt o = tb_defaultPFOpt();
+  o.device = JobDevice(device);
   if (noise.first != "uniform" && noise.first != "gauss")
     throw Error("noise: (\"uniform\", eps) or (\"gauss\", sigma)");
   o.noise.kind = noise.first == "uniform" ? TB_NOISE_UNIFORM : TB_NOISE_GAUSS;
@@ -508,7 +508,7 @@ nb::dict EstimatePF(const ModelPtr& model, const std::string& obs_path, const nb
   o.checkpoint_seconds = 0.25;
   int rc;
   {
-    DeviceScope scope(device, threads);
+    ThreadScope scope(threads);
     nb::gil_scoped_release nogil;
     rc = tb_particleFilter(m, one.d->param, &obs, &o, &r);
   }
@@ -609,6 +609,7 @@ nb::dict EstimateFit(const ModelPtr& model, const std::string& obs_path,
     throw Error("observations: fewer residuals than parameters");
   if (scan < 0 || max_iter < 1) throw Error("scan must be >= 0 and max_iter >= 1");
   tbFitOpt o = tb_defaultFitOpt();
+  o.device = JobDevice(device);
   o.nest = (int)n;
   o.param = idx.data();
   o.init = x0.data();
@@ -630,7 +631,7 @@ nb::dict EstimateFit(const ModelPtr& model, const std::string& obs_path,
   std::unique_ptr<tbFitResult, void (*)(tbFitResult*)> hold(&r, tb_freeFitResult);
   int rc;
   {
-    DeviceScope scope(device, threads);
+    ThreadScope scope(threads);
     nb::gil_scoped_release nogil;
     rc = tb_fitLM(m, param0, &obs, &o, &r);
   }
@@ -695,6 +696,7 @@ nb::dict PlateOptimize(nb::handle target, const std::string& optimizer, int star
     throw Error("starts, evals >= 1; budget >= 0 (0: none); dt > 0; horizon >= 0.25; mu >= 0");
   double x0[12];
   tbPlateObjOpt oo = tb_defaultPlateObjOpt(kind, x0);
+  oo.device = JobDevice(device);
   oo.nstart = starts;
   oo.horizon = horizon;
   oo.dt = dt;
@@ -711,7 +713,7 @@ nb::dict PlateOptimize(nb::handle target, const std::string& optimizer, int star
   nb::dict runs;
   double best = 0.0;
   {
-    DeviceScope scope(device, threads);
+    ThreadScope scope(threads);
     nb::gil_scoped_release nogil;
     Check(tb_plateObjective(ob, 1, x0, &start_f));
     best = start_f;
@@ -769,6 +771,7 @@ NB_MODULE(_tumble, mod) {
                   "A built-in scene (tumble.scenes()); options are its structural ones")
       .def_static("from_mjcf", &FromMjcf, "src"_a, "An MJCF file, or its XML text")
       .def_prop_ro("name", [](const Model& m) { return m.name; })
+      .def_prop_ro("read_past", [](const Model& m) { return m.read_past; })
       .def_prop_ro("params", &Params)
       .def_prop_ro("bodies", &Bodies)
       .def_prop_ro("timestep", [](const Model& m) { return m.m->opt.timestep; })

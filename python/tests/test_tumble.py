@@ -71,6 +71,16 @@ def test_mjcf_rollout_is_the_cli_csv_bitwise_with_array_parameters(tmp_path):
     assert not out.failed.any()
 
 
+def test_mjcf_read_past_is_a_warning_and_an_attribute():
+    # bug caught: what a file held for looks or MuJoCo's soft contact was read past unsaid
+    xml = ("<mujoco><worldbody><geom type='plane' solref='0.02 1'/><body pos='0 0 1'><freejoint/>"
+           "<geom size='0.1'/><site/></body></worldbody></mujoco>")
+    with pytest.warns(UserWarning, match="read past: 1 <site>"):
+        model = tumble.Model.from_mjcf(xml)
+    assert "1 solref on <geom> (MuJoCo's soft contact" in model.read_past
+    assert tumble.Model.from_mjcf(os.path.join(ROOT, "models", "box-stack.xml")).read_past == ""
+
+
 def test_solver_settings_are_the_clis(tmp_path):
     path = str(tmp_path / "stack.csv")
     cli("simulate", "box-stack", "--scenes", "3", "--steps", "80", "--every", "40", "--solver",
