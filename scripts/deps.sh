@@ -4,7 +4,8 @@
 #   bash scripts/deps.sh all    that and what the tests, the fuzzers and MPI need (scripts/test.sh)
 set -euo pipefail
 pkgs=(cmake make gcc g++ pkg-config python3 librandom123-dev libhdf5-dev libsuitesparse-dev
-  libcairo2-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libxml2-dev)
+  libcairo2-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libxml2-dev
+  libassimp-dev libqhull-dev)
 if [ "${1:-}" = all ]; then
   pkgs+=(libgtest-dev libsiconos-numerics-dev clang libclang-rt-14-dev libomp-14-dev
     libopenmpi-dev openmpi-bin python3-venv liblapacke-dev)

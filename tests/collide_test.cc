@@ -5,7 +5,7 @@
 #include <cstring>
 
 extern "C" {
-#include "math/collide_geom.h"
+#include "math/collide.h"
 }
 
 namespace {
@@ -60,10 +60,38 @@ struct Lcg {
   }
 };
 
+// an octahedron of half-diagonals 0.5, 0.4, 0.3 (corners on the axes: +x -x +y -y +z -z), the
+// meshes' polyhedron that is not a box
+tbHull Octahedron() {
+  static const double v[18] = {0.5, 0, 0, -0.5, 0, 0, 0, 0.4, 0, 0, -0.4, 0, 0, 0, 0.3, 0, 0, -0.3};
+  // faces by octant (sx, sy, sz): corners counter-clockwise seen from outside
+  static const int fv[24] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4,
+                             2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
+  static double plane[32];
+  static const int adr[8] = {0, 3, 6, 9, 12, 15, 18, 21}, nv[8] = {3, 3, 3, 3, 3, 3, 3, 3};
+  // edges: the corners and the faces either side (face k holds fv[3k..3k+2])
+  static const int edge[48] = {0, 2, 0, 4, 2, 1, 1, 5, 1, 3, 2, 6, 3, 0, 3, 7,
+                               0, 4, 0, 3, 2, 4, 0, 1, 1, 4, 1, 2, 3, 4, 2, 3,
+                               0, 5, 4, 7, 2, 5, 4, 5, 1, 5, 5, 6, 3, 5, 6, 7};
+  for (int f = 0; f < 8; f++) {
+    const double *a = v + 3 * fv[3 * f], *b = v + 3 * fv[3 * f + 1], *c = v + 3 * fv[3 * f + 2];
+    double u[3], w[3], n[3];
+    tbu_sub3(u, b, a);
+    tbu_sub3(w, c, a);
+    tbu_cross3(n, u, w);
+    tbu_normalize3(n);
+    for (int k = 0; k < 3; k++) plane[4 * f + k] = n[k];
+    plane[4 * f + 3] = tbu_dot3(n, a);
+  }
+  tbHull h = {6, 8, 12, v, plane, adr, nv, fv, edge};
+  return h;
+}
+
 tbGeomPose RandomPose(Lcg* r, int type) {
   tbGeomPose g = Pose(type, r->Next(0.0, 0.6), r->Next(0.1, 0.8), r->Next(0.1, 0.8),
                       r->Next(-0.8, 0.8), r->Next(-0.8, 0.8), r->Next(-0.8, 0.8));
   if (type == TB_GEOM_BOX) g.size[0] = r->Next(0.1, 0.8);
+  if (type == TB_GEOM_MESH) g.hull = Octahedron();
   double q[4] = {r->Next(-1, 1), r->Next(-1, 1), r->Next(-1, 1), r->Next(-1, 1)};
   tbu_quatNormalize(q);
   std::memcpy(g.quat, q, sizeof(q));
@@ -512,6 +540,13 @@ double Sdf(const tbGeomPose& g, const double p[3]) {
     }
     case TB_GEOM_BOX:
       return tbg_boxSdf(l, g.size);
+    case TB_GEOM_MESH: {  // exact on the surface (0 there), a lower bound off it
+      double s = -INFINITY;
+      for (int f = 0; f < g.hull.nface; f++) {
+        s = std::fmax(s, tbu_dot3(g.hull.plane + 4 * f, l) - g.hull.plane[4 * f + 3]);
+      }
+      return s;
+    }
     default:
       return l[2];
   }
@@ -533,7 +568,11 @@ TEST(CollideGeom, ContactEndsLieOnSurfaces) {
           double pa[3], pb[3];
           tbu_addscl3(pa, c[i].pos, c[i].normal, 0.5 * c[i].gap);
           tbu_addscl3(pb, c[i].pos, c[i].normal, -0.5 * c[i].gap);
-          if (ta == TB_GEOM_BOX && tb == TB_GEOM_BOX && c[i].feature >= 64 && c[i].gap > 0.0) {
+          bool polyhedra = (ta == TB_GEOM_BOX || ta == TB_GEOM_MESH) &&
+                           (tb == TB_GEOM_BOX || tb == TB_GEOM_MESH);
+          bool edge =
+              ta == TB_GEOM_BOX && tb == TB_GEOM_BOX ? c[i].feature >= 64 : c[i].feature == 79;
+          if (polyhedra && edge && c[i].gap > 0.0) {
             // separated edge-edge axis: the SAT distance is a lower bound, the support edges'
             // closest points may be clamped to a vertex: not a surface pair, nothing to check
             continue;

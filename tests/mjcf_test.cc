@@ -500,8 +500,8 @@ TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
       "<mujoco><worldbody><body>\n<joint damping='1'/><geom size='1'/></body>"
       "</worldbody></mujoco>",
       ":2: <joint> attribute 'damping'");
-  ExpectRefused("<mujoco><worldbody>\n<geom type='mesh'/></worldbody></mujoco>",
-                ":2: <geom> type=\"mesh\": tumble takes sphere, capsule, box, plane, cylinder");
+  ExpectRefused("<mujoco><worldbody>\n<geom type='hfield'/></worldbody></mujoco>",
+                ":2: <geom> type=\"hfield\": tumble takes sphere, capsule, box, plane, cylinder");
   ExpectRefused(
       "<mujoco><worldbody><body><freejoint/>\n<geom size='1 2'/></body></worldbody>"
       "</mujoco>",
@@ -584,9 +584,9 @@ TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
 // a gripper-like file with several things outside the subset, one of them on three lines
 const char* kManyOutside =
     "<mujoco>\n"
-    "<asset><mesh name='finger' file='finger.stl'/></asset>\n"
+    "<asset><hfield name='ground' nrow='2' ncol='2' size='1 1 1 0.1'/></asset>\n"
     "<worldbody><geom type='plane'/>\n"
-    "<body><freejoint/><geom type='mesh' mesh='finger'/></body>\n"
+    "<body><freejoint/><geom type='hfield' hfield='ground'/></body>\n"
     "<body pos='0 0 1'><joint type='slide' damping='1'/><geom size='0.1'/></body>\n"
     "<body pos='0 0 2'><joint type='slide' damping='1'/><geom size='0.1'/></body>\n"
     "<body pos='0 0 3'><joint type='slide' damping='2'/><geom size='0.1'/></body>\n"
@@ -603,8 +603,8 @@ TEST(MjcfTest, EverythingOutsideTheSubsetIsListedAtOnce) {
   tb_freeModel(m);
   std::string e = tb_lastError();
   for (const char* line :
-       {"<string>:2: <mesh> element outside", "<string>:4: <geom> attribute 'mesh' is outside",
-        "<string>:4: <geom> type=\"mesh\": tumble takes sphere",
+       {"<string>:2: <hfield> element outside", "<string>:4: <geom> attribute 'hfield' is outside",
+        "<string>:4: <geom> type=\"hfield\": tumble takes sphere",
         "<string>:5: <joint> attribute 'damping' is outside tumble's MJCF subset "
         "(3 times, to line 7)",
         "<string>:9: <actuator> element outside",
@@ -668,7 +668,7 @@ TEST_F(MjcfCli, SaysWhatItReadPastAndListsWhatIsOutside) {
       << r.out;
   r = RunCli({"model", bad});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("outside.xml:2: <mesh> element outside"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("outside.xml:2: <hfield> element outside"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("\n  " + bad + ":9: <actuator> element outside"), std::string::npos)
       << "one per line: " << r.err;
 }

@@ -8,7 +8,7 @@
 #include <tumble/problem.h>
 #include <tumble/tumble.h>
 
-#include "math/collide_geom.h"
+#include "math/collide.h"
 #include "math/implicit_geom.h"
 
 #include "util/error.h"
@@ -71,8 +71,8 @@ TB_HD int tb_stepBodySpace(const tbModel* m) {
 }
 
 // auto's step starts in body space on the same models (stage_primal.h's Newton where contacts
-// are redundant, stage_bodies.h tb_solveBodyCG), and assembles A only where that falls short: not where a step's solve is redone from its rows
-// (corner rounds, the quasistatic step's rounds)
+// are redundant, stage_bodies.h tb_solveBodyCG), and assembles A only where that falls short: not
+// where a step's solve is redone from its rows (corner rounds, the quasistatic step's rounds)
 TB_HD int tb_stepBodyFirst(const tbModel* m) {
   return m->opt.delassus == TB_DELASSUS_AUTO && m->opt.solver == TB_SOLVER_AUTO && m->nq == 0 &&
          !m->opt.implicit && m->maxeq == 0 && m->maxrow >= TB_STEP_BODY_ROWS && !m->opt.corners &&
@@ -439,6 +439,18 @@ TB_HD void tb_solverScratchSize(const tbModel* m, size_t* nd, size_t* ni) {
 // The stages of the step are TB_HD functions over (model, batch data, scene, slot view) in
 // stage_*.h, shared with the kernels: stage_kinematic.h, stage_collide.h, stage_rows.h,
 // stage_assemble.h, solver_pgs.h and stage_step.h, which composes them.
+
+// a compiled array of n items (zeroed; one at least): 1 when out of memory
+#define TB_ALLOC(ptr, n) ((ptr) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof(*(ptr)))) == NULL
+
+// model_hull.c: meshes' convex polyhedra
+// a polyhedron's counts, corners, faces and edges (flat faces, convex); 0, or an error naming
+// geom g
+int tb_checkHullDef(const tbHullDef* h, int g);
+// h and its arrays in one allocation (free() frees it), or NULL
+tbHullDef* tb_copyHullDef(const tbHullDef* h);
+// pack the meshes' polyhedra into the hull_* arrays, and their reach into geom_vreach
+int tb_compileHulls(tbModel* m);
 
 // planar.c: prisms and support tripods of the 2.5D model
 // a prism definition's vertices, radius and orientation; 0, or an error naming geom g

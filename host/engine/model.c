@@ -82,7 +82,10 @@ void tb_freeModel(tbModel* m) {
   TB_MODEL_ARRAYS(TB_X)
 #undef TB_X
   free(m->bdef);
-  for (int g = 0; g < m->ngeom; g++) free((void*)m->gdef[g].vert);
+  for (int g = 0; g < m->ngeom; g++) {
+    free((void*)m->gdef[g].vert);
+    free((void*)m->gdef[g].hull);
+  }
   free(m->gdef);
   free(m->sdef);
   free(m->jdef);
@@ -269,9 +272,10 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
     return -1;
   }
   if (def->type == TB_GEOM_PRISM && tb_checkPrismDef(m, def, g)) return -1;
+  if (def->type == TB_GEOM_MESH && tb_checkHullDef(def->hull, g)) return -1;
   int two = def->type == TB_GEOM_CAPSULE || def->type == TB_GEOM_CYLINDER;
   int nsize = def->type == TB_GEOM_SPHERE ? 1 : two ? 2 : 3;
-  int sized = def->type != TB_GEOM_PLANE && def->type != TB_GEOM_PRISM;
+  int sized = def->type != TB_GEOM_PLANE && def->type != TB_GEOM_PRISM && def->type != TB_GEOM_MESH;
   for (int i = 0; i < nsize && sized; i++) {
     int zero_ok = def->type == TB_GEOM_SPHERE || (def->type == TB_GEOM_CAPSULE && i == 1);
     // at most TB_MAX_POS, as a parameter size takes it
@@ -312,11 +316,15 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def) {
     if (!vert) return -1;
     memcpy(vert, def->vert, sizeof(double) * 2 * def->nvert);
   }
-  if (tb_grow((void**)&m->gdef, &m->cap_geom, m->ngeom, sizeof(tbGeomDef))) {
+  tbHullDef* hull = def->type == TB_GEOM_MESH ? tb_copyHullDef(def->hull) : NULL;
+  if ((def->type == TB_GEOM_MESH && !hull) ||
+      tb_grow((void**)&m->gdef, &m->cap_geom, m->ngeom, sizeof(tbGeomDef))) {
     free(vert);
+    free(hull);
     return -1;
   }
   m->gdef[g] = *def;
+  m->gdef[g].hull = hull;
   for (int k = 0; k < def->nclip; k++) {
     double* c = m->gdef[g].clip[k];
     c[3] /= tbu_normalize3(c);

@@ -11,8 +11,6 @@
 
 //---- compile -----------------------------------------------------------------------------------
 
-#define TB_ALLOC(ptr, n) ((ptr) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof(*(ptr)))) == NULL
-
 static int tb_compileBodies(tbModel* m) {
   if (TB_ALLOC(m->body_type, m->nbody) || TB_ALLOC(m->body_lock, m->nbody) ||
       TB_ALLOC(m->body_driver, m->nbody)) {
@@ -263,6 +261,13 @@ static int tb_compilePairs(tbModel* m) {
           }
           n++;
           continue;
+        }
+        int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+        if ((t1 == TB_GEOM_MESH || t2 == TB_GEOM_MESH) && tbu_collideMax(t1, t2) == 0) {
+          return tb_setError(
+              "geoms %d and %d: tumble collides a mesh with planes, spheres, boxes and meshes; "
+              "keep the others apart with contype and conaffinity",
+              g1, g2);
         }
         if ((m->geom_type[g1] == TB_GEOM_PRISM) != (m->geom_type[g2] == TB_GEOM_PRISM)) {
           return tb_setError(
@@ -588,6 +593,7 @@ int tb_compileModel(tbModel* m) {
   if (rc == TB_OK) rc = tb_compileBodies(m);
   if (rc == TB_OK) rc = tb_compileGeoms(m);
   if (rc == TB_OK) rc = tb_compilePlanar(m);
+  if (rc == TB_OK) rc = tb_compileHulls(m);
   if (rc == TB_OK) rc = tb_compileJoints(m);
   if (rc == TB_OK) rc = tb_compileTree(m);
   if (rc == TB_OK) rc = tb_checkCorners(m);

@@ -37,6 +37,19 @@ TB_HD void tb_geomPoseAt(const tbModel* m, const double* vary, const double* xpo
   gp->exponent = tb_varyOf(m, vary, TB_F_GEOM_IMPLICIT, g)[2];
   gp->nclip = m->geom_nclip[g];
   gp->clip = m->geom_clip + TB_MAXCLIP * 4 * g;
+  int h = m->geom_hull[g];
+  memset(&gp->hull, 0, sizeof(gp->hull));
+  if (h >= 0) {
+    gp->hull.nvert = m->hull_nvert[h];
+    gp->hull.nface = m->hull_nface[h];
+    gp->hull.nedge = m->hull_nedge[h];
+    gp->hull.vert = m->hull_vert + 3 * m->hull_vertadr[h];
+    gp->hull.plane = m->hull_plane + 4 * m->hull_faceadr[h];
+    gp->hull.facevertadr = m->hull_facevertadr + m->hull_faceadr[h];
+    gp->hull.facenvert = m->hull_facenvert + m->hull_faceadr[h];
+    gp->hull.facevert = m->hull_facevert;
+    gp->hull.edge = m->hull_edge + 4 * m->hull_edgeadr[h];
+  }
 }
 
 // ... at the work pose

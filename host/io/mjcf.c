@@ -35,6 +35,10 @@ static int tb_mjCompiler(tbMj* c, xmlNodePtr n) {
     return tb_mjFail(c, n, "eulerseq=\"%s\": three of x, y, z, X, Y, Z", seq);
   }
   memcpy(c->seq, seq, 4);
+  // meshdir, else assetdir (MuJoCo's rule); texturedir is for looks
+  const char* dir = tb_mjStr(c, n, -1, "meshdir", tb_mjStr(c, n, -1, "assetdir", ""));
+  if (strlen(dir) >= sizeof(c->meshdir)) return tb_mjFail(c, n, "meshdir: longer than 1023 bytes");
+  snprintf(c->meshdir, sizeof(c->meshdir), "%s", dir);
   return 0;
 }
 
@@ -128,8 +132,8 @@ static int tb_mjKeyframe(tbMj* c, xmlNodePtr n) {
 
 // the sections in the order they depend on one another
 static int tb_mjSections(tbMj* c, xmlNodePtr root) {
-  static const char* const order[] = {"compiler",  "default",  "option", "custom", "keyframe",
-                                      "worldbody", "equality", "size",   NULL};
+  static const char* const order[] = {"compiler", "default",   "option",   "custom", "keyframe",
+                                      "asset",    "worldbody", "equality", "size",   NULL};
   if (!tb_mjIs(root, "mujoco")) return tb_mjFail(c, root, "the root element must be <mujoco>");
   if (root->doc->intSubset) return tb_mjFail(c, root, "a DTD (entities) is outside the subset");
   if (tb_mjSubset(c, root)) return 2;
@@ -143,9 +147,10 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
       if (i == 2) rc = tb_mjOption(c, k);
       if (i == 3 && !(rc = tb_mjCustom(c, k))) rc = tb_mjModelNumerics(c);
       if (i == 4) rc = seen ? tb_mjFail(c, k, "a second <keyframe>") : tb_mjKeyframe(c, k);
-      if (i == 5) rc = seen ? tb_mjFail(c, k, "a second <worldbody>") : tb_mjWorld(c, k);
-      if (i == 6) rc = tb_mjEquality(c, k);
-      if (i == 7) rc = seen ? tb_mjFail(c, k, "a second <size>") : tb_mjSize(c, k);
+      if (i == 5) rc = tb_mjAssets(c, k);
+      if (i == 6) rc = seen ? tb_mjFail(c, k, "a second <worldbody>") : tb_mjWorld(c, k);
+      if (i == 7) rc = tb_mjEquality(c, k);
+      if (i == 8) rc = seen ? tb_mjFail(c, k, "a second <size>") : tb_mjSize(c, k);
       if (rc) return rc;
       seen = 1;
     }
@@ -289,6 +294,7 @@ tbModel* tb_loadMJCFNoting(const char* src, char* note, size_t cap) {
   if (!rc) rc = tb_mjParams(&c);
   if (!rc && tb_compileModel(c.m)) rc = tb_mjPrefix(c.file, "model");
   if (!rc) rc = tb_mjCheckValues(&c);
+  if (!rc) tb_mjMeshNote(&c);
   if (!rc && note && cap) snprintf(note, cap, "%s", c.note);
   free(c.cls);
   free(c.qpos);
@@ -297,6 +303,7 @@ tbModel* tb_loadMJCFNoting(const char* src, char* note, size_t cap) {
   free(c.numeric_used);
   free(c.named);
   free(c.frame);
+  tb_mjFreeMeshes(&c);
   xmlFreeDoc(doc);
   if (rc) {
     tb_freeModel(c.m);

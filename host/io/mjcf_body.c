@@ -230,6 +230,9 @@ static int tb_mjCollect(tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjB
       pl->inertial = k;
     }
   }
+  for (int k = 0; k < pl->nshape; k++) {
+    if (pl->shape[k].mesh >= 0) tb_mjMeshMass(c, &pl->shape[k]);
+  }
   return 0;
 }
 
@@ -243,6 +246,7 @@ static int tb_mjAddShapes(tbMj* c, const tbMjBodyPlan* pl, int b, const tbBodyDe
   tbu_quatConj(qbc, bd->quat);
   for (int k = 0; k < pl->nshape; k++) {
     const tbMjShape* s = &pl->shape[k];
+    if (s->mesh >= 0 && s->type != TB_GEOM_MESH) continue;  // visual: its mass is in the body's
     tbGeomDef gd = tb_defaultGeomDef();
     gd.body = b;
     gd.type = s->type;
@@ -257,6 +261,7 @@ static int tb_mjAddShapes(tbMj* c, const tbMjBodyPlan* pl, int b, const tbBodyDe
     gd.mu = s->mu;
     gd.contype = s->contype;
     gd.conaffinity = s->conaffinity;
+    if (s->type == TB_GEOM_MESH && !(gd.hull = tb_mjMeshHull(c, s))) return 2;
     double box[8];
     if (s->type == TB_GEOM_PRISM) {
       double ez[3];
@@ -290,7 +295,7 @@ static int tb_mjAddShapes(tbMj* c, const tbMjBodyPlan* pl, int b, const tbBodyDe
     if (rest && tb_mjNote(c, tb_mjName(rest), TB_MJ_P_GEOM_REST, g, 1, 1.0, 0)) return 2;
     int two = s->type == TB_GEOM_CAPSULE || s->type == TB_GEOM_CYLINDER;
     int sized = s->type == TB_GEOM_SPHERE ? 1 : two ? 2 : 3;
-    if (s->type != TB_GEOM_PLANE && s->type != TB_GEOM_PRISM &&
+    if (s->type != TB_GEOM_PLANE && s->type != TB_GEOM_PRISM && s->type != TB_GEOM_MESH &&
         (pl->inertial || bd->type != TB_BODY_DYNAMIC) &&
         tb_mjNote(c, name, TB_MJ_P_SIZE, g, sized, 1.0, 0))
       return 2;
@@ -442,6 +447,7 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   xmlNodePtr tripod = name ? tb_mjNumeric(c, "tripod", name) : NULL;
   if (tb_mjCollect(c, n, me.childclass, tripod != NULL, pl) || tb_mjBodyType(c, n, p, pl, &me.type))
     return 2;
+
   double jq[6][2] = {{0}};
   tbMjFrame f0 = *f;  // before the keyframe moves it: the joints' axes are given there
   for (int k = 0; k < pl->nj; k++) {

@@ -14,8 +14,7 @@ static void tb_mjAxisQuat(double q[4], int axis, double angle) {
   tbu_quatAxisAngle(q, e, angle);
 }
 
-// the rotation taking the columns of R (row-major, orthonormal, right-handed) to a quaternion
-static void tb_mjMatQuat(double q[4], const double R[9]) {
+void tb_mjMatQuat(double q[4], const double R[9]) {
   double tr = R[0] + R[4] + R[8];
   if (tr > 0) {
     double s = 2.0 * sqrt(1.0 + tr);
@@ -125,9 +124,8 @@ int tb_mjOrient(const tbMj* c, xmlNodePtr n, int cls, double q[4]) {
   return given > 1 ? tb_mjFail(c, n, "give one of quat, axisangle, euler, xyaxes, zaxis") : 0;
 }
 
-// principal moments and axes (the columns of V, turned right-handed) of a symmetric inertia;
-// a diagonal one keeps its axes
-static void tb_mjEigen(const double A[9], double ev[3], double V[9]) {
+// a diagonal inertia keeps its axes
+void tb_mjEigen(const double A[9], double ev[3], double V[9]) {
   double a[9];
   memcpy(a, A, sizeof(a));
   tb_symEigen(3, a, ev, V);
@@ -140,11 +138,13 @@ static void tb_mjEigen(const double A[9], double ev[3], double V[9]) {
 
 //---- shapes ------------------------------------------------------------------------------------
 
-// (an ellipsoid touches only in a model with tumble_option_implicit)
-const char* const tb_mjGeomTypes[] = {"sphere",   "capsule",   "box", "plane",
-                                      "cylinder", "ellipsoid", NULL};
-static const int tb_mjGeomType[] = {TB_GEOM_SPHERE, TB_GEOM_CAPSULE, TB_GEOM_BOX,
-                                    TB_GEOM_PLANE,  TB_GEOM_PRISM,   TB_GEOM_ELLIPSOID};
+// (an ellipsoid touches only in a model with tumble_option_implicit; a mesh that touches
+// nothing is no shape of tumble's, a volume in its body's mass)
+const char* const tb_mjGeomTypes[] = {"sphere",   "capsule",   "box",  "plane",
+                                      "cylinder", "ellipsoid", "mesh", NULL};
+enum { TB_MJ_MESH = 6 };  // "mesh" above: no shape of tumble's
+static const int tb_mjGeomType[] = {TB_GEOM_SPHERE, TB_GEOM_CAPSULE,   TB_GEOM_BOX, TB_GEOM_PLANE,
+                                    TB_GEOM_PRISM,  TB_GEOM_ELLIPSOID, -1};
 
 // volume and unit-density principal moments of a shape about its frame
 static double tb_mjUnitInertia(const tbMjShape* s, double I[3]) {
@@ -244,10 +244,15 @@ int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjShap
   memset(s, 0, sizeof(*s));
   s->node = n;
   s->quat[0] = 1.0;
+  s->mesh = -1;
   int cls = tb_mjClassOf(c, n, childclass);
   if (cls < 0) return 2;
   int t = tb_mjWord(c, n, cls, "type", "sphere", tb_mjGeomTypes);
-  if (t < 0) return 2;
+  if (t < 0 || (t == TB_MJ_MESH && (s->mesh = tb_mjFindMesh(c, n, cls)) < 0)) return 2;
+  xmlNodePtr w;
+  if (t != TB_MJ_MESH && tb_mjAttr(c, n, cls, "mesh", &w)) {
+    return tb_mjFail(c, w, "mesh= on a %s: tumble fits no primitive to a mesh", tb_mjGeomTypes[t]);
+  }
   s->type = tb_mjGeomType[t];
   if (s->type == TB_GEOM_PRISM && !tripod && c->m->opt.implicit) s->type = TB_GEOM_CYLINDER;
   if (s->type == TB_GEOM_PRISM && !tripod) {
@@ -256,7 +261,7 @@ int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjShap
                      "a support tripod (tumble_tripod_BODY), or with tumble_option_implicit");
   }
   if (tb_mjNums(c, n, cls, "pos", s->pos, 3, 3) < 0 || tb_mjOrient(c, n, cls, s->quat) ||
-      tb_mjSize(c, s, cls, t))
+      (t != TB_MJ_MESH && tb_mjSize(c, s, cls, t)))
     return 2;
   if (tripod && s->type == TB_GEOM_BOX) {
     s->type = TB_GEOM_PRISM;
@@ -287,11 +292,16 @@ int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjShap
   }
   s->contype = (int)ct[0];
   s->conaffinity = (int)ct[1];
+  // a mesh that can touch anything is its convex hull for contact; else visual, its volume
+  // in its body's mass alone
+  if (t == TB_MJ_MESH && (s->contype || s->conaffinity)) s->type = TB_GEOM_MESH;
   int given = tb_mjNums(c, n, cls, "mass", &mass, 1, 1);
   if (given < 0 || tb_mjNums(c, n, cls, "density", &density, 1, 1) < 0) return 2;
   if (given && !(mass >= 0.0)) return tb_mjFail(c, n, "mass %g must be >= 0", mass);
   if (!(density >= 0.0)) return tb_mjFail(c, n, "density %g must be >= 0", density);
-  if (s->type != TB_GEOM_PLANE) {
+  s->density = density;
+  s->mass_given = given ? mass : -1.0;
+  if (s->type != TB_GEOM_PLANE && t != TB_MJ_MESH) {
     double I[3], vol = tb_mjUnitInertia(s, I);
     if (given && vol == 0.0) {
       return tb_mjFail(c, n, "mass: a point has no volume; give its body's mass in <inertial>");

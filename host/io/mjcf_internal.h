@@ -47,6 +47,8 @@ typedef struct tbMjFrame {
   double pos[3], quat[4], vel[6];
 } tbMjFrame;
 
+typedef struct tbMjMesh tbMjMesh;  // an <asset> <mesh> (mjcf_mesh.c)
+
 // one file's reading: the model being built and what the walk has noted so far
 typedef struct tbMj {
   const char* file;  // for messages
@@ -69,6 +71,9 @@ typedef struct tbMj {
   int minimal;        // hinges, slides and balls as minimal joints (tumble_minimal_joints, or none)
   int minimal_asked;  // 1: tumble_minimal_joints says so; 0: the default (where a joint can be)
   char note[512];     // what the file held that tumble read past (tb_mjSubset), or ""
+  char meshdir[1024];  // <compiler meshdir> (else assetdir): where mesh files are
+  tbMjMesh* mesh;      // the <asset> meshes
+  int nmesh;
 } tbMj;
 
 // one <geom>, read before its body is added (its mass places the body's frame)
@@ -82,6 +87,9 @@ typedef struct tbMjShape {
   double mass, inertia[3];
   double mu;
   int contype, conaffinity;
+  int mesh;           // type="mesh": its <asset> mesh (tb_mjMeshMass sets the mass), or -1
+  double density;     // kg/m^3
+  double mass_given;  // kg, its mass=, or -1
 } tbMjShape;
 
 //---- attributes, messages, classes (mjcf_attr.c) -----------------------------------------------
@@ -131,6 +139,26 @@ int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjShap
 // mass, center of mass and principal frame of a moving body: its <inertial>, else its ns shapes
 int tb_mjMass(const tbMj* c, xmlNodePtr body, xmlNodePtr inertial, const tbMjShape* s, int ns,
               double* mass, double com[3], double I[3], double qi[4]);
+
+// principal moments ev and axes (the columns of V, right-handed) of a symmetric 3 x 3 A
+void tb_mjEigen(const double A[9], double ev[3], double V[9]);
+// the rotation taking the axes to the columns of R (row-major, orthonormal, right-handed)
+void tb_mjMatQuat(double q[4], const double R[9]);
+
+//---- meshes (mjcf_mesh.c) ----------------------------------------------------------------------
+
+// <asset>'s <mesh> elements into c->mesh, each read and checked
+int tb_mjAssets(tbMj* c, xmlNodePtr asset);
+void tb_mjFreeMeshes(tbMj* c);
+// the index of the mesh geom n names (mesh=, or its class's), or -1 with the error set
+int tb_mjFindMesh(const tbMj* c, xmlNodePtr n, int cls);
+// a mesh shape's mass, centroid and principal frame (its pos and quat, MJCF body frame)
+void tb_mjMeshMass(const tbMj* c, tbMjShape* s);
+// a colliding mesh shape's convex polyhedron in its frame (made once per mesh), or NULL with the
+// error set
+const tbHullDef* tb_mjMeshHull(const tbMj* c, const tbMjShape* s);
+// a mesh whose legacy inertia is not its solid's (not convex) said in c->note
+void tb_mjMeshNote(tbMj* c);
 
 //---- the body tree (mjcf_body.c) ---------------------------------------------------------------
 

@@ -24,8 +24,13 @@ typedef struct tbMjRule {
   const char* const* attrs;  // NULL-terminated
 } tbMjRule;
 
-static const char* const tb_mjCompilerAttrs[] = {"angle", "eulerseq", "inertiafromgeom",
-                                                 "autolimits", NULL};
+static const char* const tb_mjCompilerAttrs[] = {"angle",      "eulerseq", "inertiafromgeom",
+                                                 "autolimits", "meshdir",  "assetdir",
+                                                 "texturedir", NULL};
+// a mesh's normals, texture coordinates and smoothing are for looks
+static const char* const tb_mjMeshAttrs[] = {"name",         "file",         "scale",  "vertex",
+                                             "face",         "inertia",      "normal", "texcoord",
+                                             "smoothnormal", "content_type", NULL};
 static const char* const tb_mjOptionAttrs[] = {"timestep", "gravity",    "cone",
                                                "solver",   "iterations", NULL};
 static const char* const tb_mjSizeAttrs[] = {
@@ -33,9 +38,9 @@ static const char* const tb_mjSizeAttrs[] = {
     "nkey",      "nuser_body",   "nuser_jnt",      "nuser_geom",   "nuser_site",
     "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor", NULL};
 static const char* const tb_mjGeomAttrs[] = {
-    "name",    "class",       "type",   "size",   "pos",      "quat",  "axisangle",
-    "euler",   "xyaxes",      "zaxis",  "fromto", "friction", "mass",  "density",
-    "contype", "conaffinity", "condim", "rgba",   "material", "group", NULL};
+    "name",   "class", "type",     "size",     "pos",  "quat",    "axisangle", "euler",
+    "xyaxes", "zaxis", "fromto",   "friction", "mass", "density", "contype",   "conaffinity",
+    "condim", "rgba",  "material", "group",    "mesh", NULL};
 static const char* const tb_mjBodyAttrs[] = {"name",   "pos",   "quat",  "axisangle",  "euler",
                                              "xyaxes", "zaxis", "mocap", "childclass", NULL};
 static const char* const tb_mjJointAttrs[] = {"name", "class", "type",    "pos",
@@ -76,6 +81,7 @@ static const tbMjRule tb_mjRules[] = {
     {" equality ", "connect", TB_MJ_LEAF, tb_mjEqualityAttrs},
     {" equality ", "weld", TB_MJ_LEAF, tb_mjEqualityAttrs},
     {" mujoco ", "asset", TB_MJ_READ, tb_mjNoAttrs},
+    {" asset ", "mesh", TB_MJ_LEAF, tb_mjMeshAttrs},
     {" asset ", "texture", TB_MJ_LOOKS, NULL},
     {" asset ", "material", TB_MJ_LOOKS, NULL},
     {" mujoco ", "visual", TB_MJ_LOOKS, NULL},
@@ -95,8 +101,11 @@ typedef struct tbMjWords {
 } tbMjWords;
 
 static const char* const tb_mjCondims[] = {"3", NULL};
+// tumble integrates a mesh's volume exactly: MuJoCo's legacy default agrees on a closed surface
+static const char* const tb_mjMeshInertias[] = {"legacy", "exact", NULL};
 static const tbMjWords tb_mjValueRules[] = {
     {"geom", "type", tb_mjGeomTypes},
+    {"mesh", "inertia", tb_mjMeshInertias},
     {"geom", "condim", tb_mjCondims},
     {"joint", "type", tb_mjJointTypes},
 };

@@ -30,6 +30,18 @@
 #define TB_MAXCON_PAIR 8  // most contacts one shape pair can produce
 #define TB_NFEATURE 80    // features of one pair's contacts are below this (box-box: 64 + 9)
 
+// a convex polyhedron's parts (TB_GEOM_MESH: the model's hull_* arrays; a box's, built on the fly
+// for box-mesh pairs) in its shape frame: as tbHullDef, each face's corners at facevertadr
+typedef struct tbHull {
+  int nvert, nface, nedge;
+  const double* vert;      // (nvert x 3)
+  const double* plane;     // (nface x 4): outward unit normal, offset
+  const int* facevertadr;  // (nface) first corner in facevert
+  const int* facenvert;    // (nface)
+  const int* facevert;     // corner indices, counter-clockwise seen from outside
+  const int* edge;         // (nedge x 4): v0, v1, the faces either side
+} tbHull;
+
 typedef struct tbGeomPose {
   int type;            // TB_GEOM_*
   double size[3];      // sphere: radius (0 = point particle); capsule: radius, half-length of the
@@ -42,6 +54,7 @@ typedef struct tbGeomPose {
   double exponent;     // superellipsoid: e (implicit_geom.h)
   int nclip;           // the implicit step's shapes: cut by nclip half-spaces n . y <= d of the
   const double* clip;  // shape frame, (nclip x 4: n unit, d), the shape their intersection
+  tbHull hull;         // mesh: its polyhedron
 } tbGeomPose;
 // plane: the half-space local z <= 0 is solid; its surface is the local xy plane through pos.
 
@@ -705,67 +718,6 @@ TB_HD int tbg_clearOfPlane(const tbGeomPose* pl, const tbGeomPose* s, double rea
   tbu_rotVec(n, pl->quat, ez);
   tbu_sub3(d, s->pos, pl->pos);
   return tbu_dot3(n, d) > reach + margin + 1e-9;
-}
-
-// every contact between a and b whose gap is < margin (margin >= 0), at most TB_MAXCON_PAIR;
-// returns the count. Any ordering of types; plane-plane returns 0.
-TB_HD int tbu_collide(const tbGeomPose* a, const tbGeomPose* b, double margin,
-                      tbContactPoint* out) {
-  int swap = a->type > b->type;
-  const tbGeomPose* p = swap ? b : a;
-  const tbGeomPose* q = swap ? a : b;
-  int n = 0;
-  switch (p->type * TB_NGEOMTYPE + q->type) {
-    case TB_GEOM_SPHERE* TB_NGEOMTYPE + TB_GEOM_SPHERE:
-      n = tbg_collideSphereSphere(p, q, margin, out);
-      break;
-    case TB_GEOM_SPHERE* TB_NGEOMTYPE + TB_GEOM_CAPSULE:
-      n = tbg_collideSphereCapsule(p, q, margin, out);
-      break;
-    case TB_GEOM_SPHERE* TB_NGEOMTYPE + TB_GEOM_BOX:
-      n = tbg_collideSphereBox(p, q, margin, out);
-      break;
-    case TB_GEOM_SPHERE* TB_NGEOMTYPE + TB_GEOM_PLANE:
-      n = tbg_collideSpherePlane(p, q, margin, out);
-      break;
-    case TB_GEOM_CAPSULE* TB_NGEOMTYPE + TB_GEOM_CAPSULE:
-      n = tbg_collideCapsuleCapsule(p, q, margin, out);
-      break;
-    case TB_GEOM_CAPSULE* TB_NGEOMTYPE + TB_GEOM_BOX:
-      n = tbg_collideCapsuleBox(p, q, margin, out);
-      break;
-    case TB_GEOM_CAPSULE* TB_NGEOMTYPE + TB_GEOM_PLANE:
-      n = tbg_collideCapsulePlane(p, q, margin, out);
-      break;
-    case TB_GEOM_BOX* TB_NGEOMTYPE + TB_GEOM_BOX:
-      n = tbg_collideBoxBox(p, q, margin, out);
-      break;
-    case TB_GEOM_BOX* TB_NGEOMTYPE + TB_GEOM_PLANE:
-      n = tbg_collideBoxPlane(p, q, margin, out);
-      break;
-    case TB_GEOM_PRISM* TB_NGEOMTYPE + TB_GEOM_PRISM:
-      n = tbg_collidePrismPrism(p, q, margin, out);
-      break;
-    default:  // plane-plane, a prism with a 3D shape, or an unknown type
-      n = 0;
-      break;
-  }
-  if (swap) {  // the pair routine's normal points from a to b here
-    for (int i = 0; i < n; i++) tbu_scl3(out[i].normal, out[i].normal, -1.0);
-  }
-  return n;
-}
-
-// upper bound on what tbu_collide can return for these two types (used to size buffers)
-TB_HD int tbu_collideMax(int type_a, int type_b) {
-  int lo = type_a < type_b ? type_a : type_b, hi = type_a < type_b ? type_b : type_a;
-  if (lo < 0 || hi >= TB_GEOM_ELLIPSOID) return 0;  // (those touch in the implicit step only)
-  if (hi == TB_GEOM_PRISM && lo != TB_GEOM_PRISM) return 0;  // prisms only meet prisms
-  if (lo == TB_GEOM_SPHERE) return 1;
-  if (lo == TB_GEOM_CAPSULE) return hi == TB_GEOM_BOX ? 3 : 2;
-  if (lo == TB_GEOM_BOX) return 8;
-  if (lo == TB_GEOM_PRISM) return 2;
-  return 0;  // plane-plane
 }
 
 #endif  // TUMBLE_COLLIDE_GEOM_H_

@@ -117,7 +117,7 @@ f::tbOption convOption(const tbOption& o) {
 
 // the fp32 model of m, its arrays in buf
 f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
-  static_assert(sizeof(tbModel) == 704, "tbModel changed: convert its new fields here");
+  static_assert(sizeof(tbModel) == 832, "tbModel changed: convert its new fields here");
   f::tbModel fm;
   memset(&fm, 0, sizeof(fm));
   fm.nbody = m->nbody;
@@ -127,6 +127,11 @@ f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
   fm.nparam = m->nparam;
   fm.nsupport = m->nsupport;
   fm.nvert = m->nvert;
+  fm.nhull = m->nhull;
+  fm.nhullvert = m->nhullvert;
+  fm.nhullface = m->nhullface;
+  fm.nhullfacevert = m->nhullfacevert;
+  fm.nhulledge = m->nhulledge;
   fm.nvary = m->nvary;
   fm.npair = m->npair;
   fm.maxcon = m->maxcon;

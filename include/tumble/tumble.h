@@ -31,12 +31,29 @@ enum {
                                // option implicit only
   TB_GEOM_CYLINDER = 7,        // radius size[0], half-height size[1] along local z: option
                                // implicit only (its side and two caps, an intersection)
-  TB_NGEOMTYPE = 8
+  TB_GEOM_MESH = 8,            // a convex polyhedron (tbGeomDef.hull): an MJCF mesh's convex hull
+  TB_NGEOMTYPE = 9
 };
 
 // most half-spaces that cut one shape of the implicit step (a cylinder's caps besides)
 #define TB_MAXCLIP 6
-#define TB_MAXVERT2D 16  // most core vertices of one 2D shape (tbGeomDef.nvert)
+#define TB_MAXVERT2D 16     // most core vertices of one 2D shape (tbGeomDef.nvert)
+#define TB_MAXHULLVERT 256  // most vertices of one convex polyhedron (tbHullDef.nvert)
+#define TB_MAXFACEVERT 64   // most corners of one of its faces
+
+// a convex polyhedron in its geom's frame: corners, faces and edges (MJCF meshes' hulls, which
+// the loader computes)
+typedef struct tbHullDef {
+  int nvert;              // 4 .. TB_MAXHULLVERT
+  const double* vert;     // (nvert x 3) m
+  int nface;              // >= 4
+  const double* plane;    // (nface x 4): the face's outward unit normal n and d (m): n . y = d
+  const int* face_nvert;  // (nface) its corners, 3 .. TB_MAXFACEVERT
+  const int* face_vert;   // (sum of face_nvert) each face's corners in turn, counter-clockwise
+                          // seen from outside
+  int nedge;              // nvert + nface - 2 (Euler)
+  const int* edge;        // (nedge x 4): its corners v0, v1 and the faces either side of it
+} tbHullDef;
 
 //---- status ------------------------------------------------------------------------------------
 
@@ -129,6 +146,7 @@ typedef struct tbGeomDef {
   int nclip;        // the shape cut by nclip half-spaces n . y <= d of the geom frame (thesis
   double clip[TB_MAXCLIP][4];  // Eq. 3.84-3.87: an intersection of convex functions): n (made
                                // unit), d (m); option implicit only
+  const tbHullDef* hull;       // TB_GEOM_MESH: its polyhedron (copied by tb_addGeom)
 } tbGeomDef;
 tbGeomDef tb_defaultGeomDef(void);
 
@@ -363,6 +381,12 @@ typedef char tbName[TB_NAMELEN];
 //   geom_vreach (ngeom): distance of a prism's farthest core vertex from its origin
 //   geom_nclip (ngeom), geom_clip (ngeom x TB_MAXCLIP x 4): the half-spaces n . y <= d (geom
 //   frame) cutting a shape of the implicit step
+//   geom_hull (ngeom): a mesh's polyhedron, -1 for other shapes; hull_vertadr, hull_nvert,
+//   hull_faceadr, hull_nface, hull_edgeadr, hull_nedge (nhull) its parts in hull_vert
+//   (nhullvert x 3, geom frame), hull_plane (nhullface x 4: n, d), hull_facevertadr and
+//   hull_facenvert (nhullface) each face's corners in hull_facevert (nhullfacevert: corner
+//   indices within the hull), hull_edge (nhulledge x 4: v0, v1, the faces either side) as in
+//   tbHullDef
 //   jnt_type, jnt_limited, jnt_servo (njnt); jnt_body (njnt x 2: a, b, -1 world); jnt_axis
 //   (njnt x 2 x 3) in each body's frame (world for -1), the anchors being per-scene
 //   (TB_JNT_ANCHOR); jnt_qrel (njnt x 4) the initial relative orientation conj(qb) qa
@@ -390,6 +414,19 @@ typedef char tbName[TB_NAMELEN];
   X(double, geom_vreach, m->ngeom)               \
   X(int, geom_nclip, m->ngeom)                   \
   X(double, geom_clip, m->ngeom* TB_MAXCLIP * 4) \
+  X(int, geom_hull, m->ngeom)                    \
+  X(int, hull_vertadr, m->nhull)                 \
+  X(int, hull_nvert, m->nhull)                   \
+  X(int, hull_faceadr, m->nhull)                 \
+  X(int, hull_nface, m->nhull)                   \
+  X(int, hull_edgeadr, m->nhull)                 \
+  X(int, hull_nedge, m->nhull)                   \
+  X(double, hull_vert, m->nhullvert * 3)         \
+  X(double, hull_plane, m->nhullface * 4)        \
+  X(int, hull_facevertadr, m->nhullface)         \
+  X(int, hull_facenvert, m->nhullface)           \
+  X(int, hull_facevert, m->nhullfacevert)        \
+  X(int, hull_edge, m->nhulledge * 4)            \
   X(int, jnt_type, m->njnt)                      \
   X(int, jnt_body, m->njnt * 2)                  \
   X(double, jnt_axis, m->njnt * 6)               \
@@ -417,18 +454,19 @@ typedef char tbName[TB_NAMELEN];
 typedef struct tbModel {
   // sizes
   int nbody, ngeom, njnt, ndriver, nparam;
-  int nsupport;  // support tripods
-  int nvert;     // prism core vertices of all shapes
-  int nvary;     // per-scene parameterizable values
-  int npair;     // candidate shape pairs
-  int maxcon;    // contact capacity per scene
-  int maxrow;    // constraint-row capacity per scene
-  int maxeq;     // rows that are equalities (the joints' bilateral rows): the direct solve's size
-  int nv;        // velocity DoFs (6 per body, locked ones included)
-  int nq;        // minimal joints' coordinates in jnt_q (1 each, 4 for a spherical one)
-  int nqd;       // minimal joints' rates in jnt_qd (1 each, 3 for a spherical one)
-  int ndof;      // generalized velocities when nq > 0 (roots' unlocked DoFs and the
-                 // coordinates), else 0: the step is then the maximal-coordinate one
+  int nsupport;                                               // support tripods
+  int nvert;                                                  // prism core vertices of all shapes
+  int nhull, nhullvert, nhullface, nhullfacevert, nhulledge;  // meshes' polyhedra and their parts
+  int nvary;                                                  // per-scene parameterizable values
+  int npair;                                                  // candidate shape pairs
+  int maxcon;                                                 // contact capacity per scene
+  int maxrow;                                                 // constraint-row capacity per scene
+  int maxeq;  // rows that are equalities (the joints' bilateral rows): the direct solve's size
+  int nv;     // velocity DoFs (6 per body, locked ones included)
+  int nq;     // minimal joints' coordinates in jnt_q (1 each, 4 for a spherical one)
+  int nqd;    // minimal joints' rates in jnt_qd (1 each, 3 for a spherical one)
+  int ndof;   // generalized velocities when nq > 0 (roots' unlocked DoFs and the
+              // coordinates), else 0: the step is then the maximal-coordinate one
 
   tbOption opt;
 
