@@ -192,6 +192,8 @@ def mujoco_seconds(xml, nscene, nstep, threads, poses):
     # call records nothing and keeps its threads
     out = np.empty((nscene, nstep, nstate))
     ctrl, spec = None, mujoco.mjtState.mjSTATE_CTRL
+    if m.nu:  # the actuators' controls: the key's (tumble's ACTUATOR.ctrl default) in every step
+        ctrl = np.tile(datas[0].ctrl, (nscene, nstep, 1))
     if poses:  # the mocap plate's pose in every step, as the rollout's controls
         ctrl = np.tile(poses(nstep, m.opt.timestep), (nscene, 1, 1))
         spec = mujoco.mjtState.mjSTATE_MOCAP_POS | mujoco.mjtState.mjSTATE_MOCAP_QUAT

@@ -10,6 +10,8 @@ step of 1 ms, nothing outside tumble's MJCF subset (docs/mjcf.md).
   pile   4 to 20 spheres, capsules and boxes dropped into a bin
   arm    a 2- to 7-hinge arm with joint limits, released swinging, striking 1 to 3 free boxes
   chain  a 4- to 12-link hinged chain of spheres swinging into a wall (Mylapilli & Jain's shape)
+  gripper  two mesh finger pads on slides, closed by force-limited position actuators onto a
+         mesh prism of 5 to 8 sides on the floor (issue 62)
 
 Usage: python3 bench/scenes.py FAMILY SEED > scene.xml     (--list: the families and steps)
 """
@@ -174,12 +176,56 @@ def chain(seed):
     return xml + FOOTER.format(keyframe=keyframe)
 
 
+def _prism(n, radius, half, yaw):
+    """a convex n-gon prism's corners (circumradius, half-height) as MJCF vertex numbers"""
+    ring = [(radius * math.cos(yaw + 2 * math.pi * k / n), radius * math.sin(yaw + 2 * math.pi * k / n))
+            for k in range(n)]
+    return "  ".join(f"{x:.5f} {y:.5f} {z:.5f}" for z in (-half, half) for x, y in ring)
+
+
+def gripper(seed):
+    """fingers (contype 2) touch the part (3), not the floor (1): a pad floats at the part's
+    height on its slide; each actuator's target is 5 mm inside the part, so its force bound
+    squeezes it"""
+    r = random.Random(seed)
+    mu = r.uniform(0.5, 1.0)
+    n = r.randint(5, 8)
+    radius, half = r.uniform(0.02, 0.035), r.uniform(0.015, 0.03)
+    pad = (0.01, 0.02, 0.02)  # the pads' half-sizes
+    z = max(half, pad[2] + 0.001)
+    gap = radius + pad[0] + 0.01  # each pad's centre from the part's axis at the start
+    kp, fmax = r.uniform(200, 500), r.uniform(2, 10)
+    corners = "  ".join(f"{sx * pad[0]:.5f} {sy * pad[1]:.5f} {sz * pad[2]:.5f}"
+                        for sz in (-1, 1) for sy in (-1, 1) for sx in (-1, 1))
+    xml = HEADER.format(name=f"gripper-{seed}", mu=mu).replace(
+        "  <worldbody>\n",
+        f"  <asset><mesh name='pad' vertex='{corners}'/>"
+        f"<mesh name='part' vertex='{_prism(n, radius, half, r.uniform(0, math.pi))}'/></asset>\n"
+        "  <worldbody>\n")
+    xml = xml.replace("type='plane' size='0 0 1'/>", "type='plane' size='0 0 1' contype='1' conaffinity='1'/>")
+    xml += (f"    <body name='part' pos='0 0 {half:.5f}'><freejoint/><geom type='mesh' mesh='part' "
+            f"contype='3' conaffinity='3' density='{r.uniform(300, 1500):.1f}'/></body>\n")
+    for side, name in ((-1, "left"), (1, "right")):
+        xml += (f"    <body name='{name}' pos='{side * gap:.5f} 0 {z:.5f}'>"
+                f"<joint name='{name}' type='slide' axis='{-side} 0 0'/>"
+                "<inertial pos='0 0 0' mass='0.05' diaginertia='1e-5 1e-5 1e-5'/>"
+                "<geom type='mesh' mesh='pad' contype='2' conaffinity='2'/></body>\n")
+    close = gap - radius - pad[0] + 0.005  # travel to 5 mm inside the part
+    actuators = "".join(f"    <position name='{name}' joint='{name}' kp='{kp:.1f}' kv='5' "
+                        f"ctrlrange='0 0.1' forcerange='{-fmax:.3f} {fmax:.3f}'/>\n"
+                        for name in ("left", "right"))
+    keyframe = (f"  <actuator>\n{actuators}  </actuator>\n"
+                f"  <keyframe><key ctrl='{close:.5f} {close:.5f}'/></keyframe>\n")
+    return xml + FOOTER.format(keyframe=keyframe)
+
+
 # family: (maker, steps of a benchmark run, scenes of a benchmark run)
 FAMILIES = {
     "stack": (stack, 1000, 64),
     "pile": (pile, 1000, 32),
     "arm": (arm, 1000, 64),
     "chain": (chain, 2000, 32),
+    "gripper": (gripper, 1000, 32),
 }
 
 

@@ -497,9 +497,9 @@ TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
   ExpectRefused("<mujoco><worldbody>\n<geom type='plane' priority='1'/></worldbody></mujoco>",
                 "<string>:2: <geom> attribute 'priority' is outside");
   ExpectRefused(
-      "<mujoco><worldbody><body>\n<joint damping='1'/><geom size='1'/></body>"
+      "<mujoco><worldbody><body>\n<joint armature='1'/><geom size='1'/></body>"
       "</worldbody></mujoco>",
-      ":2: <joint> attribute 'damping'");
+      ":2: <joint> attribute 'armature'");
   ExpectRefused("<mujoco><worldbody>\n<geom type='hfield'/></worldbody></mujoco>",
                 ":2: <geom> type=\"hfield\": tumble takes sphere, capsule, box, plane, cylinder");
   ExpectRefused(
@@ -587,11 +587,11 @@ const char* kManyOutside =
     "<asset><hfield name='ground' nrow='2' ncol='2' size='1 1 1 0.1'/></asset>\n"
     "<worldbody><geom type='plane'/>\n"
     "<body><freejoint/><geom type='hfield' hfield='ground'/></body>\n"
-    "<body pos='0 0 1'><joint type='slide' damping='1'/><geom size='0.1'/></body>\n"
-    "<body pos='0 0 2'><joint type='slide' damping='1'/><geom size='0.1'/></body>\n"
-    "<body pos='0 0 3'><joint type='slide' damping='2'/><geom size='0.1'/></body>\n"
+    "<body pos='0 0 1'><joint type='slide' armature='1'/><geom size='0.1'/></body>\n"
+    "<body pos='0 0 2'><joint type='slide' armature='1'/><geom size='0.1'/></body>\n"
+    "<body pos='0 0 3'><joint type='slide' armature='2'/><geom size='0.1'/></body>\n"
     "</worldbody>\n"
-    "<actuator><position joint='j' kp='10'/></actuator>\n"
+    "<tendon><fixed name='t'><joint joint='j' coef='1'/></fixed></tendon>\n"
     "</mujoco>";
 
 // bug caught: the reader stopped at the first thing outside the subset, so a user's gripper
@@ -605,16 +605,16 @@ TEST(MjcfTest, EverythingOutsideTheSubsetIsListedAtOnce) {
   for (const char* line :
        {"<string>:2: <hfield> element outside", "<string>:4: <geom> attribute 'hfield' is outside",
         "<string>:4: <geom> type=\"hfield\": tumble takes sphere",
-        "<string>:5: <joint> attribute 'damping' is outside tumble's MJCF subset "
+        "<string>:5: <joint> attribute 'armature' is outside tumble's MJCF subset "
         "(3 times, to line 7)",
-        "<string>:9: <actuator> element outside",
+        "<string>:9: <tendon> element outside",
         "<string>: 5 kinds of element, attribute or value outside tumble's MJCF "
         "subset"}) {
     EXPECT_NE(e.find(line), std::string::npos) << "error:\n" << e << "\nexpected: " << line;
   }
-  EXPECT_EQ(e.find("<position>"), std::string::npos) << "an outside element's insides are not "
-                                                        "listed again: "
-                                                     << e;
+  EXPECT_EQ(e.find("<fixed>"), std::string::npos) << "an outside element's insides are not "
+                                                     "listed again: "
+                                                  << e;
 }
 
 // what a real file holds for looks, sensing and MuJoCo's soft contact is read past, said once
@@ -669,7 +669,7 @@ TEST_F(MjcfCli, SaysWhatItReadPastAndListsWhatIsOutside) {
   r = RunCli({"model", bad});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("outside.xml:2: <hfield> element outside"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("\n  " + bad + ":9: <actuator> element outside"), std::string::npos)
+  EXPECT_NE(r.err.find("\n  " + bad + ":9: <tendon> element outside"), std::string::npos)
       << "one per line: " << r.err;
 }
 

@@ -132,8 +132,9 @@ static int tb_mjKeyframe(tbMj* c, xmlNodePtr n) {
 
 // the sections in the order they depend on one another
 static int tb_mjSections(tbMj* c, xmlNodePtr root) {
-  static const char* const order[] = {"compiler", "default",   "option",   "custom", "keyframe",
-                                      "asset",    "worldbody", "equality", "size",   NULL};
+  static const char* const order[] = {"compiler", "default", "option",   "custom",
+                                      "keyframe", "asset",   "actuator", "worldbody",
+                                      "equality", "size",    NULL};
   if (!tb_mjIs(root, "mujoco")) return tb_mjFail(c, root, "the root element must be <mujoco>");
   if (root->doc->intSubset) return tb_mjFail(c, root, "a DTD (entities) is outside the subset");
   if (tb_mjSubset(c, root)) return 2;
@@ -148,9 +149,10 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
       if (i == 3 && !(rc = tb_mjCustom(c, k))) rc = tb_mjModelNumerics(c);
       if (i == 4) rc = seen ? tb_mjFail(c, k, "a second <keyframe>") : tb_mjKeyframe(c, k);
       if (i == 5) rc = tb_mjAssets(c, k);
-      if (i == 6) rc = seen ? tb_mjFail(c, k, "a second <worldbody>") : tb_mjWorld(c, k);
-      if (i == 7) rc = tb_mjEquality(c, k);
-      if (i == 8) rc = seen ? tb_mjFail(c, k, "a second <size>") : tb_mjSize(c, k);
+      if (i == 6) rc = seen ? tb_mjFail(c, k, "a second <actuator>") : tb_mjActuators(c, k);
+      if (i == 7) rc = seen ? tb_mjFail(c, k, "a second <worldbody>") : tb_mjWorld(c, k);
+      if (i == 8) rc = tb_mjEquality(c, k);
+      if (i == 9) rc = seen ? tb_mjFail(c, k, "a second <size>") : tb_mjSize(c, k);
       if (rc) return rc;
       seen = 1;
     }
@@ -170,6 +172,7 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
                        "equality for compliance, a shape for restitution)");
     }
   }
+  if (tb_mjActuatorsUsed(c)) return 2;
   if (c->key && (c->iq != c->nqpos && c->nqpos)) {
     return tb_mjFail(c, c->key, "qpos has %d numbers, the model's joints take %d", c->nqpos, c->iq);
   }
@@ -304,6 +307,7 @@ tbModel* tb_loadMJCFNoting(const char* src, char* note, size_t cap) {
   free(c.named);
   free(c.frame);
   tb_mjFreeMeshes(&c);
+  free(c.actuator_used);
   xmlFreeDoc(doc);
   if (rc) {
     tb_freeModel(c.m);

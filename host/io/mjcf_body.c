@@ -16,6 +16,7 @@ typedef struct tbMjJoint {
   double pos[3], axis[3];  // MJCF body frame
   int limited;
   double range[2];  // file units
+  double damping;   // N s/m or N m s/rad
 } tbMjJoint;
 
 const char* const tb_mjJointTypes[] = {"free", "ball", "slide", "hinge", NULL};
@@ -35,6 +36,10 @@ static int tb_mjJoint(const tbMj* c, xmlNodePtr n, int childclass, tbMjJoint* j)
       tb_mjNums(c, n, cls, "axis", j->axis, 3, 3) < 0)
     return 2;
   if (tbu_normalize3(j->axis) == 0.0) return tb_mjFail(c, n, "axis is zero");
+  if (tb_mjNums(c, n, cls, "damping", &j->damping, 1, 1) < 0) return 2;
+  if (!(j->damping >= 0.0 && j->damping < INFINITY)) {
+    return tb_mjFail(c, n, "damping %g must be finite and >= 0", j->damping);
+  }
   // MuJoCo's autolimits: a range with lo < hi limits the joint
   j->limited = l == 1 || (l == 0 && nr > 0 && j->range[0] < j->range[1]);
   if (j->limited && !(j->range[0] < j->range[1])) {
@@ -401,8 +406,21 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
     jd.lo = j->range[0] * scale - q[0];
     jd.hi = j->range[1] * scale - q[0];
   }
+  tbMjCtrl ctrl = {0};
+  if (j) {
+    jd.coord_damping = j->damping;
+    if (tb_mjActuate(c, j->node, j->type, q[0], &jd, &ctrl)) return 2;
+  }
   int k = tb_addJoint(c->m, &jd);
-  if (k < 0) return tb_mjFail(c, soft ? soft : j ? j->node : at, "%s", tb_lastError());
+  if (k < 0) {
+    return tb_mjFail(c, ctrl.act ? ctrl.act : soft ? soft : j ? j->node : at, "%s", tb_lastError());
+  }
+  const char* act = ctrl.act ? tb_mjName(ctrl.act) : NULL;
+  if (act) {
+    if (tb_mjNote(c, act, TB_MJ_P_CTRL, k, 1, ctrl.scale, ctrl.comp)) return 2;
+    c->named[c->nnamed - 1].lo = ctrl.lo;
+    c->named[c->nnamed - 1].hi = ctrl.hi;
+  }
   if (soft && tb_mjNote(c, tb_mjName(soft), TB_MJ_P_JOINT_SOFT, k, 2, 1.0, 0)) return 2;
   if (name && j->limited && q[0] == 0.0)
     return tb_mjNote(c, name, TB_MJ_P_RANGE, k, 2, scale, jd.type);
@@ -412,10 +430,12 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
 // 1 when the body's joints become locks (tb_mjLocks) rather than joints: a child of the world
 // with several joints, or with one unlimited slide along a world axis (a finger on a rail: the
 // same motion as a prismatic joint to the world, without its rows)
-static int tb_mjLockedBody(const tbMjParent* p, const tbMjBodyPlan* pl, const tbMjFrame* f) {
+static int tb_mjLockedBody(const tbMj* c, const tbMjParent* p, const tbMjBodyPlan* pl,
+                           const tbMjFrame* f) {
   if (p->b >= 0 || pl->nj == 0) return 0;
   if (pl->nj > 1) return 1;
   const tbMjJoint* j = &pl->joint[0];
+  if (j->damping != 0.0 || tb_mjActuated(c, j->node)) return 0;  // a joint's, not a lock's
   double a[3];
   tbu_rotVec(a, f->quat, j->axis);
   int along = 0;
@@ -465,7 +485,7 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
     double mass, I[3], x[3], q4[4];
     if (tb_mjMass(c, n, pl->inertial, NULL, 0, &mass, x, I, q4)) return 2;
   }
-  int locked = tb_mjLockedBody(p, pl, &f0);
+  int locked = tb_mjLockedBody(c, p, pl, &f0);
   if (locked && (bd.lock = tb_mjLocks(c, pl->joint, pl->nj, &f0, com)) < 0) return 2;
   tbu_rotVec(bd.pos, f->quat, com);
   tbu_add3(bd.pos, bd.pos, f->pos);

@@ -13,7 +13,7 @@ int tb_mjNote(tbMj* c, const char* name, int kind, int object, int count, double
   tbMjNamed* g = (tbMjNamed*)realloc(c->named, sizeof(tbMjNamed) * (size_t)(c->nnamed + 1));
   if (!g) return tb_setError("%s: out of memory", c->file);
   c->named = g;
-  g[c->nnamed++] = (tbMjNamed){name, kind, object, count, scale, sub};
+  g[c->nnamed++] = (tbMjNamed){name, kind, object, count, scale, sub, -1e6, 1e6};
   return 0;
 }
 
@@ -185,6 +185,16 @@ static int tb_mjNamedParams(tbMj* c, const tbMjNamed* v) {
             k ? "damping (Drumwright; 0 and 0: rigid)" : "stiffness (Drumwright; 0 and 0: rigid)",
             0.0, 1e20, 0, joint ? TB_F_JOINT : TB_F_GEOM_SOFT, v->object,
             joint ? TB_JNT_STIFF + k : k, 1.0);
+        break;
+      }
+      case TB_MJ_P_CTRL: {
+        int slide = c->m->jdef[v->object].type == TB_JOINT_PRISMATIC;
+        const char* unit = v->sub == TB_JNT_TPOS   ? (slide ? "m" : "rad")
+                           : v->sub == TB_JNT_TVEL ? (slide ? "m/s" : "rad/s")
+                                                   : "N";
+        snprintf(pn, sizeof(pn), "%s.ctrl", v->name);
+        rc = tb_mjParam(c, pn, unit, "actuator control (MuJoCo's ctrl)", v->lo, v->hi, 0,
+                        TB_F_JOINT, v->object, v->sub, v->scale);
         break;
       }
       case TB_MJ_P_GEOM_REST:

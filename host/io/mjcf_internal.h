@@ -22,10 +22,22 @@ typedef struct tbMjNamed {
   const char* name;
   int kind;  // TB_MJ_P_*
   int object;
-  int count;     // components
-  double scale;  // file unit -> tumble unit
-  int sub;       // TB_MJ_P_DRIVER: 0 plate, 1 rocking, 2 constvel; TB_MJ_P_RANGE: the tbtJoint
+  int count;      // components
+  double scale;   // file unit -> tumble unit
+  int sub;        // TB_MJ_P_DRIVER: 0 plate, 1 rocking, 2 constvel; TB_MJ_P_RANGE: the tbtJoint;
+                  // TB_MJ_P_CTRL: the TB_JNT_* component
+  double lo, hi;  // TB_MJ_P_CTRL: the control's range
 } tbMjNamed;
+
+// an actuator applied to its joint (tb_mjActuate): the control's parameter
+typedef struct tbMjCtrl {
+  xmlNodePtr act;  // the actuator, or NULL: the joint has none
+  int index;       // among the file's actuators
+  int comp;        // TB_JNT_TPOS, TB_JNT_TVEL or TB_JNT_DRIVE
+  double scale;    // the component per unit of control
+  double lo, hi;   // the control's range (ctrlrange, or +-1e6)
+  double value;    // its default: the first key's ctrl, else 0, within the range
+} tbMjCtrl;
 
 enum {
   TB_MJ_P_MASS = 0,    // a dynamic body's mass
@@ -39,6 +51,7 @@ enum {
   TB_MJ_P_GEOM_SOFT,   // ... into a shape's contact stiffness and damping
   TB_MJ_P_JOINT_SOFT,  // ... into a joint's (or equality's) stiffness and damping
   TB_MJ_P_GEOM_REST,   // ... into a shape's Newton restitution
+  TB_MJ_P_CTRL,        // an actuator's control into its joint's servo target or drive (sub)
 };
 
 // the frame a body is placed in and how it moves: world position, orientation and twist of the
@@ -74,6 +87,9 @@ typedef struct tbMj {
   char meshdir[1024];  // <compiler meshdir> (else assetdir): where mesh files are
   tbMjMesh* mesh;      // the <asset> meshes
   int nmesh;
+  xmlNodePtr actuator;  // <actuator>, or NULL
+  int* actuator_used;   // (nactuator) 1 once its joint took it
+  int nactuator;
 } tbMj;
 
 // one <geom>, read before its body is added (its mass places the body's frame)
@@ -159,6 +175,18 @@ void tb_mjMeshMass(const tbMj* c, tbMjShape* s);
 const tbHullDef* tb_mjMeshHull(const tbMj* c, const tbMjShape* s);
 // a mesh whose legacy inertia is not its solid's (not convex) said in c->note
 void tb_mjMeshNote(tbMj* c);
+
+//---- actuators (mjcf_actuator.c) --------------------------------------------------------------
+
+// <actuator>, before the body tree: its elements are applied as their joints are added
+int tb_mjActuators(tbMj* c, xmlNodePtr n);
+// 1 when an actuator names joint element joint (it is then a joint, never a lock)
+int tb_mjActuated(const tbMj* c, xmlNodePtr joint);
+// the actuator on joint (MJCF type, the key's coordinate q0) applied to jd as a servo or drive;
+// ctrl says the parameter (ctrl->act NULL: none); 0, or 2 after an error
+int tb_mjActuate(tbMj* c, xmlNodePtr joint, int type, double q0, tbJointDef* jd, tbMjCtrl* ctrl);
+// every actuator found its joint; 0, or 2 after an error naming it
+int tb_mjActuatorsUsed(tbMj* c);
 
 //---- the body tree (mjcf_body.c) ---------------------------------------------------------------
 

@@ -43,10 +43,19 @@ static const char* const tb_mjGeomAttrs[] = {
     "condim", "rgba",  "material", "group",    "mesh", NULL};
 static const char* const tb_mjBodyAttrs[] = {"name",   "pos",   "quat",  "axisangle",  "euler",
                                              "xyaxes", "zaxis", "mocap", "childclass", NULL};
-static const char* const tb_mjJointAttrs[] = {"name", "class", "type",    "pos",
-                                              "axis", "range", "limited", NULL};
-static const char* const tb_mjJointDefaultAttrs[] = {"type",  "pos",     "axis",
-                                                     "range", "limited", NULL};
+static const char* const tb_mjJointAttrs[] = {"name",  "class",   "type",    "pos", "axis",
+                                              "range", "limited", "damping", NULL};
+static const char* const tb_mjJointDefaultAttrs[] = {"type",    "pos",     "axis", "range",
+                                                     "limited", "damping", NULL};
+// an actuator's transmission, control and force ranges, and its law (mjcf_actuator.c)
+#define TB_MJ_ACTUATOR \
+  "name", "joint", "gear", "ctrlrange", "ctrllimited", "forcerange", "forcelimited"
+static const char* const tb_mjPositionAttrs[] = {TB_MJ_ACTUATOR, "kp", "kv", NULL};
+static const char* const tb_mjVelocityAttrs[] = {TB_MJ_ACTUATOR, "kv", NULL};
+static const char* const tb_mjMotorAttrs[] = {TB_MJ_ACTUATOR, NULL};
+static const char* const tb_mjGeneralAttrs[] = {TB_MJ_ACTUATOR, "gaintype", "biastype", "dyntype",
+                                                "gainprm",      "biasprm",  NULL};
+#undef TB_MJ_ACTUATOR
 static const char* const tb_mjInertialAttrs[] = {"pos",         "quat",  "axisangle", "euler",
                                                  "xyaxes",      "zaxis", "mass",      "diaginertia",
                                                  "fullinertia", NULL};
@@ -55,7 +64,7 @@ static const char* const tb_mjName_[] = {"name", NULL};
 static const char* const tb_mjClass_[] = {"class", NULL};
 static const char* const tb_mjModel_[] = {"model", NULL};
 static const char* const tb_mjNumericAttrs[] = {"name", "data", NULL};
-static const char* const tb_mjKeyAttrs[] = {"name", "time", "qpos", "qvel", NULL};
+static const char* const tb_mjKeyAttrs[] = {"name", "time", "qpos", "qvel", "ctrl", NULL};
 static const char* const tb_mjNoAttrs[] = {NULL};
 
 #define TB_MJ_BODIES " worldbody body "
@@ -77,6 +86,11 @@ static const tbMjRule tb_mjRules[] = {
     {TB_MJ_BODIES, "joint", TB_MJ_LEAF, tb_mjJointAttrs},
     {TB_MJ_BODIES, "freejoint", TB_MJ_LEAF, tb_mjName_},
     {TB_MJ_BODIES, "inertial", TB_MJ_LEAF, tb_mjInertialAttrs},
+    {" mujoco ", "actuator", TB_MJ_READ, tb_mjNoAttrs},
+    {" actuator ", "position", TB_MJ_LEAF, tb_mjPositionAttrs},
+    {" actuator ", "velocity", TB_MJ_LEAF, tb_mjVelocityAttrs},
+    {" actuator ", "motor", TB_MJ_LEAF, tb_mjMotorAttrs},
+    {" actuator ", "general", TB_MJ_LEAF, tb_mjGeneralAttrs},
     {" mujoco ", "equality", TB_MJ_READ, tb_mjNoAttrs},
     {" equality ", "connect", TB_MJ_LEAF, tb_mjEqualityAttrs},
     {" equality ", "weld", TB_MJ_LEAF, tb_mjEqualityAttrs},
