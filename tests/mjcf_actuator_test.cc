@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include <tumble/mjcf.h>
 
+#include "math/tb_math.h"
 #include "test_util.h"
 
 namespace {
@@ -54,6 +56,27 @@ TEST(MjcfActuatorTest, APositionServoHoldsTheSlideWhereKpTimesTheOffsetIsTheWeig
                    "biasprm='0 -1000 -50'/>"),
             3000, 0.1, &z, &v);
   EXPECT_NEAR(z, 0.1 - kG / 1000, 1e-12) << "a general actuator of the position's law";
+}
+
+// a hinge's control is in radians whatever the compiler's angle unit (MuJoCo's rule: actuator
+// lengths are joint coordinates in radians; its range in degrees is converted): without gravity
+// a position servo turns the arm to ctrl = 0.5 rad (MuJoCo: 0.5000000000000022 here)
+TEST(MjcfActuatorTest, AHingeServoTurnsToItsControlInRadians) {
+  Scene sc(
+      tb_loadMJCF("<mujoco><option timestep='0.001' gravity='0 0 0'/><worldbody><body name='arm' "
+                  "pos='0 0 1'><joint name='h' type='hinge' axis='0 0 1' range='-90 90' "
+                  "limited='true'/><geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.02'/></body>"
+                  "</worldbody><actuator><position name='a' joint='h' kp='5' kv='0.5' "
+                  "ctrlrange='-1 1'/></actuator><keyframe><key ctrl='0.5'/></keyframe></mujoco>"),
+      1);
+  ASSERT_NE(sc.m, nullptr) << tb_lastError();
+  sc.reset();
+  double q0[4], q0c[4], rel[4];
+  std::memcpy(q0, sc.quat(0), sizeof(q0));  // the body's principal frame at the start
+  sc.run(5000);
+  tbu_quatConj(q0c, q0);
+  tbu_quatMul(rel, sc.quat(0), q0c);  // the turn since, about the world's z
+  EXPECT_NEAR(2.0 * std::atan2(rel[3], rel[0]), 0.5, 1e-9);
 }
 
 // a force-limited servo slips: its spring (kp 1000) reaches the 5 N bound 5 mm down, and from
