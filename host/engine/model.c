@@ -88,6 +88,7 @@ void tb_freeModel(tbModel* m) {
   }
   free(m->gdef);
   free(m->sdef);
+  free(m->exclude);
   free(m->jdef);
   free(m->ddef);
   free(m);
@@ -117,6 +118,21 @@ static int tb_checkEditable(const tbModel* m) {
     return -1;
   }
   return 0;
+}
+
+int tb_excludeContact(tbModel* m, int a, int b) {
+  if (tb_checkEditable(m)) return TB_ERR_STATE;
+  if (a < 0 || a >= m->nbody || b < 0 || b >= m->nbody || a == b) {
+    return tb_setError("exclude %d: bodies %d and %d must be two of the model's %d", m->nexclude, a,
+                       b, m->nbody);
+  }
+  if (tb_grow((void**)&m->exclude, &m->cap_exclude, m->nexclude, 2 * sizeof(int))) {
+    return TB_ERR_MEMORY;
+  }
+  m->exclude[2 * m->nexclude] = a;
+  m->exclude[2 * m->nexclude + 1] = b;
+  m->nexclude++;
+  return TB_OK;
 }
 
 // a dynamic body's mass in [TB_MIN_MASS, TB_MAX_MASS] (the parameters' range) and inertia > 0

@@ -166,6 +166,15 @@ static int tb_jointed(const tbModel* m, int b1, int b2) {
   return 0;
 }
 
+// 1 when the bodies' contacts are excluded (tb_excludeContact)
+static int tb_excluded(const tbModel* m, int b1, int b2) {
+  for (int k = 0; k < m->nexclude; k++) {
+    int a = m->exclude[2 * k], b = m->exclude[2 * k + 1];
+    if ((a == b1 && b == b2) || (a == b2 && b == b1)) return 1;
+  }
+  return 0;
+}
+
 // how many of its pairs with moving shapes one moving shape is counted to touch at once: rigid
 // shapes that do not overlap touch a sphere of their size at 12 places at most (the kissing
 // number), and 16 leaves room for the neighbours within a step's margin
@@ -249,7 +258,7 @@ static int tb_compilePairs(tbModel* m) {
         int b1 = m->geom_body[g1], b2 = m->geom_body[g2];
         if (b1 == b2) continue;
         if (m->body_type[b1] != TB_BODY_DYNAMIC && m->body_type[b2] != TB_BODY_DYNAMIC) continue;
-        if (tb_jointed(m, b1, b2)) continue;
+        if (tb_jointed(m, b1, b2) || tb_excluded(m, b1, b2)) continue;
         const tbGeomDef *d1 = &m->gdef[g1], *d2 = &m->gdef[g2];
         if (!(d1->contype & d2->conaffinity) && !(d2->contype & d1->conaffinity)) continue;
         if (m->opt.implicit) {  // one contact per pair, the closest points (plane-plane: none)

@@ -97,6 +97,27 @@ static int tb_mjSize(tbMj* c, xmlNodePtr n) {
   return 0;
 }
 
+// <contact>'s <exclude body1 body2>: the two bodies' shapes never touch (MuJoCo's rule; the world
+// is the static body "world", which exists where the world has shapes)
+static int tb_mjContact(tbMj* c, xmlNodePtr n) {
+  for (xmlNodePtr k = xmlFirstElementChild(n); k; k = xmlNextElementSibling(k)) {
+    const char* name[2] = {tb_mjStr(c, k, -1, "body1", NULL), tb_mjStr(c, k, -1, "body2", NULL)};
+    int b[2];
+    for (int i = 0; i < 2; i++) {
+      if (!name[i]) return tb_mjFail(c, k, "an exclude needs body1= and body2=");
+      b[i] = tb_findBody(c->m, name[i]);
+      if (b[i] < 0 && strcmp(name[i], "world")) {
+        return tb_mjFail(c, k, "body%d=\"%s\": no body of that name", i + 1, name[i]);
+      }
+    }
+    if (b[0] == b[1] && b[0] >= 0) return tb_mjFail(c, k, "body1 and body2 are one body");
+    if (b[0] >= 0 && b[1] >= 0 && tb_excludeContact(c->m, b[0], b[1]) != TB_OK) {
+      return tb_mjFail(c, k, "%s", tb_lastError());
+    }
+  }
+  return 0;
+}
+
 static int tb_mjKeyframe(tbMj* c, xmlNodePtr n) {
   xmlNodePtr k = xmlFirstElementChild(n);
   if (!k) return 0;
@@ -134,7 +155,7 @@ static int tb_mjKeyframe(tbMj* c, xmlNodePtr n) {
 static int tb_mjSections(tbMj* c, xmlNodePtr root) {
   static const char* const order[] = {"compiler", "default", "option",   "custom",
                                       "keyframe", "asset",   "actuator", "worldbody",
-                                      "equality", "size",    NULL};
+                                      "equality", "size",    "contact",  NULL};
   if (!tb_mjIs(root, "mujoco")) return tb_mjFail(c, root, "the root element must be <mujoco>");
   if (root->doc->intSubset) return tb_mjFail(c, root, "a DTD (entities) is outside the subset");
   if (tb_mjSubset(c, root)) return 2;
@@ -153,6 +174,7 @@ static int tb_mjSections(tbMj* c, xmlNodePtr root) {
       if (i == 7) rc = seen ? tb_mjFail(c, k, "a second <worldbody>") : tb_mjWorld(c, k);
       if (i == 8) rc = tb_mjEquality(c, k);
       if (i == 9) rc = seen ? tb_mjFail(c, k, "a second <size>") : tb_mjSize(c, k);
+      if (i == 10) rc = tb_mjContact(c, k);
       if (rc) return rc;
       seen = 1;
     }
@@ -269,6 +291,88 @@ static xmlDocPtr tb_mjRead(const char* src, const char** file) {
   return doc;
 }
 
+//---- includes ----------------------------------------------------------------------------------
+
+static int tb_mjIncludes(tbMj* c, xmlDocPtr doc, xmlNodePtr n, int depth);
+
+static void tb_mjMark(xmlNodePtr n, char* file) {
+  for (; n; n = n->next) {
+    n->_private = file;
+    if (n->type == XML_ELEMENT_NODE) tb_mjMark(n->children, file);
+  }
+}
+
+// the path of an included file: as given when absolute, else beside the model file (MuJoCo's
+// rule, for an include inside an included file too), kept in c->included; NULL when out of memory
+static char* tb_mjIncludePath(tbMj* c, const char* file) {
+  const char* slash = strrchr(c->file, '/');
+  int dir = file[0] == '/' || !slash ? 0 : (int)(slash - c->file + 1);
+  size_t n = (size_t)dir + strlen(file) + 1;
+  char* path = (char*)malloc(n);
+  char** list = (char**)realloc(c->included, sizeof(char*) * (size_t)(c->nincluded + 1));
+  if (!path || !list) {
+    free(path);
+    if (list) c->included = list;
+    return NULL;
+  }
+  c->included = list;
+  snprintf(path, n, "%.*s%s", dir, c->file, file);
+  return c->included[c->nincluded++] = path;
+}
+
+// <include file="..."/>: the file's top element's children in its place, each remembering its
+// file for messages, and their own includes in turn
+static int tb_mjInclude(tbMj* c, xmlDocPtr doc, xmlNodePtr inc, int depth) {
+  xmlAttrPtr file = xmlHasProp(inc, (const xmlChar*)"file");
+  if (!file || inc->properties->next || xmlFirstElementChild(inc)) {
+    return tb_mjFail(c, inc, "an include takes file= alone");
+  }
+  if (depth >= 16) {
+    return tb_mjFail(c, inc, "includes nested 16 deep: does a file include itself?");
+  }
+  char* path = tb_mjIncludePath(c, tb_mjValue(file));
+  if (!path) return tb_mjFail(c, inc, "out of memory");
+  const char* shown;
+  xmlDocPtr sub = tb_mjRead(path, &shown);
+  if (!sub) return tb_mjPrefix(tb_mjFileOf(c, inc), "include");
+  if (sub->intSubset) {
+    xmlFreeDoc(sub);
+    return tb_mjFail(c, inc, "%s: a DTD (entities) is outside the subset", path);
+  }
+  // the copies held in a box of their own while their own includes are expanded
+  xmlNodePtr box = xmlNewDocNode(doc, NULL, (const xmlChar*)"include", NULL);
+  xmlNodePtr copy = box ? xmlDocCopyNodeList(doc, xmlDocGetRootElement(sub)->children) : NULL;
+  xmlFreeDoc(sub);
+  if (!box) return tb_mjFail(c, inc, "out of memory");
+  xmlAddChildList(box, copy);
+  tb_mjMark(box->children, path);
+  int rc = tb_mjIncludes(c, doc, box, depth + 1);
+  for (xmlNodePtr k = box->children; k && !rc;) {
+    xmlNodePtr next = k->next;
+    xmlUnlinkNode(k);
+    xmlAddPrevSibling(inc, k);
+    k = next;
+  }
+  xmlFreeNode(box);
+  if (rc) return rc;
+  xmlUnlinkNode(inc);
+  xmlFreeNode(inc);
+  return 0;
+}
+
+static int tb_mjIncludes(tbMj* c, xmlDocPtr doc, xmlNodePtr n, int depth) {
+  for (xmlNodePtr k = n->children; k;) {
+    xmlNodePtr next = k->next;
+    if (k->type == XML_ELEMENT_NODE && tb_mjIs(k, "include")) {
+      if (tb_mjInclude(c, doc, k, depth)) return 2;
+    } else if (k->type == XML_ELEMENT_NODE && tb_mjIncludes(c, doc, k, depth)) {
+      return 2;
+    }
+    k = next;
+  }
+  return 0;
+}
+
 tbModel* tb_loadMJCF(const char* src) {
   return tb_loadMJCFNoting(src, NULL, 0);
 }
@@ -293,6 +397,7 @@ tbModel* tb_loadMJCFNoting(const char* src, char* note, size_t cap) {
     c.m->opt.cone = TB_CONE_PYRAMID;
     c.m->opt.facets = 4;
   }
+  if (!rc) rc = tb_mjIncludes(&c, doc, xmlDocGetRootElement(doc), 0);
   if (!rc) rc = tb_mjSections(&c, xmlDocGetRootElement(doc));
   if (!rc) rc = tb_mjParams(&c);
   if (!rc && tb_compileModel(c.m)) rc = tb_mjPrefix(c.file, "model");
@@ -308,6 +413,8 @@ tbModel* tb_loadMJCFNoting(const char* src, char* note, size_t cap) {
   free(c.frame);
   tb_mjFreeMeshes(&c);
   free(c.actuator_used);
+  for (int i = 0; i < c.nincluded; i++) free(c.included[i]);
+  free(c.included);
   xmlFreeDoc(doc);
   if (rc) {
     tb_freeModel(c.m);

@@ -10,6 +10,10 @@
 
 //---- messages and attributes -------------------------------------------------------------------
 
+const char* tb_mjFileOf(const tbMj* c, xmlNodePtr n) {
+  return n->_private ? (const char*)n->_private : c->file;
+}
+
 const char* tb_mjValue(xmlAttrPtr a) {
   return a && a->children && a->children->content ? (const char*)a->children->content : "";
 }
@@ -24,10 +28,10 @@ int tb_mjFail(const tbMj* c, xmlNodePtr n, const char* fmt, ...) {
   const char* tag = (const char*)n->name;
   xmlAttrPtr name = strcmp(tag, "numeric") ? NULL : xmlHasProp(n, (const xmlChar*)"name");
   if (name) {
-    return tb_setError("%s:%ld: <numeric name=\"%s\"> %s", c->file, xmlGetLineNo(n),
+    return tb_setError("%s:%ld: <numeric name=\"%s\"> %s", tb_mjFileOf(c, n), xmlGetLineNo(n),
                        tb_mjValue(name), msg);
   }
-  return tb_setError("%s:%ld: <%s> %s", c->file, xmlGetLineNo(n), tag, msg);
+  return tb_setError("%s:%ld: <%s> %s", tb_mjFileOf(c, n), xmlGetLineNo(n), tag, msg);
 }
 
 // the engine's last error, after a prefix

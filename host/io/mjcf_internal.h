@@ -87,6 +87,8 @@ typedef struct tbMj {
   char meshdir[1024];  // <compiler meshdir> (else assetdir): where mesh files are
   tbMjMesh* mesh;      // the <asset> meshes
   int nmesh;
+  char** included;  // the <include>d files' paths (their elements' _private)
+  int nincluded;
   xmlNodePtr actuator;  // <actuator>, or NULL
   int* actuator_used;   // (nactuator) 1 once its joint took it
   int nactuator;
@@ -110,6 +112,8 @@ typedef struct tbMjShape {
 
 //---- attributes, messages, classes (mjcf_attr.c) -----------------------------------------------
 
+// the file element n came from: an <include>d file's path (node _private), else the model's
+const char* tb_mjFileOf(const tbMj* c, xmlNodePtr n);
 // an attribute's text ("" when it has none)
 const char* tb_mjValue(xmlAttrPtr a);
 // an error at element n, with the file and line (a custom numeric by its name); the error code

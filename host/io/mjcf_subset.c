@@ -66,6 +66,7 @@ static const char* const tb_mjModel_[] = {"model", NULL};
 static const char* const tb_mjNumericAttrs[] = {"name", "data", NULL};
 static const char* const tb_mjKeyAttrs[] = {"name", "time", "qpos", "qvel", "ctrl", NULL};
 static const char* const tb_mjNoAttrs[] = {NULL};
+static const char* const tb_mjExcludeAttrs[] = {"name", "body1", "body2", NULL};
 
 #define TB_MJ_BODIES " worldbody body "
 static const tbMjRule tb_mjRules[] = {
@@ -92,6 +93,8 @@ static const tbMjRule tb_mjRules[] = {
     {" actuator ", "motor", TB_MJ_LEAF, tb_mjMotorAttrs},
     {" actuator ", "general", TB_MJ_LEAF, tb_mjGeneralAttrs},
     {" mujoco ", "equality", TB_MJ_READ, tb_mjNoAttrs},
+    {" mujoco ", "contact", TB_MJ_READ, tb_mjNoAttrs},
+    {" contact ", "exclude", TB_MJ_LEAF, tb_mjExcludeAttrs},
     {" equality ", "connect", TB_MJ_LEAF, tb_mjEqualityAttrs},
     {" equality ", "weld", TB_MJ_LEAF, tb_mjEqualityAttrs},
     {" mujoco ", "asset", TB_MJ_READ, tb_mjNoAttrs},
@@ -133,7 +136,8 @@ static const char* const tb_mjSoftAttrs[] = {"solref", "solimp", "solmix", "marg
 
 // one kind of thing outside the subset: where it is first, and how often it comes
 typedef struct tbMjFound {
-  char what[160];  // "<geom> attribute 'solref'", ...
+  char what[160];    // "<geom> attribute 'solref'", ...
+  const char* file;  // the model's, or an <include>d one's
   long line, last;
   int count;
 } tbMjFound;
@@ -176,6 +180,7 @@ static void tb_mjOutside(tbMjScan* s, xmlNodePtr n, const char* fmt, const char*
   }
   tbMjFound* f = &s->found[s->nfound++];
   snprintf(f->what, sizeof(f->what), "%s", what);
+  f->file = n->_private ? (const char*)n->_private : s->file;
   f->line = f->last = line;
   f->count = 1;
 }
@@ -262,7 +267,7 @@ static int tb_mjOutsideError(const tbMjScan* s) {
   int shown = 0;
   for (int i = 0; i < s->nfound && len + 300 < sizeof(msg); i++, shown++) {
     const tbMjFound* f = &s->found[i];
-    len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%s:%ld: %s", i ? "\n" : "", s->file,
+    len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%s:%ld: %s", i ? "\n" : "", f->file,
                             f->line, f->what);
     if (f->count > 1) {
       len += (size_t)snprintf(msg + len, sizeof(msg) - len, " (%d times, to line %ld)", f->count,

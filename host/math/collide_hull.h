@@ -77,13 +77,6 @@ TB_HD void tbh_boxHull(const double h[3], tbBoxHull* s, tbHull* out) {
 
 //---- a manifold of at most TB_MAXCON_PAIR points -----------------------------------------------
 
-// the candidate points of one face contact before they are kept
-typedef struct tbhPoints {
-  double pa[2 * TB_MAXFACEVERT][3], pb[2 * TB_MAXFACEVERT][3];
-  double gap[2 * TB_MAXFACEVERT];
-  int n;
-} tbhPoints;
-
 TB_HD double tbh_area2(const double a[3], const double b[3], const double c[3], const double n[3]) {
   double u[3], v[3], x[3];
   tbu_sub3(u, b, a);
@@ -92,48 +85,48 @@ TB_HD double tbh_area2(const double a[3], const double b[3], const double c[3], 
   return fabs(tbu_dot3(x, n));
 }
 
-// at most TB_MAXCON_PAIR of the points, each pa/pb pair emitted with normal n; more are cut to
-// four that span the patch: the deepest, the farthest from it, the one making the largest
-// triangle with them, and the one that adds the most area to that triangle
-TB_HD int tbh_keep(const tbhPoints* p, const double n[3], int feature0, double margin,
-                   tbContactPoint* out) {
-  int pick[4], np = 0;
-  if (p->n <= TB_MAXCON_PAIR) {
-    int k = 0;
-    for (int i = 0; i < p->n; i++)
-      k += tbg_emit(out + k, p->pa[i], p->pb[i], n, NULL, feature0 + i, margin);
-    return k;
+// clipped incident corner p as a contact against the reference plane (unit n, offset d): its
+// depth, and the points on the pair's a and b (ref_is_b: the reference face is b's)
+TB_HD double tbh_onPlanes(const double p[3], const double n[3], double d, int ref_is_b,
+                          double pa[3], double pb[3]) {
+  double depth = tbu_dot3(n, p) - d, on[3];
+  tbu_addscl3(on, p, n, -depth);
+  tbu_copy3(ref_is_b ? pa : pb, p);
+  tbu_copy3(ref_is_b ? pb : pa, on);
+  return depth;
+}
+
+// the clipped corners pt (np of them) below margin, as contacts with normal m (b -> a); past
+// TB_MAXCON_PAIR of them, four that span the patch: the deepest, the farthest from it, the one
+// making the largest triangle with them, and the one that adds the most area to that triangle
+TB_HD int tbh_keep(const double (*pt)[3], int np, const double n[3], double d, int ref_is_b,
+                   int feature0, double margin, tbContactPoint* out) {
+  double m[3], pa[3], pb[3];
+  tbu_scl3(m, n, ref_is_b ? 1.0 : -1.0);
+  int below = 0, pick[4] = {-1, -1, -1, -1};
+  for (int i = 0; i < np; i++) below += tbu_dot3(n, pt[i]) - d < margin;
+  for (int j = 0; j < 4 && below > TB_MAXCON_PAIR; j++) {
+    double best = -INFINITY;
+    for (int i = 0; i < np; i++) {
+      double s = tbu_dot3(n, pt[i]) - d, score, e[3] = {0.0, 0.0, 0.0};
+      if (!(s < margin)) continue;
+      if (j == 1) tbu_sub3(e, pt[i], pt[pick[0]]);
+      score = j == 0   ? -s
+              : j == 1 ? tbu_dot3(e, e)
+              : j == 2 ? tbh_area2(pt[pick[0]], pt[pick[1]], pt[i], n)
+                       : tbh_area2(pt[pick[0]], pt[pick[1]], pt[i], n) +
+                             tbh_area2(pt[pick[1]], pt[pick[2]], pt[i], n) +
+                             tbh_area2(pt[pick[2]], pt[pick[0]], pt[i], n);
+      if (score > best) best = score, pick[j] = i;
+    }
   }
-  int best = 0;
-  for (int i = 1; i < p->n; i++) best = p->gap[i] < p->gap[best] ? i : best;
-  pick[np++] = best;
-  double far = -1.0;
-  for (int i = 0; i < p->n; i++) {
-    double d[3];
-    tbu_sub3(d, p->pa[i], p->pa[pick[0]]);
-    double dd = tbu_dot3(d, d);
-    if (dd > far) far = dd, best = i;
-  }
-  pick[np++] = best;
-  far = -1.0;
-  for (int i = 0; i < p->n; i++) {
-    double a = tbh_area2(p->pa[pick[0]], p->pa[pick[1]], p->pa[i], n);
-    if (a > far) far = a, best = i;
-  }
-  pick[np++] = best;
-  far = -1.0;
-  for (int i = 0; i < p->n; i++) {
-    const double* x = p->pa[i];
-    double a = tbh_area2(p->pa[pick[0]], p->pa[pick[1]], x, n) +
-               tbh_area2(p->pa[pick[1]], p->pa[pick[2]], x, n) +
-               tbh_area2(p->pa[pick[2]], p->pa[pick[0]], x, n);
-    if (a > far) far = a, best = i;
-  }
-  pick[np++] = best;
   int k = 0;
-  for (int j = 0; j < np; j++) {
-    int i = pick[j];
-    k += tbg_emit(out + k, p->pa[i], p->pb[i], n, NULL, feature0 + j, margin);
+  for (int i = 0; i < np; i++) {
+    int j = 0;
+    while (j < 4 && pick[j] != i) j++;
+    if (below > TB_MAXCON_PAIR && j == 4) continue;
+    tbh_onPlanes(pt[i], n, d, ref_is_b, pa, pb);
+    k += tbg_emit(out + k, pa, pb, m, NULL, feature0 + (k < 8 ? k : 7), margin);
   }
   return k;
 }
@@ -378,19 +371,7 @@ TB_HD int tbh_faceContact(const tbGeomPose* ref, int fr, const tbGeomPose* inc, 
     np = tbh_clip((const double(*)[3])buf[cur], np, s, tbu_dot3(s, u), buf[1 - cur]);
     cur = 1 - cur;
   }
-  tbhPoints p;
-  p.n = 0;
-  for (int i = 0; i < np; i++) {
-    double depth = tbu_dot3(n, buf[cur][i]) - d, on[3];
-    if (!(depth < margin)) continue;
-    tbu_addscl3(on, buf[cur][i], n, -depth);
-    tbu_copy3(ref_is_b ? p.pa[p.n] : p.pb[p.n], buf[cur][i]);
-    tbu_copy3(ref_is_b ? p.pb[p.n] : p.pa[p.n], on);
-    p.gap[p.n++] = depth;
-  }
-  double m[3];
-  tbu_scl3(m, n, ref_is_b ? 1.0 : -1.0);
-  return tbh_keep(&p, m, ref_is_b ? 8 : 16, margin, out);
+  return tbh_keep((const double(*)[3])buf[cur], np, n, d, ref_is_b, ref_is_b ? 8 : 16, margin, out);
 }
 
 // the closest points of edges ea (of a) and eb (of b), the normal against axis (out of a)

@@ -117,7 +117,7 @@ f::tbOption convOption(const tbOption& o) {
 
 // the fp32 model of m, its arrays in buf
 f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
-  static_assert(sizeof(tbModel) == 832, "tbModel changed: convert its new fields here");
+  static_assert(sizeof(tbModel) == 848, "tbModel changed: convert its new fields here");
   f::tbModel fm;
   memset(&fm, 0, sizeof(fm));
   fm.nbody = m->nbody;

@@ -479,7 +479,9 @@ typedef struct tbModel {
   int vary_width[TB_NFIELD];
 
   // builder bookkeeping (capacities of the definitions below)
-  int cap_body, cap_geom, cap_jnt, cap_driver, cap_param, cap_support;
+  int cap_body, cap_geom, cap_jnt, cap_driver, cap_param, cap_support, cap_exclude;
+  int nexclude;
+  int* exclude;  // (nexclude x 2) body pairs whose shapes never touch (tb_excludeContact)
   tbBodyDef* bdef;
   tbGeomDef* gdef;
   tbJointDef* jdef;
@@ -496,6 +498,9 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def);
 int tb_addJoint(tbModel* m, const tbJointDef* def);
 int tb_addDriver(tbModel* m, const tbDriverDef* def);
 int tb_addSupport(tbModel* m, const tbSupportDef* def);
+// the shapes of bodies a and b never touch (MJCF's <contact><exclude>); TB_OK, or an error
+// naming the bad body
+int tb_excludeContact(tbModel* m, int a, int b);
 // a named parameter overriding one or more vary entries; targets are added with tb_paramTarget
 int tb_addParam(tbModel* m, const char* name, const char* unit, const char* doc, double lo,
                 double hi, int lo_open);
