@@ -115,37 +115,30 @@ TEST(MjcfActuatorTest, JointDampingDecaysTheSlideAtTheImplicitRate) {
   EXPECT_NEAR(v / std::exp(-2.0), 1.0, 1000 * 0.002 * 0.002 / 2 * 1.01);
 }
 
-void ExpectRefused(const std::string& xml, const char* needle) {
-  tbModel* m = tb_loadMJCF(xml.c_str());
-  EXPECT_EQ(m, nullptr) << xml;
-  tb_freeModel(m);
-  std::string e = tb_lastError();
-  EXPECT_NE(e.find(needle), std::string::npos) << "error: " << e << "\nexpected: " << needle;
-}
-
 TEST(MjcfActuatorTest, BadActuatorsAreRefusedAtTheirLine) {
-  ExpectRefused(Slider("<position joint='nope'/>"),
-                "<string>:2: <position> joint 'nope': no hinge or slide of that name");
-  ExpectRefused(Slider("<position joint='z' kp='-1'/>"),
-                ":2: <position> kp -1 and kv 0 must be >= 0");
-  ExpectRefused(Slider("<position joint='z'/><motor joint='z'/>"),
-                ":2: <motor> a second actuator on joint 'z'");
-  ExpectRefused(Slider("<position joint='z' forcerange='-1 2'/>"),
-                "forcerange -1 2: tumble bounds a servo's force symmetrically");
-  ExpectRefused(Slider("<general joint='z' biastype='affine' biasprm='0 1 0'/>"),
-                "biasprm 0 1 0: tumble takes 0, -kp, -kv");
-  ExpectRefused(Slider("<position joint='z' gear='0'/>"), "gear 0: nonzero");
-  ExpectRefused(Slider("<position joint='z' ctrllimited='true'/>"),
-                "ctrlrange: ctrllimited needs ctrlrange");
-  ExpectRefused(Slider("<position joint='z'/>", "", kG, "<keyframe><key ctrl='1 2'/></keyframe>"),
-                "ctrl has 2 numbers, the model's actuators take 1");
-  ExpectRefused(Slider("<velocity joint='z' kv='0'/>"), "servo gains kp 0, kd 0");
-  ExpectRefused(Slider("<position joint='z'/>", "damping='-1'"), "damping -1 must be finite");
-  ExpectRefused(
+  ExpectMjcfRefused(Slider("<position joint='nope'/>"),
+                    "<string>:2: <position> joint 'nope': no hinge or slide of that name");
+  ExpectMjcfRefused(Slider("<position joint='z' kp='-1'/>"),
+                    ":2: <position> kp -1 and kv 0 must be >= 0");
+  ExpectMjcfRefused(Slider("<position joint='z'/><motor joint='z'/>"),
+                    ":2: <motor> a second actuator on joint 'z'");
+  ExpectMjcfRefused(Slider("<position joint='z' forcerange='-1 2'/>"),
+                    "forcerange -1 2: tumble bounds a servo's force symmetrically");
+  ExpectMjcfRefused(Slider("<general joint='z' biastype='affine' biasprm='0 1 0'/>"),
+                    "biasprm 0 1 0: tumble takes 0, -kp, -kv");
+  ExpectMjcfRefused(Slider("<position joint='z' gear='0'/>"), "gear 0: nonzero");
+  ExpectMjcfRefused(Slider("<position joint='z' ctrllimited='true'/>"),
+                    "ctrlrange: ctrllimited needs ctrlrange");
+  ExpectMjcfRefused(
+      Slider("<position joint='z'/>", "", kG, "<keyframe><key ctrl='1 2'/></keyframe>"),
+      "ctrl has 2 numbers, the model's actuators take 1");
+  ExpectMjcfRefused(Slider("<velocity joint='z' kv='0'/>"), "servo gains kp 0, kd 0");
+  ExpectMjcfRefused(Slider("<position joint='z'/>", "damping='-1'"), "damping -1 must be finite");
+  ExpectMjcfRefused(
       "<mujoco><worldbody><body><joint name='h' type='hinge'/><geom size='0.1'/></body>"
       "</worldbody><actuator>\n<motor joint='h'/></actuator></mujoco>",
       ":2: <motor> a motor on hinge 'h': tumble's constant drive pushes a slide");
-  ExpectRefused(
+  ExpectMjcfRefused(
       "<mujoco><worldbody><body><joint name='b' type='ball'/><geom size='0.1'/></body>"
       "</worldbody><actuator>\n<position joint='b'/></actuator></mujoco>",
       ":2: <position> joint 'b' is a ball: tumble's actuators drive hinges and slides");

@@ -68,34 +68,26 @@ TEST_F(MjcfInclude, ExcludedBodiesPassThroughEachOther) {
   EXPECT_NEAR(sc.pos(sc.body("low"))[2], 0.1, 1e-6);
 }
 
-void ExpectModelRefused(const std::string& src, const std::string& needle) {
-  tbModel* m = tb_loadMJCF(src.c_str());
-  EXPECT_EQ(m, nullptr) << src;
-  tb_freeModel(m);
-  std::string e = tb_lastError();
-  EXPECT_NE(e.find(needle), std::string::npos) << "error: " << e << "\nexpected: " << needle;
-}
-
 TEST_F(MjcfInclude, BadIncludesAndExcludesAreRefusedNamingTheFileAndLine) {
   Write("bodies.xml", kBodies);
   Write("top.xml",
         "<mujoco><body name='top' pos='0 0 0.3'><freejoint/>\n<geom type='box' "
         "size='0.05 0.05 0.05' shine='1'/></body></mujoco>");
   Write("main.xml", Stack("<include file='bodies.xml'/>", ""));
-  ExpectModelRefused(Path("main.xml"), Path("top.xml") + ":2: <geom> attribute 'shine' is outside");
+  ExpectMjcfRefused(Path("main.xml"), Path("top.xml") + ":2: <geom> attribute 'shine' is outside");
   Write("main.xml", Stack("<include file='nope.xml'/>", ""));
-  ExpectModelRefused(Path("main.xml"), Path("nope.xml") + ": cannot read the file");
+  ExpectMjcfRefused(Path("main.xml"), Path("nope.xml") + ": cannot read the file");
   Write("self.xml", "<mujoco><include file='self.xml'/></mujoco>");
-  ExpectModelRefused(Path("self.xml"), "includes nested 16 deep: does a file include itself?");
+  ExpectMjcfRefused(Path("self.xml"), "includes nested 16 deep: does a file include itself?");
   Write("top.xml", kTop);
   Write("main.xml",
         Stack("<include file='bodies.xml'/>", "<contact>\n<exclude body1='low'/></contact>"));
-  ExpectModelRefused(Path("main.xml"), "main.xml:6: <exclude> an exclude needs body1= and body2=");
+  ExpectMjcfRefused(Path("main.xml"), "main.xml:6: <exclude> an exclude needs body1= and body2=");
   Write("main.xml", Stack("<include file='bodies.xml'/>",
                           "<contact>\n<exclude body1='low' body2='ghost'/></contact>"));
-  ExpectModelRefused(Path("main.xml"), ":6: <exclude> body2=\"ghost\": no body of that name");
+  ExpectMjcfRefused(Path("main.xml"), ":6: <exclude> body2=\"ghost\": no body of that name");
   Write("main.xml", Stack("<include file='bodies.xml' extra='1'/>", ""));
-  ExpectModelRefused(Path("main.xml"), "an include takes file= alone");
+  ExpectMjcfRefused(Path("main.xml"), "an include takes file= alone");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include <tumble/grasp.h>
 #include <tumble/grasp3d.h>
+#include <tumble/mjcf.h>
 #include <tumble/scenes.h>
 #include <tumble/tumble.h>
 
@@ -217,6 +218,15 @@ inline tbModel* coneRodModel(int minimal, double hi, double spin, double h) {
   }
   EXPECT_EQ(tb_compileModel(m), TB_OK) << tb_lastError();
   return m;
+}
+
+// an MJCF source (a path or the XML) that tb_loadMJCF refuses, needle in its error
+inline void ExpectMjcfRefused(const std::string& src, const std::string& needle) {
+  tbModel* m = tb_loadMJCF(src.c_str());
+  EXPECT_EQ(m, nullptr) << src;
+  tb_freeModel(m);
+  std::string e = tb_lastError();
+  EXPECT_NE(e.find(needle), std::string::npos) << "error: " << e << "\nexpected: " << needle;
 }
 
 #endif  // TUMBLE_TESTS_TEST_UTIL_H_

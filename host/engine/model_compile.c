@@ -271,13 +271,6 @@ static int tb_compilePairs(tbModel* m) {
           n++;
           continue;
         }
-        int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
-        if ((t1 == TB_GEOM_MESH || t2 == TB_GEOM_MESH) && tbu_collideMax(t1, t2) == 0) {
-          return tb_setError(
-              "geoms %d and %d: tumble collides a mesh with planes, spheres, boxes and meshes; "
-              "keep the others apart with contype and conaffinity",
-              g1, g2);
-        }
         if ((m->geom_type[g1] == TB_GEOM_PRISM) != (m->geom_type[g2] == TB_GEOM_PRISM)) {
           return tb_setError(
               "geoms %d and %d: a prism only touches prisms; keep them apart with contype and "

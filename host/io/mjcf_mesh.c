@@ -114,7 +114,8 @@ static int tb_mjReadMesh(tbMj* c, int i) {
     }
   }
   char what[400];
-  snprintf(what, sizeof(what), "%s:%ld: <mesh name=\"%s\">", c->file, xmlGetLineNo(n), me->name);
+  snprintf(what, sizeof(what), "%s:%ld: <mesh name=\"%s\">", tb_mjFileOf(c, n), xmlGetLineNo(n),
+           me->name);
   const char* file = tb_mjStr(c, n, -1, "file", NULL);
   int given = xmlHasProp(n, (const xmlChar*)"vertex") != NULL;
   if (file && given) return tb_mjFail(c, n, "give file= or vertex=, not both");
@@ -192,8 +193,8 @@ const tbHullDef* tb_mjMeshHull(const tbMj* c, const tbMjShape* s) {
   tbMjMesh* me = &c->mesh[s->mesh];
   if (!me->hulled) {
     char what[400];
-    snprintf(what, sizeof(what), "%s:%ld: <geom> mesh \"%s\"", c->file, xmlGetLineNo(s->node),
-             me->name);
+    snprintf(what, sizeof(what), "%s:%ld: <geom> mesh \"%s\"", tb_mjFileOf(c, s->node),
+             xmlGetLineNo(s->node), me->name);
     if (tb_meshPolyhedron(what, &me->mesh, me->center, me->quat, &me->hull) != TB_OK) return NULL;
     me->hulled = 1;
   }

@@ -48,6 +48,9 @@ TB_HD int tbu_collide(const tbGeomPose* a, const tbGeomPose* b, double margin,
     case TB_GEOM_SPHERE* TB_NGEOMTYPE + TB_GEOM_MESH:
       n = tbh_collideSphereMesh(p, q, margin, out);
       break;
+    case TB_GEOM_CAPSULE* TB_NGEOMTYPE + TB_GEOM_MESH:
+      n = tbh_collideCapsuleMesh(p, q, margin, out);
+      break;
     case TB_GEOM_BOX* TB_NGEOMTYPE + TB_GEOM_MESH:
       n = tbh_collideBoxMesh(p, q, margin, out);
       break;
@@ -70,10 +73,11 @@ TB_HD int tbu_collide(const tbGeomPose* a, const tbGeomPose* b, double margin,
 // upper bound on what tbu_collide can return for these two types (used to size buffers)
 TB_HD int tbu_collideMax(int type_a, int type_b) {
   int lo = type_a < type_b ? type_a : type_b, hi = type_a < type_b ? type_b : type_a;
-  if (hi == TB_GEOM_MESH)
-    return lo == TB_GEOM_SPHERE                                             ? 1
-           : lo == TB_GEOM_BOX || lo == TB_GEOM_PLANE || lo == TB_GEOM_MESH ? TB_MAXCON_PAIR
-                                                                            : 0;
+  if (hi == TB_GEOM_MESH) {  // (a mesh meets no prism, and the implicit step's shapes there)
+    if (lo == TB_GEOM_SPHERE) return 1;
+    if (lo == TB_GEOM_CAPSULE) return 3;
+    return lo == TB_GEOM_BOX || lo == TB_GEOM_PLANE || lo == TB_GEOM_MESH ? TB_MAXCON_PAIR : 0;
+  }
   if (lo < 0 || hi >= TB_GEOM_ELLIPSOID) return 0;  // (those touch in the implicit step only)
   if (hi == TB_GEOM_PRISM && lo != TB_GEOM_PRISM) return 0;  // prisms only meet prisms
   if (lo == TB_GEOM_SPHERE) return 1;

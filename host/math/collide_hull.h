@@ -1,5 +1,6 @@
 // Contact with convex polyhedra (TB_GEOM_MESH, tbHull): against a plane every corner below the
-// margin; against a sphere the closest point of the polyhedron to its centre; against a box
+// margin; against a sphere the closest point of the polyhedron to its centre, and against a
+// capsule its ends' and the segment's nearest point's (as capsule-box); against a box
 // (seen as a polyhedron) or another polyhedron the separating-axis test over both shapes' face
 // normals and the edge pairs that build a face of their Minkowski difference (Gregorius, "The
 // Separating Axis Test between Convex Polyhedra", GDC 2013), then the incident face clipped
@@ -222,35 +223,103 @@ TB_HD double tbh_closestOutside(const tbHull* h, const double c[3], double q[3])
   return best;
 }
 
-TB_HD int tbh_collideSphereMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
-                                tbContactPoint* out) {
+// a point c (world) inflated by r against the mesh b: the hull's closest point (from inside,
+// out through the nearest face); the normal from b to the point
+TB_HD int tbh_pointMesh(const double c[3], double r, const tbGeomPose* b, int feature,
+                        double margin, tbContactPoint* out) {
   const tbHull* h = &b->hull;
-  double d[3], c[3];
-  tbu_sub3(d, a->pos, b->pos);
-  tbu_rotVecInv(c, b->quat, d);
+  double d[3], l[3];
+  tbu_sub3(d, c, b->pos);
+  tbu_rotVecInv(l, b->quat, d);
   double smax = -INFINITY;
   int fmax = 0;
   for (int f = 0; f < h->nface; f++) {
-    double s = tbu_dot3(h->plane + 4 * f, c) - h->plane[4 * f + 3];
+    double s = tbu_dot3(h->plane + 4 * f, l) - h->plane[4 * f + 3];
     if (s > smax) smax = s, fmax = f;
   }
-  double r = a->size[0];
   if (smax > r + margin) return 0;  // the distance is at least the largest face separation
-  double q[3] = {c[0], c[1], c[2]}, nl[3];
-  if (smax <= 0.0) {  // the centre inside: out through the nearest face
+  double q[3] = {l[0], l[1], l[2]}, nl[3];
+  if (smax <= 0.0) {
     tbu_copy3(nl, h->plane + 4 * fmax);
-    tbu_addscl3(q, c, nl, -smax);
+    tbu_addscl3(q, l, nl, -smax);
   } else {
-    double dist = tbh_closestOutside(h, c, q);
-    tbu_sub3(nl, c, q);
+    double dist = tbh_closestOutside(h, l, q);
+    tbu_sub3(nl, l, q);
     tbu_scl3(nl, nl, 1.0 / dist);
   }
   double n[3], pb[3], pa[3];
   tbu_rotVec(n, b->quat, nl);
   tbu_rotVec(pb, b->quat, q);
   tbu_add3(pb, pb, b->pos);
-  tbu_addscl3(pa, a->pos, n, -r);
-  return tbg_emit(out, pa, pb, n, NULL, 0, margin);
+  tbu_addscl3(pa, c, n, -r);
+  return tbg_emit(out, pa, pb, n, NULL, feature, margin);
+}
+
+TB_HD int tbh_collideSphereMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
+                                tbContactPoint* out) {
+  return tbh_pointMesh(a->pos, a->size[0], b, 0, margin, out);
+}
+
+// the signed distance of local point l to the polyhedron: inside, the nearest face's (negative);
+// outside, to its closest point. Convex, as a convex set's signed distance is
+TB_HD double tbh_sdf(const tbHull* h, const double l[3]) {
+  double smax = -INFINITY, q[3];
+  for (int f = 0; f < h->nface; f++) {
+    double s = tbu_dot3(h->plane + 4 * f, l) - h->plane[4 * f + 3];
+    smax = s > smax ? s : smax;
+  }
+  return smax <= 0.0 ? smax : tbh_closestOutside(h, l, q);
+}
+
+// as capsule-box (collide_geom.h): both segment ends as spheres (features 0, 1), and the segment
+// point nearest the mesh where it lies clearly inside the segment (feature 2), found by a
+// fixed-count golden-section search on the convex signed distance
+TB_HD int tbh_collideCapsuleMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
+                                 tbContactPoint* out) {
+  double c[3], u[3], L, p[3];
+  tbg_capsuleSeg(a, c, u, &L);
+  double r = a->size[0];
+  int n = 0;
+  tbu_addscl3(p, c, u, -L);
+  n += tbh_pointMesh(p, r, b, 0, margin, out + n);
+  tbu_addscl3(p, c, u, L);
+  n += tbh_pointMesh(p, r, b, 1, margin, out + n);
+  if (!(L > 0.0)) return n;
+  double d[3], lc[3], lu[3], l[3];
+  tbu_sub3(d, c, b->pos);
+  tbu_rotVecInv(lc, b->quat, d);
+  tbu_rotVecInv(lu, b->quat, u);
+  const double g = 0.6180339887498949;  // (sqrt 5 - 1) / 2
+  double lo = -L, hi = L, x[2] = {L - g * 2.0 * L, -L + g * 2.0 * L}, f[2];
+  for (int k = 0; k < 2; k++) {
+    tbu_addscl3(l, lc, lu, x[k]);
+    f[k] = tbh_sdf(&b->hull, l);
+  }
+  for (int it = 0; it < 64; it++) {  // the interval shrinks by 0.618^64 ~ 4e-14
+    int left = f[0] <= f[1];
+    if (left) {
+      hi = x[1], x[1] = x[0], f[1] = f[0], x[0] = hi - g * (hi - lo);
+    } else {
+      lo = x[0], x[0] = x[1], f[0] = f[1], x[1] = lo + g * (hi - lo);
+    }
+    tbu_addscl3(l, lc, lu, x[left ? 0 : 1]);
+    f[left ? 0 : 1] = tbh_sdf(&b->hull, l);
+  }
+  double sm = 0.5 * (lo + hi), fe[2];
+  tbu_addscl3(l, lc, lu, sm);
+  double fm = tbh_sdf(&b->hull, l);
+  for (int k = 0; k < 2; k++) {
+    tbu_addscl3(l, lc, lu, k ? L : -L);
+    fe[k] = tbh_sdf(&b->hull, l);
+  }
+  // a flat or end-attained minimum is the end contacts' (the de-duplication)
+  double reach = 0.0;
+  for (int i = 0; i < b->hull.nvert; i++) reach = fmax(reach, tbu_norm3(b->hull.vert + 3 * i));
+  if (fm < fmin(fe[0], fe[1]) - 1e-7 * (L + r + reach)) {
+    tbu_addscl3(p, c, u, sm);
+    n += tbh_pointMesh(p, r, b, 2, margin, out + n);
+  }
+  return n;
 }
 
 //---- two polyhedra -----------------------------------------------------------------------------
