@@ -6,7 +6,8 @@
 // Separating Axis Test between Convex Polyhedra", GDC 2013), then the incident face clipped
 // against the reference face's sides (a face touching a face gets its corners, as box-box) or
 // the closest points of the two edges. Conventions as collide_geom.h; plain C, fixed-size
-// locals, the same on host and device.
+// locals, the same on host and device. The pair entries are TB_HDN: their clipping buffers and
+// spills stay out of the frames of scenes without meshes.
 #ifndef TUMBLE_COLLIDE_HULL_H_
 #define TUMBLE_COLLIDE_HULL_H_
 
@@ -146,8 +147,8 @@ TB_HD double tbh_height(const tbGeomPose* b, int i, const double o[3], const dou
 // every corner of the mesh b below margin off the plane a, with the plane's x axis as the
 // contacts' tangent; past TB_MAXCON_PAIR of them, the four that span the patch (tbh_keep's rule,
 // over the corners in turn: a mesh's flat face may hold hundreds)
-TB_HD int tbh_collidePlaneMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
-                               tbContactPoint* out) {
+TB_HDN int tbh_collidePlaneMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
+                                tbContactPoint* out) {
   const double ez[3] = {0.0, 0.0, 1.0}, ex[3] = {1.0, 0.0, 0.0};
   double n[3], tx[3], m[3], v[3];
   tbu_rotVec(n, a->quat, ez);
@@ -255,8 +256,8 @@ TB_HD int tbh_pointMesh(const double c[3], double r, const tbGeomPose* b, int fe
   return tbg_emit(out, pa, pb, n, NULL, feature, margin);
 }
 
-TB_HD int tbh_collideSphereMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
-                                tbContactPoint* out) {
+TB_HDN int tbh_collideSphereMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
+                                 tbContactPoint* out) {
   return tbh_pointMesh(a->pos, a->size[0], b, 0, margin, out);
 }
 
@@ -274,8 +275,8 @@ TB_HD double tbh_sdf(const tbHull* h, const double l[3]) {
 // as capsule-box (collide_geom.h): both segment ends as spheres (features 0, 1), and the segment
 // point nearest the mesh where it lies clearly inside the segment (feature 2), found by a
 // fixed-count golden-section search on the convex signed distance
-TB_HD int tbh_collideCapsuleMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
-                                 tbContactPoint* out) {
+TB_HDN int tbh_collideCapsuleMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
+                                  tbContactPoint* out) {
   double c[3], u[3], L, p[3];
   tbg_capsuleSeg(a, c, u, &L);
   double r = a->size[0];
@@ -462,8 +463,8 @@ TB_HD int tbh_edgeContact(const tbGeomPose* a, int ea, const tbGeomPose* b, int 
 
 // two polyhedra (normal from b to a): no contact where an axis separates them by the margin;
 // else a face's manifold unless an edge pair's axis separates them clearly more
-TB_HD int tbh_collideHulls(const tbGeomPose* a, const tbGeomPose* b, double margin,
-                           tbContactPoint* out) {
+TB_HDN int tbh_collideHulls(const tbGeomPose* a, const tbGeomPose* b, double margin,
+                            tbContactPoint* out) {
   int fa, fb, ea, eb;
   double axis[3] = {0.0, 0.0, 0.0};
   double sa = tbh_faceQuery(a, b, &fa);
@@ -485,8 +486,8 @@ TB_HD int tbh_collideMeshMesh(const tbGeomPose* a, const tbGeomPose* b, double m
   return tbh_collideHulls(a, b, margin, out);
 }
 
-TB_HD int tbh_collideBoxMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
-                             tbContactPoint* out) {
+TB_HDN int tbh_collideBoxMesh(const tbGeomPose* a, const tbGeomPose* b, double margin,
+                              tbContactPoint* out) {
   tbGeomPose box = *a;
   tbBoxHull s;
   tbh_boxHull(a->size, &s, &box.hull);
