@@ -1,7 +1,8 @@
 // Mesh files into tbMesh (mesh.h): assimp reads STL (binary and ASCII) and OBJ, this file reads
 // MuJoCo's MSH; then, as MuJoCo's compiler does, the vertices are held in single precision and
 // scaled, repeated positions are merged, and the surface must bound a volume (each directed edge
-// once, a positive volume) whose mass properties come from the divergence theorem.
+// once and its reverse, a positive volume), whose mass properties come as MuJoCo's compiler
+// computes them (tb_meshMass).
 #define _GNU_SOURCE  // qsort_r
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
@@ -250,8 +251,7 @@ void tb_meshMass(const tbMesh* m, int legacy, double* volume, double center[3], 
   memcpy(inertia, I, sizeof(I));
 }
 
-//---- the whole
-//-------------------------------------------------------------------------------------
+//---- the whole mesh ----------------------------------------------------------------------------
 
 // scale, merge, faces from the hull where the mesh has none, check, mass properties
 static int tb_meshFinish(const char* what, const double scale[3], tbMesh* m) {

@@ -1,5 +1,6 @@
-// Convex hulls by qhull (reentrant libqhull_r), as MuJoCo's compiler computes them ("qhull Qt":
-// triangulated facets)
+// Convex hulls by qhull (reentrant libqhull_r): a vertex-only mesh's triangles, as MuJoCo's
+// compiler computes them ("qhull Qt": triangulated facets), and a colliding mesh's polyhedron
+// (default merging: coplanar facets one face, its corners ordered about it, its edges paired)
 #include <libqhull_r/qhull_ra.h>
 #include <stdio.h>
 #include <stdlib.h>
