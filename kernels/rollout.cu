@@ -119,6 +119,7 @@ static int tb_uploadModel(const tbModel* m, tbModel* dm, char** buf) {
   dm->jdef = NULL;
   dm->ddef = NULL;
   dm->sdef = NULL;
+  dm->schdef = NULL;
   TB_CUDA_CHECK(cudaMalloc((void**)buf, total + 1), rc, done);
   {
     size_t off = 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <tumble/grasp3d.h>
+#include <tumble/mjcf.h>
 
 #include "math/tb_math.h"
 
@@ -25,6 +26,9 @@ static void tb_grasp3dUsage(FILE* f) {
       "         [--max-iter K] [--tol T] [--seed S] [--threads T] [--device auto|cpu|gpu]\n"
       "         [--precision fp64|fp32] [--out PREFIX]\n"
       "         [--resume] [--yes] [--replay CELL,TRIAL [--replay-speed 0.25] [--view side|top]]\n"
+      "       tumble grasp3d --gripper GRIPPER.xml --object PART.xml [--tcp SITE]\n"
+      "         [--grasp-height L] [--open C[,C..]] [--close C[,C..]] [--close-time 0.3]\n"
+      "         [--disturb N] [--slip 10mm] [and the options above but --size, --force, --speed]\n"
       "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
       "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
       "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
@@ -32,7 +36,15 @@ static void tb_grasp3dUsage(FILE* f) {
       "  auto with max-iter 1000 and tol 1e-6 per step.\n"
       "  Writes PREFIX.csv and PREFIX.png (default PREFIX grasp3d). --replay runs trial TRIAL\n"
       "  of cell CELL (x fastest) alone, bitwise as in the study, and writes\n"
-      "  PREFIX-replay-CELL-TRIAL.csv (every step) and .mp4.\n");
+      "  PREFIX-replay-CELL-TRIAL.csv (every step) and .mp4.\n"
+      "  Your own gripper and part (MJCF files; docs/grasp3d.md): the gripper's top body moves\n"
+      "  (its free joint read past) so that its site --tcp (default tcp) points down over the\n"
+      "  part, descends to --grasp-height (default: the part's centre, raised until the gripper\n"
+      "  clears the table by 1 mm), closes (each actuator's control ramps from --open to --close,\n"
+      "  default its ctrlrange's low and high ends, over --close-time s), lifts and holds, then\n"
+      "  pushes the part with --disturb N (default its weight) along +-x, +-y, +-z in turn: held\n"
+      "  when lifted and never moved more than --slip from its place in the gripper. The part's\n"
+      "  mass is the file's unless --mass is given; --mu replaces every contact's friction.\n");
 }
 
 // "V" or "LO:HI" with LO <= HI, both in [lo, hi]
@@ -63,12 +75,68 @@ typedef struct tbGrasp3dArgs {
   tbReplayOpt replay;
   int resume;          // --resume: go on from PREFIX.journal
   const char* dt_val;  // --dt as typed (NULL: the default), for messages
+  int mass_given;
+  const char* builtin;  // an option only the built-in gripper takes (--size, --force, --speed)
+  const char* useropt;  // an option only a gripper file takes
+  int nopen, nclose;    // --open, --close counts
 } tbGrasp3dArgs;
+
+// C[,C..]: at most TB_G3_MAXACT controls into out; the count, or -1 after an error
+static int tb_parseControls(const char* what, const char* s, double* out) {
+  char buf[512], full[600];
+  snprintf(buf, sizeof(buf), "%s", s);
+  snprintf(full, sizeof(full), "%s %s", what, s);
+  int n = 0;
+  for (char *p = buf, *c; p; p = c ? c + 1 : NULL) {
+    c = strchr(p, ',');
+    if (c) *c = 0;
+    if (n == TB_G3_MAXACT) {
+      return tb_cliError("%s: at most %d controls, one per actuator", full, TB_G3_MAXACT), -1;
+    }
+    if (tb_parseNumber(full, p, &out[n++])) return -1;
+  }
+  return n;
+}
+
+// 1 when val names an MJCF file (ends in .xml) rather than a built-in object
+static int tb_isXml(const char* val) {
+  size_t n = strlen(val);
+  return n > 4 && !strcmp(val + n - 4, ".xml");
+}
 
 // the default size of each object: box 30x50x30 mm, capsule 30x60 mm, sphere 40 mm
 static void tb_defaultSize(int object, double size[3]) {
   static const double s[3][3] = {{0.03, 0.05, 0.03}, {0.03, 0.06, 0.0}, {0.04, 0.0, 0.0}};
   memcpy(size, s[object], sizeof(double) * 3);
+}
+
+// the options of a user's gripper and part, each given with what takes it; 0, or 2
+static int tb_userArgs(tbGrasp3dArgs* a) {
+  tbGrasp3dDef* d = &a->def;
+  if (d->part && !d->gripper) {
+    return tb_cliError(
+        "--object %s: a part file is grasped by a gripper file (--gripper); the "
+        "built-in gripper grasps box, capsule or sphere",
+        d->part);
+  }
+  if (d->gripper && !d->part) {
+    return tb_cliError("--gripper %s: give the part it grasps (--object PART.xml)", d->gripper);
+  }
+  int user = d->gripper != NULL;
+  if (user && a->builtin) {
+    return tb_cliError(
+        "%s: the built-in gripper's; a gripper file's forces and strokes are its "
+        "actuators' (kp, forcerange, ctrlrange)",
+        a->builtin);
+  }
+  if (!user && a->useropt) return tb_cliError("%s: for a gripper file (--gripper)", a->useropt);
+  if (a->nopen != a->nclose) {
+    return tb_cliError("--open has %d controls, --close %d: one each per actuator", a->nopen,
+                       a->nclose);
+  }
+  d->nctrl = a->nopen;
+  if (user && !a->mass_given) d->mass_lo = d->mass_hi = 0.0;  // the file's
+  return 0;
 }
 
 // returns 0, 2 after an error, -1 after --help
@@ -96,14 +164,55 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
     i++;
     int rc = 0;
     tbGrasp3dDef* d = &a->def;
-    if (!strcmp(arg, "--object")) {
+    if (!strcmp(arg, "--object") && tb_isXml(val)) {
+      d->part = val;
+    } else if (!strcmp(arg, "--gripper")) {
+      d->gripper = val;
+    } else if (!strcmp(arg, "--tcp")) {
+      a->useropt = arg;
+      d->tcp = val;
+    } else if (!strcmp(arg, "--grasp-height")) {
+      a->useropt = arg;
+      rc = tb_parseLength(arg, val, 1e-3, &d->grasp_height);
+      if (!rc && !(d->grasp_height >= 0.0 && d->grasp_height <= 1.0)) {
+        return tb_cliError("--grasp-height %s: must be in [0, 1m]", val);
+      }
+    } else if (!strcmp(arg, "--open") || !strcmp(arg, "--close")) {
+      a->useropt = arg;
+      int open = !strcmp(arg, "--open");
+      int n = tb_parseControls(arg, val, open ? d->ctrl_open : d->ctrl_close);
+      if (n < 0) return 2;
+      *(open ? &a->nopen : &a->nclose) = n;
+    } else if (!strcmp(arg, "--close-time")) {
+      a->useropt = arg;
+      rc = tb_parseNumber(arg, val, &d->close_time);
+      if (!rc && !(d->close_time > 0.0 && d->close_time <= 10.0)) {
+        return tb_cliError("--close-time %s: must be in (0, 10] (s)", val);
+      }
+    } else if (!strcmp(arg, "--disturb")) {
+      a->useropt = arg;
+      rc = tb_parseNumber(arg, val, &d->disturb);
+      if (!rc && !(d->disturb > 0.0 && d->disturb <= 1e4)) {
+        return tb_cliError("--disturb %s: must be in (0, 10000] (N)", val);
+      }
+    } else if (!strcmp(arg, "--slip")) {
+      a->useropt = arg;
+      rc = tb_parseLength(arg, val, 1e-3, &d->slip);
+      if (!rc && !(d->slip > 0.0 && d->slip <= 1.0)) {
+        return tb_cliError("--slip %s: must be in (0, 1m]", val);
+      }
+    } else if (!strcmp(arg, "--object")) {
       int k = -1;
       for (int j = 0; j < 3; j++) {
         if (!strcmp(val, kObjectName[j])) k = j;
       }
-      if (k < 0) return tb_cliError("--object %s: expected box, capsule or sphere", val);
+      if (k < 0) {
+        return tb_cliError("--object %s: expected box, capsule, sphere or an MJCF file (.xml)",
+                           val);
+      }
       d->object = k;
     } else if (!strcmp(arg, "--size")) {
+      a->builtin = arg;
       a->size_val = val;
       a->nsize = tb_parseLengths(arg, val, 1e-3, a->size, 3);
       if (a->nsize < 0) return 2;
@@ -119,6 +228,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       }
       d->mass_lo = r[0];
       d->mass_hi = r[1];
+      a->mass_given = 1;
     } else if (!strcmp(arg, "--mu")) {
       double r[2];
       rc = tb_parseRange(arg, val, 0.0, 1e3, r);
@@ -137,11 +247,13 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       }
       d->yaw_noise = deg * TB_PI / 180.0;
     } else if (!strcmp(arg, "--force")) {
+      a->builtin = arg;
       rc = tb_parseNumber(arg, val, &d->force);
       if (!rc && !(d->force > 0.0 && d->force <= 1e4)) {
         return tb_cliError("--force %s: must be in (0, 10000] (N)", val);
       }
     } else if (!strcmp(arg, "--speed")) {
+      a->builtin = arg;
       rc = tb_parseNumber(arg, val, &d->close_speed);
       if (!rc && !(d->close_speed > 0.0 && d->close_speed <= 10.0)) {
         return tb_cliError("--speed %s: must be in (0, 10] (m/s)", val);
@@ -192,6 +304,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
   }
   tbGrasp3dDef* d = &a->def;
   tb_cliRunOf(&d->device, &d->precision);
+  if (tb_userArgs(a)) return 2;
   tb_defaultSize(d->object, d->size);
   if (a->size_given) {
     int want = d->object == TB_G3_BOX ? 3 : d->object == TB_G3_CAPSULE ? 2 : 1;
@@ -220,7 +333,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
   if (tb_checkGrasp3dDef(d) != TB_OK) return tb_cliError("%s", tb_lastError());
   if (a->dt_val) {  // at least the shortest step of the scene (tb_minStep)
     tbGrasp3dInfo info;
-    tbModel* m = tb_buildGrasp3d(d, &info);
+    tbModel* m = tb_loadGrasp3d(d, &info, NULL, 0);
     int rc = m ? tb_cliCheckStep("--dt", a->dt_val, m, d->dt) : tb_cliError("%s", tb_lastError());
     tb_freeModel(m);
     if (rc) return rc;
@@ -228,12 +341,33 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
   return 0;
 }
 
-static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, tbOutFile* png,
-                              double p) {
+// a file's name without its folders
+static const char* tb_baseName(const char* path) {
+  const char* slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+// what the study grasps, for titles and the JSON: the object's kind, or the part file's name
+static const char* tb_objectName(const tbGrasp3dDef* d) {
+  return d->part ? tb_baseName(d->part) : kObjectName[d->object];
+}
+
+static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dInfo* info,
+                              const tbGrasp3dResult* r, tbOutFile* png, double p) {
   const tbGrasp3dDef* d = &a->def;
   double xy[128];
-  int n = tb_grasp3dOutline(d, xy);
+  int n = info->user ? info->noutline : tb_grasp3dOutline(d, xy);
+  for (int i = 0; i < n && info->user; i++) {
+    xy[2 * i] = info->outline[i][0];
+    xy[2 * i + 1] = info->outline[i][1];
+  }
   char title[200], size[64];
+  if (info->user) {
+    snprintf(title, sizeof(title), "grasp3d: %s in %s, mu %g-%g, %d trials/cell: p = %.3f",
+             tb_objectName(d), tb_baseName(d->gripper), d->mu_lo, d->mu_hi, d->trials, p);
+    int rc = tb_plotSweep(png->f, title, &d->grid, &r->tally, 1, &n, xy);
+    return rc ? tb_cliPlotFailed(png) : 0;
+  }
   if (d->object == TB_G3_BOX) {
     snprintf(size, sizeof(size), "%gx%gx%g mm", 1e3 * d->size[0], 1e3 * d->size[1],
              1e3 * d->size[2]);
@@ -248,8 +382,37 @@ static int tb_writeGrasp3dPng(const tbGrasp3dArgs* a, const tbGrasp3dResult* r, 
   return rc ? tb_cliPlotFailed(png) : 0;
 }
 
+// FNV-1a over n bytes, from h
+static uint64_t tb_fnv(uint64_t h, const void* p, size_t n) {
+  const unsigned char* b = (const unsigned char*)p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+// a user's scene by what its files made: the scenes' values, the meshes, the path and schedules
+// (an edited file or mesh is another study, whatever its name)
+static uint64_t tb_sceneFingerprint(const tbModel* m) {
+  uint64_t h = 1469598103934665603ull;
+  h = tb_fnv(h, m->vary0, sizeof(double) * (size_t)m->nvary);
+  h = tb_fnv(h, m->hull_vert, sizeof(double) * 3 * (size_t)m->nhullvert);
+  h = tb_fnv(h, m->drv_key, sizeof(double) * 8 * TB_MAXKEY * (size_t)m->ndriver);
+  return tb_fnv(h, m->sch_key, sizeof(double) * 2 * TB_MAXKEY * (size_t)m->nsched);
+}
+
 // a study as text, for its journal: every option that changes a trial's outcome
 static void tb_grasp3dKey(const tbGrasp3dDef* d, char* key, size_t n) {
+  if (d->gripper) {
+    snprintf(key, n,
+             "grasp3d-user %s %s scene %016llx m %.17g %.17g mu %.17g %.17g noise %.17g %.17g "
+             "lift %.17g hold %.17g dt %.17g solver %d it %d tol %.17g grid %d %d %.17g %.17g "
+             "%.17g %.17g trials %d seed %llu",
+             TUMBLE_VERSION, TUMBLE_COMMIT, (unsigned long long)tb_sceneFingerprint(d->user_model),
+             d->mass_lo, d->mass_hi, d->mu_lo, d->mu_hi, d->pos_noise, d->yaw_noise, d->lift,
+             d->hold, d->dt, d->solver, d->max_iter, d->tol, d->grid.nx, d->grid.ny,
+             d->grid.extent_x, d->grid.extent_y, d->grid.center_x, d->grid.center_y, d->trials,
+             (unsigned long long)d->seed);
+    return;
+  }
   snprintf(key, n,
            "grasp3d %s %s %d %.17g %.17g %.17g m %.17g %.17g mu %.17g %.17g noise %.17g %.17g "
            "F %.17g v %.17g lift %.17g hold %.17g dt %.17g solver %d it %d tol %.17g "
@@ -302,6 +465,7 @@ static void tb_grasp3dAddReplayed(const tbGrasp3dJournal* gj, int trials, tbGras
     int bits = gj->outcome[g];
     tb_tallyAdd(&r->tally, (int)(g / trials), bits & TB_G3_FAILED, (bits & TB_G3_HELD) != 0);
     r->unconverged += (bits & TB_G3_UNCONVERGED) != 0;
+    r->struck += (bits & TB_G3_STRUCK) != 0;
     int status = (bits & TB_G3_OVERFLOW ? TB_SCENE_OVERFLOW_FAIL : 0) |
                  (bits & TB_G3_BURIED ? TB_SCENE_START_FAIL : 0) |
                  (bits & TB_G3_UNCONVERGED ? TB_SCENE_UNCONVERGED : 0);
@@ -336,33 +500,46 @@ static int tb_grasp3dReplay(tbGrasp3dArgs* a) {
     return tb_cliError("--replay %d,%d: the study has %d cells of %d trials", cell, trial,
                        def->grid.nx * def->grid.ny, def->trials);
   tbGrasp3dInfo info;
-  tbModel* m = tb_buildGrasp3d(def, &info);
+  tbModel* m = tb_loadGrasp3d(def, &info, NULL, 0);
   tbData* d = m ? tb_newData(m, 1) : NULL;
-  int rc = 0;
+  int rc = 0, held = 0;
   if (d) {
     tb_defaultParams(m, d);
     tb_grasp3dParams(m, &info, def, cell, trial, d->param);
   }
   if (!d || tb_checkParams(m, d) || tb_resetData(m, d))
     rc = tb_cliError("--replay: %s", tb_lastError());
+  if (!rc && info.user) {  // the study's pieces first, for its verdict; then the recorded run
+    unsigned char h = 0;
+    if (tb_grasp3dUserRollout(m, &info, d, 1, def, &h) || tb_resetData(m, d)) {
+      rc = tb_cliError("--replay: %s", tb_lastError());
+    }
+    held = h;
+  }
   char stem[4200];
   snprintf(stem, sizeof(stem), "%s-replay-%d-%d", a->out, cell, trial);
   tbCliReplay rep = {0};
   if (!rc) rc = tb_replayRun(&rep, stem, m, d, (int)info.nstep, &a->replay);
-  int held = !rc && !(d->status[0] & TB_SCENE_FAILMASK) && tb_grasp3dSuccess(m, &info, d, 0);
+  if (!info.user) held = !rc && tb_grasp3dSuccess(m, &info, d, 0);
+  held = held && !rc && !(d->status[0] & TB_SCENE_FAILMASK);
   char text[96] = "";
   if (!rc) {
     tb_statusText(d->status[0], text, sizeof(text));
     char title[160], caption[200];
     const double* p = d->param;
-    snprintf(title, sizeof(title), "grasp3d %s, cell %d, trial %d: %s (%s)",
-             kObjectName[def->object], cell, trial, held ? "held" : "not held", text);
+    snprintf(title, sizeof(title), "grasp3d %s, cell %d, trial %d: %s (%s)", tb_objectName(def),
+             cell, trial, held ? "held" : "not held", text);
+    // the yaw of the trial's draw: the built-in object's from its quaternion; a part's from
+    // the draw itself (its quaternion holds its file's turn too)
+    double yaw =
+        info.user ? tb_grasp3dDraw(def, cell, trial).yaw : 2.0 * atan2(p[info.p_qz], p[info.p_qw]);
+    char force[32] = "";
+    if (info.p_force >= 0) snprintf(force, sizeof(force), ", %g N per finger", p[info.p_force]);
     snprintf(caption, sizeof(caption),
              "object at (%.2f, %.2f) mm, yaw %.2f deg from the jaws' centre; mu %.3f, mass "
-             "%.4g kg, %g N per finger",
-             1e3 * p[info.p_x], 1e3 * p[info.p_y],
-             2.0 * atan2(p[info.p_qz], p[info.p_qw]) * 180.0 / TB_PI, p[info.p_mu], p[info.p_mass],
-             p[info.p_force]);
+             "%.4g kg%s",
+             1e3 * p[info.p_x], 1e3 * p[info.p_y], yaw * 180.0 / TB_PI, p[info.p_mu],
+             p[info.p_mass], force);
     rc = tb_replayWrite(&rep, m, d, &a->replay, title, caption);
     if (!rc) rc = tb_replayCommit(&rep, NULL);
   }
@@ -386,12 +563,22 @@ int tb_grasp3dMain(int argc, char** argv) {
   if (rc) return rc < 0 ? 0 : rc;
   if (a.replay_cell >= 0) return tb_grasp3dReplay(&a);
   tbGrasp3dInfo info;
-  tbModel* m = tb_buildGrasp3d(&a.def, &info);
+  char note[1024];
+  tbModel* m = tb_loadGrasp3d(&a.def, &info, note, sizeof(note));
   if (!m) return tb_cliError("%s", tb_lastError());
-  tb_freeModel(m);
+  if (note[0]) fprintf(stderr, "tumble: grasp3d: %s\n", note);
+  if (info.user) {  // the sweep's model: the files are read once
+    a.def.user_model = m;
+    a.def.user_info = &info;
+  } else {
+    tb_freeModel(m);
+    m = NULL;
+  }
   if ((rc = tb_cliCostCheck("grasp3d", "trials",
-                            (double)a.def.grid.nx * a.def.grid.ny * a.def.trials, info.nstep)))
+                            (double)a.def.grid.nx * a.def.grid.ny * a.def.trials, info.nstep))) {
+    tb_freeModel(m);
     return rc;
+  }
   // PREFIX.csv (or PREFIX.h5 for --out PREFIX.h5) and PREFIX.png, opened before the study and
   // committed together
   int h5 = tb_isH5(a.out), stem = h5 ? (int)(strrchr(a.out, '.') - a.out) : (int)strlen(a.out);
@@ -426,11 +613,18 @@ int tb_grasp3dMain(int argc, char** argv) {
   double p = valid ? (double)succ / valid : NAN, lo, hi;
   tb_wilson(succ, valid, &lo, &hi);
   tbOutFile* files[2] = {&out, &plot};
-  if (!(rc = tb_writeGrasp3dPng(&a, &r, &plot, p)) && !(rc = tb_writeCells(&out, &a, &r, sw)))
+  if (!(rc = tb_writeGrasp3dPng(&a, &info, &r, &plot, p)) &&
+      !(rc = tb_writeCells(&out, &a, &r, sw)))
     rc = tb_cliOutCommitAll("--out", files, 2);
   if (!rc)
     tb_sayFailures("grasp3d", "trial", &r.fails, 0,
                    "raise --max-iter, loosen --tol or try another --solver");
+  if (!rc && r.struck) {
+    fprintf(stderr,
+            "tumble: grasp3d: %ld trial(s) struck the part on the way down (it moved by more than "
+            "--slip before the close): counted as failed grasps\n",
+            r.struck);
+  }
   if (!rc) {
     double steps = (double)r.done * r.nstep, s = r.seconds > 0.0 ? r.seconds : 1e-9;
     char pstr[32] = "null";  // JSON has no NaN: every scene failed numerically
@@ -439,11 +633,12 @@ int tb_grasp3dMain(int argc, char** argv) {
     printf(
         "{\"object\": \"%s\", \"probability\": %s, \"lo95\": %.4f, \"hi95\": %.4f, "
         "\"trials\": %ld, \"successes\": %ld, \"failed_scenes\": %ld, \"unconverged_scenes\": "
-        "%ld, \"cells\": %d, \"steps_per_trial\": %ld, \"seconds\": %.3f, \"trials_per_s\": "
+        "%ld, \"struck_trials\": %ld, \"cells\": %d, \"steps_per_trial\": %ld, \"seconds\": %.3f, "
+        "\"trials_per_s\": "
         "%.4g, \"scene_steps_per_s\": %.4g, \"threads\": %d, \"partial\": %s, \"table\": \"%s\", "
         "\"png\": \"%s\"}\n",
-        kObjectName[a.def.object], pstr, lo, hi, r.done, succ, failed, r.unconverged, r.tally.ncell,
-        r.nstep, r.seconds, r.done / s, steps / s, omp_get_max_threads(),
+        tb_objectName(&a.def), pstr, lo, hi, r.done, succ, failed, r.unconverged, r.struck,
+        r.tally.ncell, r.nstep, r.seconds, r.done / s, steps / s, omp_get_max_threads(),
         sw == TB_INTERRUPTED ? "true" : "false", tb_jsonPath(&j[0], table),
         tb_jsonPath(&j[1], png));
   }
@@ -459,5 +654,6 @@ done:
   free(gj.outcome);
   tb_outAbort(&out);
   tb_outAbort(&plot);
+  tb_freeModel(m);
   return rc;
 }

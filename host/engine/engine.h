@@ -400,6 +400,13 @@ TB_HD int tb_contactCapacity(const tbModel* m) {
 
 // model.c: 1 when the n values are all finite
 int tb_allFinite(const double* v, int n);
+// model.c: a builder array grown to hold n + 1 items; 0, or -1 when out of memory
+int tb_grow(void** arr, int* cap, int n, size_t item);
+// model.c: 0 while m takes more objects, else -1 with the error set
+int tb_checkEditable(const tbModel* m);
+// schedule.c: the schedules' vary indices and keys; an error where a parameter or the option
+// rest_speed would fight one
+int tb_compileSchedules(tbModel* m);
 // vary.c: the values of one object of a field (its components), and the objects of a field
 int tb_fieldWidth(int field);
 int tb_fieldCount(const tbModel* m, int field);

@@ -91,11 +91,11 @@ void tb_freeModel(tbModel* m) {
   free(m->exclude);
   free(m->jdef);
   free(m->ddef);
+  free(m->schdef);
   free(m);
 }
 
-// grow a builder array to hold n + 1 items
-static int tb_grow(void** arr, int* cap, int n, size_t item) {
+int tb_grow(void** arr, int* cap, int n, size_t item) {
   if (n < *cap) return 0;
   int nc = *cap ? 2 * *cap : 8;
   void* p = realloc(*arr, nc * item);
@@ -112,7 +112,7 @@ int tb_allFinite(const double* v, int n) {
   return 1;
 }
 
-static int tb_checkEditable(const tbModel* m) {
+int tb_checkEditable(const tbModel* m) {
   if (m->compiled) {
     tb_setError("model: already compiled, no more objects can be added");
     return -1;

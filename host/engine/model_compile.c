@@ -605,6 +605,7 @@ int tb_compileModel(tbModel* m) {
   if (rc == TB_OK) rc = tb_compilePairs(m);
   if (rc == TB_OK) rc = tb_compileVary(m);
   if (rc == TB_OK) rc = tb_compileParams(m);
+  if (rc == TB_OK) rc = tb_compileSchedules(m);
   if (rc == TB_OK) rc = tb_checkSupports(m, m->vary0);
   if (rc == TB_OK) rc = tb_checkStepValues(m, m->vary0);
   if (rc != TB_OK) return rc;

@@ -52,6 +52,24 @@ TB_HD void tb_stepValues(const tbModel* m, const tbData* d, int s, tbWork* w) {
   w->soft = opt[TB_OPT_SOFT];
 }
 
+// a schedule's value at time t: linear between its keys, held beyond them
+TB_HD double tb_scheduleAt(const double* key, int nkey, double t) {
+  if (t <= key[0]) return key[1];
+  for (int i = 1; i < nkey; i++) {
+    const double* a = key + 2 * (i - 1);
+    const double* b = key + 2 * i;
+    if (t < b[0]) return a[1] + (b[1] - a[1]) * ((t - a[0]) / (b[0] - a[0]));
+  }
+  return key[2 * nkey - 1];
+}
+
+// the scheduled values of a step that ends at t into the scene's values
+TB_HD void tb_scheduleValues(const tbModel* m, double t, double* vary) {
+  for (int k = 0; k < m->nsched; k++) {
+    vary[m->sch_target[k]] = tb_scheduleAt(m->sch_key + k * TB_MAXKEY * 2, m->sch_nkey[k], t);
+  }
+}
+
 // the model's kinematic bodies
 TB_HD int tb_kinematicCount(const tbModel* m) {
   int n = 0;
@@ -642,14 +660,18 @@ TB_HD void tb_implicitStep(tbTeam t, const tbModel* m, tbData* d, int s, tbWork*
 }
 
 // advance scene s by one step (thesis Eq. 2.77/2.78) in slot view w, which holds the scene's
-// values (tb_stepValues), by team t: its lead runs the stages that are serial, the whole team
-// the assembly and PGS. Every member sees the same status between the stages, so all take the
-// same way through. The stages (the geometrically implicit step is one of its own,
-// stage_implicit.h):
+// values (tb_stepValues; the scheduled ones are set here, for the step's end), by team t: its lead
+// runs the stages that are serial, the whole team the assembly and PGS. Every member sees the same
+// status between the stages, so all take the same way through. The stages (the geometrically
+// implicit step is one of its own, stage_implicit.h):
 //   set-up   the lead's kinematics, contacts and rows, the team's assembly, the warm start
 //   solve    the model's solver, its plastic retry, the corner pairs' rounds
 //   finish   the warm start kept, v+ and q+, the time and the solver's statistics
 TB_HDN void tb_stepHeld(tbTeam t, const tbModel* m, tbData* d, int s, tbWork* w) {
+  if (m->nsched) {
+    if (t.lane == 0) tb_scheduleValues(m, d->time[s] + w->h, w->vary);
+    tb_teamSync(t);
+  }
   if (m->opt.implicit) {
     tb_implicitStep(t, m, d, s, w);
     return;

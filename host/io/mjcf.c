@@ -105,7 +105,7 @@ static int tb_mjContact(tbMj* c, xmlNodePtr n) {
     int b[2];
     for (int i = 0; i < 2; i++) {
       if (!name[i]) return tb_mjFail(c, k, "an exclude needs body1= and body2=");
-      b[i] = tb_findBody(c->m, name[i]);
+      b[i] = tb_mjFindBody(c, name[i]);
       if (b[i] < 0 && strcmp(name[i], "world")) {
         return tb_mjFail(c, k, "body%d=\"%s\": no body of that name", i + 1, name[i]);
       }
@@ -373,52 +373,139 @@ static int tb_mjIncludes(tbMj* c, xmlDocPtr doc, xmlNodePtr n, int depth) {
   return 0;
 }
 
+// a reading into model m: the context's defaults (MuJoCo's)
+static void tb_mjStart(tbMj* c, tbModel* m) {
+  memset(c, 0, sizeof(*c));
+  c->angle = TB_PI / 180.0;  // MuJoCo's default unit
+  memcpy(c->seq, "xyz", 4);
+  c->minimal = 1;  // joints as MuJoCo holds them, where they can be (tb_mjModelNumerics)
+  c->m = m;
+}
+
+// MuJoCo's defaults: 2 ms, the pyramid (four facets for condim 3)
+static void tb_mjModelDefaults(tbModel* m) {
+  m->opt.timestep = 0.002;
+  m->opt.cone = TB_CONE_PYRAMID;
+  m->opt.facets = 4;
+}
+
+// file src read into c->m up to its parameters (the model not yet compiled); 0, or 2 with the
+// error set
+static int tb_mjReadInto(tbMj* c, const char* src) {
+  if (!src) return tb_setError("MJCF: no file"), 2;
+  c->body0 = c->nbody = c->m->nbody;  // a composed scene's unnamed bodies keep distinct names
+  c->doc = tb_mjRead(src, &c->file);
+  if (!c->doc) return 2;
+  int rc = tb_mjIncludes(c, c->doc, xmlDocGetRootElement(c->doc), 0);
+  if (!rc) rc = tb_mjSections(c, xmlDocGetRootElement(c->doc));
+  if (!rc) rc = tb_mjParams(c);
+  return rc;
+}
+
+static void tb_mjEnd(tbMj* c) {
+  free(c->cls);
+  free(c->qpos);
+  free(c->qvel);
+  free(c->numeric);
+  free(c->numeric_used);
+  free(c->named);
+  free(c->frame);
+  tb_mjFreeMeshes(c);
+  free(c->actuator_used);
+  for (int i = 0; i < c->nincluded; i++) free(c->included[i]);
+  free(c->included);
+  xmlFreeDoc(c->doc);
+}
+
 tbModel* tb_loadMJCF(const char* src) {
   return tb_loadMJCFNoting(src, NULL, 0);
 }
 
 tbModel* tb_loadMJCFNoting(const char* src, char* note, size_t cap) {
   if (note && cap) note[0] = 0;
-  if (!src) {
-    tb_setError("MJCF: no file");
+  tbModel* m = tb_newModel();
+  if (!m) {
+    tb_setError("MJCF: out of memory");
     return NULL;
   }
+  tb_mjModelDefaults(m);
   tbMj c;
-  memset(&c, 0, sizeof(c));
-  c.angle = TB_PI / 180.0;  // MuJoCo's default unit
-  memcpy(c.seq, "xyz", 4);
-  c.minimal = 1;  // joints as MuJoCo holds them, where they can be (tb_mjModelNumerics)
-  xmlDocPtr doc = tb_mjRead(src, &c.file);
-  if (!doc) return NULL;
-  c.m = tb_newModel();
-  int rc = c.m ? 0 : tb_setError("MJCF: out of memory");
-  if (c.m) {  // MuJoCo's defaults: 2 ms, the pyramid (four facets for condim 3)
-    c.m->opt.timestep = 0.002;
-    c.m->opt.cone = TB_CONE_PYRAMID;
-    c.m->opt.facets = 4;
-  }
-  if (!rc) rc = tb_mjIncludes(&c, doc, xmlDocGetRootElement(doc), 0);
-  if (!rc) rc = tb_mjSections(&c, xmlDocGetRootElement(doc));
-  if (!rc) rc = tb_mjParams(&c);
-  if (!rc && tb_compileModel(c.m)) rc = tb_mjPrefix(c.file, "model");
+  tb_mjStart(&c, m);
+  int rc = tb_mjReadInto(&c, src);
+  if (!rc && tb_compileModel(m)) rc = tb_mjPrefix(c.file, "model");
   if (!rc) rc = tb_mjCheckValues(&c);
   if (!rc) tb_mjMeshNote(&c);
   if (!rc && note && cap) snprintf(note, cap, "%s", c.note);
-  free(c.cls);
-  free(c.qpos);
-  free(c.qvel);
-  free(c.numeric);
-  free(c.numeric_used);
-  free(c.named);
-  free(c.frame);
-  tb_mjFreeMeshes(&c);
-  free(c.actuator_used);
-  for (int i = 0; i < c.nincluded; i++) free(c.included[i]);
-  free(c.included);
-  xmlFreeDoc(doc);
+  tb_mjEnd(&c);
   if (rc) {
-    tb_freeModel(c.m);
+    tb_freeModel(m);
     return NULL;
   }
-  return c.m;
+  return m;
+}
+
+//---- composed scenes ---------------------------------------------------------------------------
+
+#define TB_MJ_MAXPARTS 8
+
+// the files' notes as one line, each after its file's name
+static void tb_mjComposeNote(const tbMj* c, int n, char* note, size_t cap) {
+  size_t at = 0;
+  for (int i = 0; i < n && at < cap; i++) {
+    char world[96] = "";
+    if (c[i].world_shapes) {
+      snprintf(world, sizeof(world), "%s%d world shape%s (the scene has its own table)",
+               c[i].note[0] ? "; " : "", c[i].world_shapes, c[i].world_shapes > 1 ? "s" : "");
+    }
+    if (!c[i].note[0] && !world[0]) continue;
+    at += (size_t)snprintf(note + at, cap - at, "%s%s: %s%s%s", at ? "; " : "", c[i].file,
+                           c[i].note[0] || !world[0] ? "" : "read past ", c[i].note, world);
+  }
+}
+
+tbModel* tb_composeMJCF(tbMjcfPart* parts, int nparts, tbMjcfBuild build, void* ctx, char* note,
+                        size_t cap) {
+  if (note && cap) note[0] = 0;
+  if (!parts || nparts < 1 || nparts > TB_MJ_MAXPARTS) {
+    tb_setError("MJCF: a composed scene has 1 to %d files, not %d", TB_MJ_MAXPARTS, nparts);
+    return NULL;
+  }
+  tbModel* m = tb_newModel();
+  if (!m) {
+    tb_setError("MJCF: out of memory");
+    return NULL;
+  }
+  tb_mjModelDefaults(m);
+  tbMj c[TB_MJ_MAXPARTS];
+  int rc = 0, n = 0;
+  for (; n < nparts && !rc; n++) {
+    tbMjcfPart* p = &parts[n];
+    tbOption first = m->opt;  // the first file's options stay
+    int g0 = m->ngeom, j0 = m->njnt;
+    tb_mjStart(&c[n], m);
+    c[n].compose = n ? 2 : 1;
+    c[n].part = p;
+    p->site_found = 0;
+    p->nactuator = 0;
+    rc = tb_mjReadInto(&c[n], p->src);
+    if (n) m->opt = first;
+    p->body0 = c[n].body0;
+    p->nbody = m->nbody - p->body0;
+    p->geom0 = g0;
+    p->ngeom = m->ngeom - g0;
+    p->jnt0 = j0;
+    p->njnt = m->njnt - j0;
+    p->world_shapes = c[n].world_shapes;
+  }
+  if (!rc && build) rc = build(m, parts, nparts, ctx);
+  if (!rc && tb_compileModel(m)) rc = tb_mjPrefix(c[0].file, "composed model");
+  for (int i = 0; i < n && !rc; i++) rc = tb_mjCheckValues(&c[i]);
+  for (int i = 0; i < n && !rc; i++) tb_mjMeshNote(&c[i]);
+  if (!rc && note && cap) tb_mjComposeNote(c, n, note, cap);
+  for (int i = 0; i < n; i++) tb_mjEnd(&c[i]);
+  if (rc) {
+    tb_freeModel(m);
+    return NULL;
+  }
+  return m;
 }

@@ -342,6 +342,40 @@ static int tb_mjDriver(tbMj* c, xmlNodePtr n, const char* name, int b) {
   return 0;
 }
 
+// the caller's site (tbMjcfPart.site) among n's children: its world frame in frame f
+static int tb_mjSite(tbMj* c, xmlNodePtr n, const tbMjFrame* f) {
+  tbMjcfPart* part = c->part;
+  if (!part || !part->site) return 0;
+  for (xmlNodePtr k = xmlFirstElementChild(n); k; k = xmlNextElementSibling(k)) {
+    const char* name = tb_mjName(k);
+    if (!tb_mjIs(k, "site") || !name || strcmp(name, part->site)) continue;
+    if (part->site_found) return tb_mjFail(c, k, "a second site named '%s'", name);
+    double pos[3] = {0, 0, 0}, q[4];
+    if (tb_mjNums(c, k, -1, "pos", pos, 3, 3) < 0 || tb_mjOrient(c, k, -1, q)) return 2;
+    tbu_rotVec(part->site_pos, f->quat, pos);
+    tbu_add3(part->site_pos, part->site_pos, f->pos);
+    tbu_quatMul(part->site_quat, f->quat, q);
+    part->site_found = 1;
+  }
+  return 0;
+}
+
+// a top body the caller moves (tbMjcfPart.kinematic_root): the file's only one, a mocap body,
+// its free joint read past
+static int tb_mjCallerRoot(tbMj* c, xmlNodePtr n, tbMjBodyPlan* pl) {
+  if (++c->top_bodies > 1) {
+    return tb_mjFail(c, n, "a second top body: the caller moves the file's one top body");
+  }
+  if (pl->nj == 1 && pl->joint[0].type == 0) pl->nj = 0;
+  if (pl->nj) {
+    return tb_mjFail(c, pl->joint[0].node,
+                     "the top body moves on the caller's path: it takes no joint (a free one is "
+                     "read past)");
+  }
+  pl->mocap = 1;
+  return 0;
+}
+
 // the body's kind from its parent, joints and mocap flag
 static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjBodyPlan* pl,
                          int* type) {
@@ -369,6 +403,28 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
     return tb_mjFail(c, j[1].node, "tumble has one joint per body below the world's children");
   }
   *type = TB_BODY_DYNAMIC;
+  return 0;
+}
+
+// an actuator whose control the caller sets (tbMjcfPart.controls), on joint k
+static int tb_mjCallerControl(tbMj* c, const tbMjCtrl* ctrl, int k) {
+  if (ctrl->index >= TB_MJCF_MAXACT) {
+    return tb_mjFail(c, ctrl->act, "more than %d actuators: the caller drives at most %d",
+                     TB_MJCF_MAXACT, TB_MJCF_MAXACT);
+  }
+  tbMjcfActuator* a = &c->part->actuator[ctrl->index];
+  const char* name = tb_mjName(ctrl->act);
+  if (name) {
+    snprintf(a->name, sizeof(a->name), "%s", name);
+  } else {
+    snprintf(a->name, sizeof(a->name), "actuator %d", ctrl->index + 1);
+  }
+  a->joint = k;
+  a->comp = ctrl->comp;
+  a->scale = ctrl->scale;
+  a->lo = ctrl->lo;
+  a->hi = ctrl->hi;
+  if (ctrl->index >= c->part->nactuator) c->part->nactuator = ctrl->index + 1;
   return 0;
 }
 
@@ -416,6 +472,7 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
     return tb_mjFail(c, ctrl.act ? ctrl.act : soft ? soft : j ? j->node : at, "%s", tb_lastError());
   }
   const char* act = ctrl.act ? tb_mjName(ctrl.act) : NULL;
+  if (ctrl.act && c->part && c->part->controls) return tb_mjCallerControl(c, &ctrl, k);
   if (act) {
     if (tb_mjNote(c, act, TB_MJ_P_CTRL, k, 1, ctrl.scale, ctrl.comp)) return 2;
     c->named[c->nnamed - 1].lo = ctrl.lo;
@@ -465,8 +522,9 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   const char* name = tb_mjName(n);
   snprintf(autoname, sizeof(autoname), "body%d", c->nbody++);
   xmlNodePtr tripod = name ? tb_mjNumeric(c, "tripod", name) : NULL;
-  if (tb_mjCollect(c, n, me.childclass, tripod != NULL, pl) || tb_mjBodyType(c, n, p, pl, &me.type))
-    return 2;
+  if (tb_mjCollect(c, n, me.childclass, tripod != NULL, pl)) return 2;
+  if (c->part && c->part->kinematic_root && p->b < 0 && tb_mjCallerRoot(c, n, pl)) return 2;
+  if (tb_mjBodyType(c, n, p, pl, &me.type)) return 2;
 
   double jq[6][2] = {{0}};
   tbMjFrame f0 = *f;  // before the keyframe moves it: the joints' axes are given there
@@ -504,6 +562,7 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   int b = tb_addBody(c->m, &bd);
   if (b < 0) return tb_mjFail(c, n, "%s", tb_lastError());
   me.b = b;
+  if (tb_mjSite(c, n, f)) return 2;
   if (force && tb_mjNote(c, tb_mjName(force), TB_MJ_P_FORCE, b, 6, 1.0, 0)) return 2;
   if (tb_mjAddShapes(c, pl, b, &bd, f)) return 2;
   if (me.type == TB_BODY_KINEMATIC && tb_mjDriver(c, n, name, b)) return 2;
@@ -558,7 +617,9 @@ int tb_mjWorld(tbMj* c, xmlNodePtr n) {
   if (!rc && (pl.nj || pl.inertial)) {
     rc = tb_mjFail(c, pl.nj ? pl.joint[0].node : pl.inertial, "the world has no joints or inertia");
   }
-  if (!rc && pl.nshape) {
+  if (!rc && pl.nshape && c->compose) {
+    c->world_shapes = pl.nshape;
+  } else if (!rc && pl.nshape) {
     tbBodyDef bd = tb_defaultBodyDef();
     bd.name = "world";
     bd.type = TB_BODY_STATIC;
@@ -566,7 +627,13 @@ int tb_mjWorld(tbMj* c, xmlNodePtr n) {
     rc = b < 0 ? tb_mjFail(c, n, "%s", tb_lastError()) : tb_mjAddShapes(c, &pl, b, &bd, &w.f);
   }
   free(pl.shape);
+  if (!rc) rc = tb_mjSite(c, n, &w.f);
   return rc ? rc : tb_mjBodyTree(c, n, &w);
+}
+
+int tb_mjFindBody(const tbMj* c, const char* name) {
+  int b = tb_findBody(c->m, name);
+  return b >= c->body0 ? b : -1;
 }
 
 //---- equalities --------------------------------------------------------------------------------
@@ -583,7 +650,7 @@ int tb_mjEquality(tbMj* c, xmlNodePtr n) {
     for (int i = 0; i < 2; i++) {
       const char* bn = tb_mjStr(c, k, -1, i ? "body2" : "body1", NULL);
       if (!bn && !i) return tb_mjFail(c, k, "body1 missing");
-      if (bn && strcmp(bn, "world") && (b[i] = tb_findBody(c->m, bn)) < 0) {
+      if (bn && strcmp(bn, "world") && (b[i] = tb_mjFindBody(c, bn)) < 0) {
         return tb_mjFail(c, k, "%s=\"%s\": no such body", i ? "body2" : "body1", bn);
       }
     }

@@ -225,9 +225,12 @@ static int tb_mjNamedParams(tbMj* c, const tbMjNamed* v) {
 
 int tb_mjParams(tbMj* c) {
   static const char* g[3] = {"opt.gravity_x", "opt.gravity_y", "opt.gravity_z"};
-  if (tb_mjParam(c, "opt.timestep", "s", "time step", 0.0, 1.0, 1, TB_F_OPT, 0, TB_OPT_DT, 1.0))
+  c->param0 = c->m->nparam;
+  int options = c->compose < 2;  // a composed scene's later files add none
+  if (options &&
+      tb_mjParam(c, "opt.timestep", "s", "time step", 0.0, 1.0, 1, TB_F_OPT, 0, TB_OPT_DT, 1.0))
     return TB_ERR_ARG;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 3 && options; k++) {
     if (tb_mjParam(c, g[k], "m/s^2", "gravity", -1e4, 1e4, 0, TB_F_OPT, 0, TB_OPT_GRAVITY + k, 1.0))
       return TB_ERR_ARG;
   }
@@ -235,17 +238,18 @@ int tb_mjParams(tbMj* c) {
     if (tb_mjNamedParams(c, &c->named[i])) return TB_ERR_ARG;
   }
   // last, as the scenes' (where the step has contact rows), so that the others keep their places
-  if (!c->m->opt.quasistatic && !c->m->opt.implicit &&
+  if (options && !c->m->opt.quasistatic && !c->m->opt.implicit &&
       tb_mjParam(c, "opt.soft", "", "contact regularization (0: rigid contacts)", 0.0, 1e3, 0,
                  TB_F_OPT, 0, TB_OPT_SOFT, 1.0))
     return TB_ERR_ARG;
+  c->param1 = c->m->nparam;
   return 0;
 }
 
 int tb_mjCheckValues(tbMj* c) {
   const tbModel* m = c->m;
   // a file's value passes the checks the same value given as --param NAME=VALUE passes
-  for (int p = 0; p < m->nparam; p++) {
+  for (int p = c->param0; p < c->param1; p++) {
     const tbParam* prm = &m->param[p];
     double v = prm->value;
     int below = prm->lo_open ? !(v > prm->lo) : !(v >= prm->lo);
@@ -258,7 +262,7 @@ int tb_mjCheckValues(tbMj* c) {
     }
   }
   double lo = tb_minStep(m, NULL, 0);
-  if (!(m->opt.timestep >= lo)) {
+  if (!c->compose && !(m->opt.timestep >= lo)) {  // a composed scene's step is its caller's
     const char* fmt =
         "timestep=\"%s\": below the smallest step %.2g s this scene allows: a body starting from "
         "rest under its gravity (at least 1 g) must move in one step by more than the rounding of "

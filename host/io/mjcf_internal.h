@@ -4,6 +4,7 @@
 
 #include <libxml/tree.h>
 
+#include <tumble/mjcf.h>
 #include <tumble/tumble.h>
 
 //---- context -----------------------------------------------------------------------------------
@@ -65,6 +66,7 @@ typedef struct tbMjMesh tbMjMesh;  // an <asset> <mesh> (mjcf_mesh.c)
 // one file's reading: the model being built and what the walk has noted so far
 typedef struct tbMj {
   const char* file;  // for messages
+  xmlDocPtr doc;
   tbModel* m;
   double angle;  // radians per angle unit of the file
   char seq[4];   // euler sequence
@@ -92,6 +94,16 @@ typedef struct tbMj {
   xmlNodePtr actuator;  // <actuator>, or NULL
   int* actuator_used;   // (nactuator) 1 once its joint took it
   int nactuator;
+  // one part of a composed scene (tb_composeMJCF; 1: the first file, 2: a later one, 0: a model
+  // of one file): the file's bodies are the model's from body0 on; its world's own shapes (a
+  // floor) are read past and counted (the caller has its table), and the options' parameters
+  // are the first file's
+  int compose;
+  int body0;
+  int world_shapes;
+  tbMjcfPart* part;    // what the caller asked and what it gets back, or NULL
+  int top_bodies;      // the world's children seen
+  int param0, param1;  // the file's parameters in the model (tb_mjParams)
 } tbMj;
 
 // one <geom>, read before its body is added (its mass places the body's frame)
@@ -198,6 +210,8 @@ int tb_mjActuatorsUsed(tbMj* c);
 int tb_mjWorld(tbMj* c, xmlNodePtr n);
 // <equality>: each <connect> and <weld> as a joint
 int tb_mjEquality(tbMj* c, xmlNodePtr n);
+// the body of this file named name, or -1 (a composed scene's other files' bodies are not its)
+int tb_mjFindBody(const tbMj* c, const char* name);
 
 //---- custom numerics and parameters (mjcf_custom.c) --------------------------------------------
 
@@ -218,8 +232,8 @@ int tb_mjCustom(tbMj* c, xmlNodePtr n);
 // the model's parameters: the options', then each named value's
 int tb_mjParams(tbMj* c);
 // the compiled model's values as --param would take them: every parameter's value (the file's)
-// in its range, and the time step at least tb_minStep; 0, or 2 after an error naming the file's
-// element or parameter
+// in its range, and the time step at least tb_minStep (a composed scene's: its caller's); 0, or 2
+// after an error naming the file's element or parameter
 int tb_mjCheckValues(tbMj* c);
 
 #endif  // TUMBLE_HOST_MJCF_INTERNAL_H_

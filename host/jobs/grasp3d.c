@@ -90,7 +90,39 @@ tbGrasp3dDef tb_defaultGrasp3dDef(void) {
   d.trials = 20;
   d.seed = 0;
   d.progress = 0;
+  d.grasp_height = -1.0;
+  d.close_time = 0.3;
+  d.slip = 0.01;
   return d;
+}
+
+// what only a user's gripper and part take
+static int tb_checkUserDef(const tbGrasp3dDef* d) {
+  if (!d->gripper != !d->part) {
+    return tb_setError("%s: a user's gripper grasps a user's part: give both files",
+                       d->gripper ? "part" : "gripper");
+  }
+  if (!d->gripper) return TB_OK;
+  if (!(d->grasp_height <= 1.0)) {
+    return tb_setError("grasp_height %g m: must be at most 1 (< 0: the part's centre)",
+                       d->grasp_height);
+  }
+  if (d->nctrl < 0 || d->nctrl > TB_G3_MAXACT) {
+    return tb_setError("nctrl %d: must be in [0, %d]", d->nctrl, TB_G3_MAXACT);
+  }
+  for (int a = 0; a < d->nctrl; a++) {
+    if (!isfinite(d->ctrl_open[a]) || !isfinite(d->ctrl_close[a])) {
+      return tb_setError("ctrl_open/ctrl_close[%d] %g, %g: must be finite", a, d->ctrl_open[a],
+                         d->ctrl_close[a]);
+    }
+  }
+  if (!(d->close_time > 0.0 && d->close_time <= 10.0)) {
+    return tb_setError("close_time %g s: must be in (0, 10]", d->close_time);
+  }
+  if (!(d->disturb <= 1e4)) return tb_setError("disturb %g N: must be at most 10000", d->disturb);
+  if (!(d->slip > 0.0 && d->slip <= 1.0))
+    return tb_setError("slip %g m: must be in (0, 1]", d->slip);
+  return TB_OK;
 }
 
 static int tb_sizeCount(int object) {
@@ -99,6 +131,8 @@ static int tb_sizeCount(int object) {
 
 int tb_checkGrasp3dDef(const tbGrasp3dDef* d) {
   tb_clearError();
+  if (tb_checkUserDef(d) != TB_OK) return TB_ERR_ARG;
+  int file_mass = d->gripper && d->mass_lo == 0.0 && d->mass_hi == 0.0;
   if (d->object < TB_G3_BOX || d->object > TB_G3_SPHERE) {
     return tb_setError("object %d: expected box, capsule or sphere", d->object);
   }
@@ -111,7 +145,7 @@ int tb_checkGrasp3dDef(const tbGrasp3dDef* d) {
     return tb_setError("size: capsule length %g m must be >= its diameter %g m", d->size[1],
                        d->size[0]);
   }
-  if (!(d->mass_lo >= TB_MIN_MASS && d->mass_lo <= d->mass_hi && d->mass_hi <= 1e3)) {
+  if (!file_mass && !(d->mass_lo >= TB_MIN_MASS && d->mass_lo <= d->mass_hi && d->mass_hi <= 1e3)) {
     return tb_setError("mass %g:%g kg: must satisfy %g <= lo <= hi <= 1000 (tumble.h: TB_MIN_MASS)",
                        d->mass_lo, d->mass_hi, TB_MIN_MASS);
   }
@@ -247,6 +281,10 @@ static int tb_param(tbModel* m, const char* name, const char* unit, const char* 
 
 tbModel* tb_buildGrasp3d(const tbGrasp3dDef* d, tbGrasp3dInfo* info) {
   if (tb_checkGrasp3dDef(d) != TB_OK) return NULL;
+  if (d->gripper) {
+    tb_setError("grasp3d: a user's gripper and part are read by tb_loadGrasp3d (mjcf.h)");
+    return NULL;
+  }
   memset(info, 0, sizeof(*info));
   tbModel* m = tb_newModel();
   if (!m) {
@@ -394,9 +432,7 @@ tbModel* tb_buildGrasp3d(const tbGrasp3dDef* d, tbGrasp3dInfo* info) {
 
 //---- trials ------------------------------------------------------------------------------------
 
-void tb_grasp3dParams(const tbModel* m, const tbGrasp3dInfo* info, const tbGrasp3dDef* d, int cell,
-                      int trial, double* row) {
-  for (int p = 0; p < m->nparam; p++) row[p] = m->param[p].value;
+tbGrasp3dDraw tb_grasp3dDraw(const tbGrasp3dDef* d, int cell, int trial) {
   double off[2];
   tb_sweepOffset(&d->grid, cell, off);
   uint64_t key = tb_sweepKey(cell, trial);
@@ -404,13 +440,29 @@ void tb_grasp3dParams(const tbModel* m, const tbGrasp3dInfo* info, const tbGrasp
   double ux = TB_U(TB_G3_DRAW_X), uy = TB_U(TB_G3_DRAW_Y), uyaw = TB_U(TB_G3_DRAW_YAW);
   double umu = TB_U(TB_G3_DRAW_MU), umass = TB_U(TB_G3_DRAW_MASS);
 #undef TB_U
-  double yaw = d->yaw_noise * (2.0 * uyaw - 1.0);
-  row[info->p_x] = -off[0] + d->pos_noise * (2.0 * ux - 1.0);
-  row[info->p_y] = -off[1] + d->pos_noise * (2.0 * uy - 1.0);
-  row[info->p_qw] = cos(0.5 * yaw);
-  row[info->p_qz] = sin(0.5 * yaw);
-  row[info->p_mu] = d->mu_lo + (d->mu_hi - d->mu_lo) * umu;
-  row[info->p_mass] = d->mass_lo + (d->mass_hi - d->mass_lo) * umass;
+  tbGrasp3dDraw w;
+  w.x = -off[0] + d->pos_noise * (2.0 * ux - 1.0);
+  w.y = -off[1] + d->pos_noise * (2.0 * uy - 1.0);
+  w.yaw = d->yaw_noise * (2.0 * uyaw - 1.0);
+  w.mu = d->mu_lo + (d->mu_hi - d->mu_lo) * umu;
+  w.mass = d->mass_lo + (d->mass_hi - d->mass_lo) * umass;
+  return w;
+}
+
+void tb_grasp3dParams(const tbModel* m, const tbGrasp3dInfo* info, const tbGrasp3dDef* d, int cell,
+                      int trial, double* row) {
+  if (info->user) {
+    tb_grasp3dUserParams(m, info, d, cell, trial, row);
+    return;
+  }
+  for (int p = 0; p < m->nparam; p++) row[p] = m->param[p].value;
+  tbGrasp3dDraw w = tb_grasp3dDraw(d, cell, trial);
+  row[info->p_x] = w.x;
+  row[info->p_y] = w.y;
+  row[info->p_qw] = cos(0.5 * w.yaw);
+  row[info->p_qz] = sin(0.5 * w.yaw);
+  row[info->p_mu] = w.mu;
+  row[info->p_mass] = w.mass;
   row[info->p_force] = d->force;
 }
 
@@ -460,11 +512,17 @@ void tb_freeGrasp3dResult(tbGrasp3dResult* r) {
 int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
   memset(r, 0, sizeof(*r));
   tbGrasp3dInfo info;
-  tbModel* m = tb_buildGrasp3d(def, &info);
+  const tbModel* user = def->gripper ? def->user_model : NULL;
+  if (def->gripper && (!user || !def->user_info)) {
+    return tb_setError("grasp3d: a user's gripper and part need their model (tb_loadGrasp3d)");
+  }
+  if (user) info = *def->user_info;
+  tbModel* own = user ? NULL : tb_buildGrasp3d(def, &info);
+  const tbModel* m = user ? user : own;
   if (!m) return TB_ERR_ARG;
   int ncell = def->grid.nx * def->grid.ny, rc = tb_newTally(&r->tally, ncell);
   if (rc != TB_OK) {
-    tb_freeModel(m);
+    tb_freeModel(own);
     return rc;
   }
   long total = (long)ncell * def->trials;
@@ -478,7 +536,7 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
   if (chunk > total) chunk = (int)total;
   tbData* d = tb_newDataOn(m, chunk, def->device, def->precision);
   if (!d) {
-    tb_freeModel(m);
+    tb_freeModel(own);
     tb_freeGrasp3dResult(r);
     return TB_ERR_MEMORY;
   }
@@ -486,7 +544,7 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
   if (!outcome || def->begin < 0 || def->begin > total) {
     free(outcome);
     tb_freeData(d);
-    tb_freeModel(m);
+    tb_freeModel(own);
     tb_freeGrasp3dResult(r);
     return outcome ? tb_setError("begin %ld: the study has %ld scenes", def->begin, total)
                    : TB_ERR_MEMORY;
@@ -508,17 +566,24 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
     }
     if ((rc = tb_checkParams(m, d)) != TB_OK) break;
     if ((rc = tb_resetData(m, d)) != TB_OK) break;
-    if ((rc = tb_rollout(m, d, 0, n, (int)info.nstep, NULL)) != TB_OK) break;
+    if (info.user) {
+      rc = tb_grasp3dUserRollout(m, &info, d, n, def, outcome);
+    } else if ((rc = tb_rollout(m, d, 0, n, (int)info.nstep, NULL)) == TB_OK) {
+      for (int i = 0; i < n; i++) outcome[i] = tb_grasp3dSuccess(m, &info, d, i) * TB_G3_HELD;
+    }
+    if (rc != TB_OK) break;
     for (int i = 0; i < n; i++) {
       long g = s0 + i;
-      int failed = (d->status[i] & TB_SCENE_FAILMASK) != 0;
-      int held = !failed && tb_grasp3dSuccess(m, &info, d, i);
-      int unconverged = !failed && (d->status[i] & TB_SCENE_UNCONVERGED);
+      int struck = (outcome[i] & TB_G3_STRUCK) != 0;
+      int failed = !struck && (d->status[i] & TB_SCENE_FAILMASK) != 0;
+      int held = !failed && (outcome[i] & TB_G3_HELD);
+      int unconverged = !failed && !struck && (d->status[i] & TB_SCENE_UNCONVERGED);
       tb_tallyAdd(&r->tally, (int)(g / def->trials), failed, held);
       r->unconverged += unconverged;
-      tb_failTallyAdd(&r->fails, d->status[i], d->resid_max[i], g);
+      r->struck += struck;
+      if (!struck) tb_failTallyAdd(&r->fails, d->status[i], d->resid_max[i], g);
       outcome[i] = (unsigned char)(failed * TB_G3_FAILED + held * TB_G3_HELD +
-                                   (unconverged != 0) * TB_G3_UNCONVERGED +
+                                   struck * TB_G3_STRUCK + (unconverged != 0) * TB_G3_UNCONVERGED +
                                    ((d->status[i] & TB_SCENE_OVERFLOW_FAIL) != 0) * TB_G3_OVERFLOW +
                                    ((d->status[i] & TB_SCENE_START_FAIL) != 0) * TB_G3_BURIED);
     }
@@ -534,7 +599,7 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
   if (def->progress) tb_progressFinish(&prog);
   free(outcome);
   tb_freeData(d);
-  tb_freeModel(m);
+  tb_freeModel(own);
   if (rc != TB_OK && rc != TB_INTERRUPTED) tb_freeGrasp3dResult(r);
   return rc;
 }

@@ -117,7 +117,7 @@ f::tbOption convOption(const tbOption& o) {
 
 // the fp32 model of m, its arrays in buf
 f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
-  static_assert(sizeof(tbModel) == 848, "tbModel changed: convert its new fields here");
+  static_assert(sizeof(tbModel) == 888, "tbModel changed: convert its new fields here");
   f::tbModel fm;
   memset(&fm, 0, sizeof(fm));
   fm.nbody = m->nbody;
@@ -126,6 +126,7 @@ f::tbModel convModel(const tbModel* m, std::vector<char>* buf) {
   fm.ndriver = m->ndriver;
   fm.nparam = m->nparam;
   fm.nsupport = m->nsupport;
+  fm.nsched = m->nsched;
   fm.nvert = m->nvert;
   fm.nhull = m->nhull;
   fm.nhullvert = m->nhullvert;

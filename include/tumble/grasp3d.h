@@ -23,10 +23,39 @@ typedef enum tbtGrasp3dObject {
 // an inertia of 0
 #define TB_G3_MIN_SIZE 1e-3
 
+struct tbGrasp3dInfo;
+
+// the most actuators a user's gripper may have (tbGrasp3dDef.gripper)
+#define TB_G3_MAXACT 8
+
 typedef struct tbGrasp3dDef {
+  // the user's own gripper and part, MJCF files (tb_composeMJCF), or both NULL: the built-in
+  // two-box gripper closing on `object`. The gripper's file holds one top body, which the study
+  // moves (its free joint read past), its fingers on actuated joints; the part's file holds one
+  // free body. The study: the gripper's site `tcp` starts above the part with the fingers open
+  // (its z axis pointing down, its x axis along the map's x), descends to grasp_height, the
+  // controls ramp from open to closed over close_time, it lifts by `lift` and holds for `hold`,
+  // then pushes the part with `disturb` newtons along +x, -x, +y, -y, +z, -z in turn; held: the
+  // part lifted and never displaced from the gripper by more than `slip` under the pushes
+  const char* gripper;
+  const char* part;
+  const char* tcp;      // the gripper's <site> at the grasp's centre (NULL: "tcp")
+  double grasp_height;  // m, the site's height over the table when closed; < 0: the part's
+                        // centre of mass, raised until the open gripper clears the table by 1 mm
+  int nctrl;            // 0: each actuator opens at its ctrlrange's low end and closes at its
+                        // high end; else ctrl_open and ctrl_close hold one value per actuator
+  double ctrl_open[TB_G3_MAXACT];  // in the files' actuator order
+  double ctrl_close[TB_G3_MAXACT];
+  double close_time;  // s, the controls' ramp from open to closed (> 0)
+  double disturb;     // N, each push on the held part; <= 0: the part's mean weight
+  double slip;        // m, the displacement under the pushes past which the part counts dropped
+  // the user's model and its info (tb_loadGrasp3d, which reads MJCF: tumble_io), for the sweep
+  const tbModel* user_model;
+  const struct tbGrasp3dInfo* user_info;
   int object;               // tbtGrasp3dObject
   double size[3];           // m, see tbtGrasp3dObject; each in [TB_G3_MIN_SIZE, 0.2]
-  double mass_lo, mass_hi;  // kg, object mass drawn uniformly (TB_MIN_MASS <= lo <= hi <= 1e3)
+  double mass_lo, mass_hi;  // kg, object mass drawn uniformly (TB_MIN_MASS <= lo <= hi <= 1e3);
+                            // a user's part: both 0 keeps the file's mass
   double mu_lo, mu_hi;      // object friction drawn uniformly (0 <= lo <= hi); every contact of
                             // the object (table, fingers) uses it
   double pos_noise;         // m, object x and y drawn uniformly in +-pos_noise (>= 0)
@@ -60,7 +89,11 @@ enum {
   TB_G3_HELD = 2,
   TB_G3_UNCONVERGED = 4,
   TB_G3_OVERFLOW = 8,
-  TB_G3_BURIED = 16
+  TB_G3_BURIED = 16,
+  // a user's gripper struck the part while descending (it moved by more than slip before the
+  // close): a failed grasp whatever the solver said afterwards (the part pressed between a
+  // kinematic palm and the table has no bounded answer)
+  TB_G3_STRUCK = 32
 };
 tbGrasp3dDef tb_defaultGrasp3dDef(void);
 
@@ -76,12 +109,32 @@ typedef struct tbGrasp3dInfo {
   double finger_half[3];          // m, finger box half extents
   double t_close, t_lift, t_end;  // s: closing starts, lift starts, the end
   long nstep;                     // steps per scene (t_end / dt)
+  // a user's gripper and part (tbGrasp3dDef.gripper): the gripper's top body, the part's
+  // orientation parameters (w, x, y, z; p_qw and p_qz the first and last), its principal frame's
+  // orientation at yaw 0, the steps after which the part's place is checked (the descent done:
+  // struck when it moved), taken in the gripper's frame (the lift held) and compared (each
+  // push), and its footprint at the nominal pose
+  int user;
+  int root;
+  int p_qx, p_qy;
+  double q0[4];
+  long step_close;
+  long step_held;
+  long step_push[6];
+  int noutline;
+  double outline[64][2];
 } tbGrasp3dInfo;
 
 // check def; TB_OK or TB_ERR_ARG with tb_lastError() naming the field and value
 int tb_checkGrasp3dDef(const tbGrasp3dDef* def);
 // the compiled model of one grasp scene and its info, or NULL with tb_lastError() set
 tbModel* tb_buildGrasp3d(const tbGrasp3dDef* def, tbGrasp3dInfo* info);
+// a trial's draws: the object's place (the cell's offset negated, plus noise; m), yaw (rad),
+// friction and mass (kg)
+typedef struct tbGrasp3dDraw {
+  double x, y, yaw, mu, mass;
+} tbGrasp3dDraw;
+tbGrasp3dDraw tb_grasp3dDraw(const tbGrasp3dDef* def, int cell, int trial);
 // the parameter row of (cell, trial): the gripper offset of the cell and the trial's draws
 void tb_grasp3dParams(const tbModel* m, const tbGrasp3dInfo* info, const tbGrasp3dDef* def,
                       int cell, int trial, double* row);
@@ -97,9 +150,18 @@ typedef struct tbGrasp3dResult {
   long done;           // scenes finished: nscene, fewer when interrupted (TB_INTERRUPTED)
   long nstep;          // steps per scene
   long unconverged;    // valid scenes with a step whose solver stopped above tolerance
+  long struck;         // a user's gripper's trials that struck the part (TB_G3_STRUCK)
   tbFailTally fails;   // failed scenes the command line names (ids: cell x trials + trial)
   double seconds;      // wall time of the rollouts
 } tbGrasp3dResult;
+
+// the user's gripper and part (def->gripper): a trial's parameters, and n scenes of d rolled out
+// through the study, outcome[i] the TB_G3_HELD or TB_G3_STRUCK bit of scene i (or neither). The
+// model: tb_loadGrasp3d (mjcf.h)
+void tb_grasp3dUserParams(const tbModel* m, const tbGrasp3dInfo* info, const tbGrasp3dDef* def,
+                          int cell, int trial, double* row);
+int tb_grasp3dUserRollout(const tbModel* m, const tbGrasp3dInfo* info, tbData* d, int n,
+                          const tbGrasp3dDef* def, unsigned char* outcome);
 
 // run the whole study, scenes in chunks (bounded memory, a moving progress bar); the result
 // is a pure function of def, whatever the thread count

@@ -228,6 +228,23 @@ typedef struct tbDriverDef {
 } tbDriverDef;
 tbDriverDef tb_defaultDriverDef(void);
 
+// A schedule: one of a scene's values as a function of time, piecewise linear through its keys
+// (t_i, v_i) and held at the first and the last value outside them, the same in every scene. A
+// step from t to t + h takes the value at t + h (as it poses kinematic bodies there). What a
+// schedule may drive: a joint's servo target, rate, gains, force bound and drive (TB_F_JOINT,
+// TB_JNT_KP .. TB_JNT_DRIVE: an actuator's control over time) and a body's applied wrench
+// (TB_F_BODY_FORCE, 0-5: a disturbance). A parameter on the same value is refused at compile
+// (the schedule sets it every step), as are schedules with the option rest_speed
+typedef struct tbScheduleDef {
+  int field;                // TB_F_JOINT or TB_F_BODY_FORCE
+  int object;               // the joint or body
+  int comp;                 // TB_JNT_KP .. TB_JNT_DRIVE, or 0-5 (force, then torque; world)
+  int nkey;                 // 1 .. TB_MAXKEY
+  double key_t[TB_MAXKEY];  // s, strictly increasing
+  double key_v[TB_MAXKEY];  // the value at each, finite
+} tbScheduleDef;
+tbScheduleDef tb_defaultScheduleDef(void);
+
 typedef enum tbtCone {
   TB_CONE_EXACT = 0,    // quadratic Coulomb cone, the NCP of thesis Eq. 2.77 (default)
   TB_CONE_PYRAMID = 1,  // n_d-facet pyramid, the mixed LCP of thesis Eq. 2.78
@@ -391,7 +408,8 @@ typedef char tbName[TB_NAMELEN];
 //   (njnt x 2 x 3) in each body's frame (world for -1), the anchors being per-scene
 //   (TB_JNT_ANCHOR); jnt_qrel (njnt x 4) the initial relative orientation conj(qb) qa
 //   drv_type, drv_body, drv_nkey (ndriver); drv_key (ndriver x TB_MAXKEY x 8): t, pos[3], quat[4]
-//   sup_body (nsupport); pair_geom (npair x 2), pair_maxcon (npair)
+//   sup_body (nsupport); sch_target (nsched) each schedule's vary index, sch_nkey (nsched) and
+//   sch_key (nsched x TB_MAXKEY x 2: t, value) its keys; pair_geom (npair x 2), pair_maxcon (npair)
 //   minimal coordinates (model.c, stage_tree.h): body_parent, body_pjnt (nbody) the parent body
 //   and joint of a tree body (-1: a root, its 6 world DoFs less its locks its own), body_dofadr,
 //   body_dofnum (nbody) its generalized velocities; dof_body, dof_axis (ndof) each one's body and
@@ -438,6 +456,9 @@ typedef char tbName[TB_NAMELEN];
   X(int, drv_nkey, m->ndriver)                   \
   X(double, drv_key, m->ndriver* TB_MAXKEY * 8)  \
   X(int, sup_body, m->nsupport)                  \
+  X(int, sch_target, m->nsched)                  \
+  X(int, sch_nkey, m->nsched)                    \
+  X(double, sch_key, m->nsched* TB_MAXKEY * 2)   \
   X(int, pair_geom, m->npair * 2)                \
   X(int, pair_maxcon, m->npair)                  \
   X(int, body_parent, m->nbody)                  \
@@ -455,6 +476,7 @@ typedef struct tbModel {
   // sizes
   int nbody, ngeom, njnt, ndriver, nparam;
   int nsupport;                                               // support tripods
+  int nsched;                                                 // schedules (tbScheduleDef)
   int nvert;                                                  // prism core vertices of all shapes
   int nhull, nhullvert, nhullface, nhullfacevert, nhulledge;  // meshes' polyhedra and their parts
   int nvary;                                                  // per-scene parameterizable values
@@ -479,7 +501,7 @@ typedef struct tbModel {
   int vary_width[TB_NFIELD];
 
   // builder bookkeeping (capacities of the definitions below)
-  int cap_body, cap_geom, cap_jnt, cap_driver, cap_param, cap_support, cap_exclude;
+  int cap_body, cap_geom, cap_jnt, cap_driver, cap_param, cap_support, cap_exclude, cap_sched;
   int nexclude;
   int* exclude;  // (nexclude x 2) body pairs whose shapes never touch (tb_excludeContact)
   tbBodyDef* bdef;
@@ -487,6 +509,7 @@ typedef struct tbModel {
   tbJointDef* jdef;
   tbDriverDef* ddef;
   tbSupportDef* sdef;
+  tbScheduleDef* schdef;
   int compiled;
 } tbModel;
 
@@ -498,6 +521,7 @@ int tb_addGeom(tbModel* m, const tbGeomDef* def);
 int tb_addJoint(tbModel* m, const tbJointDef* def);
 int tb_addDriver(tbModel* m, const tbDriverDef* def);
 int tb_addSupport(tbModel* m, const tbSupportDef* def);
+int tb_addSchedule(tbModel* m, const tbScheduleDef* def);
 // the shapes of bodies a and b never touch (MJCF's <contact><exclude>); TB_OK, or an error
 // naming the bad body
 int tb_excludeContact(tbModel* m, int a, int b);
