@@ -2,6 +2,7 @@
 // (host/solver/solver_pgs.h) on small problems with known answers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -49,6 +50,41 @@ TEST(SolverPgsTest, ProjectionProperties) {
   double v[2] = {2.0 * std::cos(0.3), 2.0 * std::sin(0.3)};
   tbu_projPolygon(v, 2.0, 5, 0.3);
   EXPECT_NEAR(v[0], 2.0 * std::cos(0.3), 1e-15);
+}
+
+// the projection is the polygon's nearest point: against every edge's nearest point, found in
+// the test with the trigonometry the projection's fast paths skip (the inscribed circle, and the
+// square of the unturned four-facet pyramid, a = 0). Catches a fast path that moves a point to a
+// point of the polygon other than the nearest
+TEST(SolverPgsTest, PolygonProjectionIsTheNearestPoint) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-3, 3);
+  for (int nd : {3, 4, 5, 6, 8}) {
+    for (double a : {0.0, 0.3}) {
+      for (int trial = 0; trial < 500; trial++) {
+        double r = 0.1 + std::fabs(u(rng)), x[2] = {u(rng), u(rng)}, p[2] = {x[0], x[1]};
+        tbu_projPolygon(p, r, nd, a);
+        // the polygon contains x, else its nearest point is on the nearest edge
+        double best = INFINITY, q[2] = {x[0], x[1]};
+        bool inside = true;
+        for (int j = 0; j < nd; j++) {
+          double a0 = a + 2 * M_PI * j / nd, a1 = a + 2 * M_PI * (j + 1) / nd;
+          double e0[2] = {r * std::cos(a0), r * std::sin(a0)};
+          double e[2] = {r * std::cos(a1) - e0[0], r * std::sin(a1) - e0[1]};
+          double w[2] = {x[0] - e0[0], x[1] - e0[1]};
+          inside = inside && w[0] * e[1] - w[1] * e[0] <= 0.0;
+          double t =
+              std::clamp((w[0] * e[0] + w[1] * e[1]) / (e[0] * e[0] + e[1] * e[1]), 0.0, 1.0);
+          double c[2] = {e0[0] + t * e[0], e0[1] + t * e[1]};
+          double dist = std::hypot(x[0] - c[0], x[1] - c[1]);
+          if (dist < best) best = dist, q[0] = c[0], q[1] = c[1];
+        }
+        if (inside) q[0] = x[0], q[1] = x[1];
+        EXPECT_NEAR(p[0], q[0], 1e-12) << nd << " " << a << " " << x[0] << " " << x[1];
+        EXPECT_NEAR(p[1], q[1], 1e-12) << nd << " " << a << " " << x[0] << " " << x[1];
+      }
+    }
+  }
 }
 
 // PGS through the registry with its own scratch

@@ -16,6 +16,9 @@
 #include "plot/plot.h"
 
 static const char* const kObjectName[3] = {"box", "capsule", "sphere"};
+// s, a gripper file's hold after the lift: its pushes test the grip that the built-in gripper's
+// 1 s hold does (the +-z pushes load it with its weight and more)
+static const double kUserHold = 0.25;
 
 static void tb_grasp3dUsage(FILE* f) {
   fprintf(
@@ -136,6 +139,7 @@ static int tb_userArgs(tbGrasp3dArgs* a) {
   }
   d->nctrl = a->nopen;
   if (user && !a->mass_given) d->mass_lo = d->mass_hi = 0.0;  // the file's
+  if (user) d->hold = kUserHold;
   return 0;
 }
 

@@ -50,7 +50,11 @@ int tb_grasp3dUserRollout(const tbModel* m, const tbGrasp3dInfo* info, tbData* d
   int rc = tb_rollout(m, d, 0, n, (int)info->step_close, NULL);
   if (rc != TB_OK) return rc;
   for (int i = 0; i < n; i++) {
-    outcome[i] = tb_partMoved(m, info, d, i) > def->slip ? TB_G3_STRUCK : TB_G3_HELD;
+    int struck = tb_partMoved(m, info, d, i) > def->slip;
+    outcome[i] = struck ? TB_G3_STRUCK : TB_G3_HELD;
+    // decided: the scene is held from here (as a scene at rest), its crushed part costing no
+    // more steps (a sixth of the trials of a 3 x 3 map, twice the others' iterations)
+    if (struck) d->status[i] |= TB_SCENE_RESTED;
   }
   rc = tb_rollout(m, d, 0, n, (int)(info->step_held - info->step_close), NULL);
   double* ref = (double*)malloc(sizeof(double) * 3 * (size_t)(n > 0 ? n : 1));

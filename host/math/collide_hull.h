@@ -350,7 +350,10 @@ TB_HD int tbh_minkowskiFace(const double a[3], const double b[3], const double c
   return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
 }
 
-// the largest separation along edge-pair axes (pointing out of a): edges *ea, *eb and the axis
+// the largest separation along edge-pair axes (pointing out of a): edges *ea, *eb and the axis.
+// The Gauss maps' test runs in b's frame (a's two normals turned into it once per edge of a), so
+// the edge pairs it prunes cost no rotation: on two 20-face meshes it was a quarter of a grasp's
+// step with every pair's normals turned into the world
 TB_HD double tbh_edgeQuery(const tbGeomPose* a, const tbGeomPose* b, int* ea, int* eb,
                            double axis[3]) {
   double best = -INFINITY;
@@ -363,14 +366,15 @@ TB_HD double tbh_edgeQuery(const tbGeomPose* a, const tbGeomPose* b, int* ea, in
     tbu_sub3(u, q, p);
     tbh_plane(a, x[2], na, &dd);
     tbh_plane(a, x[3], nb, &dd);
+    double la[3], lb[3];  // in b's frame
+    tbu_rotVecInv(la, b->quat, na);
+    tbu_rotVecInv(lb, b->quat, nb);
     for (int j = 0; j < b->hull.nedge; j++) {
       const int* y = b->hull.edge + 4 * j;
-      double c[3], d[3];
-      tbh_plane(b, y[2], c, &dd);
-      tbh_plane(b, y[3], d, &dd);
-      tbu_scl3(c, c, -1.0);
-      tbu_scl3(d, d, -1.0);
-      if (!tbh_minkowskiFace(na, nb, c, d)) continue;
+      const double* pc = b->hull.plane + 4 * y[2];
+      const double* pd = b->hull.plane + 4 * y[3];
+      const double c[3] = {-pc[0], -pc[1], -pc[2]}, d[3] = {-pd[0], -pd[1], -pd[2]};
+      if (!tbh_minkowskiFace(la, lb, c, d)) continue;
       double r[3], s[3], v[3], L[3];
       tbh_vert(b, y[0], r);
       tbh_vert(b, y[1], s);

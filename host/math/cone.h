@@ -19,10 +19,45 @@ TB_HD void tbu_projDisc(double x[2], double r) {
   }
 }
 
-// project (x[0], x[1]) onto the regular nd-gon with vertices r (cos(a + 2 pi j/nd), ...)
+// cos(pi / nd): the regular nd-gon's inscribed radius over its circumradius
+TB_HD double tbu_inscribed(int nd) {
+  switch (nd) {
+    case 3:
+      return 0.5;
+    case 4:
+      return 0.70710678118654752440;
+    case 6:
+      return 0.86602540378443864676;
+    case 8:
+      return 0.92387953251128675613;
+    default:
+      return cos(TB_PI / nd);
+  }
+}
+
+// project x onto the square |x_0| + |x_1| <= r (its corners on the axes)
+TB_HD void tbu_projDiamond(double x[2], double r) {
+  double u = fabs(x[0]), v = fabs(x[1]);
+  if (u + v <= r) return;
+  double pu = 0.5 * (u - v + r);
+  pu = pu < 0.0 ? 0.0 : (pu > r ? r : pu);
+  x[0] = x[0] < 0.0 ? -pu : pu;
+  x[1] = x[1] < 0.0 ? -(r - pu) : r - pu;
+}
+
+// project (x[0], x[1]) onto the regular nd-gon with vertices r (cos(a + 2 pi j/nd), ...). A point
+// inside its inscribed circle is inside; the four-facet pyramid unturned (MJCF's default: corners
+// along the tangents) is a square; both without the trigonometry, which was a fifth of a
+// gripper's step (an atan2 and two sincos a projection)
 TB_HD void tbu_projPolygon(double x[2], double r, int nd, double a) {
   if (r <= 0.0) {
     x[0] = x[1] = 0.0;
+    return;
+  }
+  double in = r * tbu_inscribed(nd);
+  if (x[0] * x[0] + x[1] * x[1] <= in * in) return;
+  if (nd == 4 && a == 0.0) {
+    tbu_projDiamond(x, r);
     return;
   }
   double ang = atan2(x[1], x[0]) - a;
