@@ -26,7 +26,9 @@
 
 #include "util/error.h"
 
-static const double kOpenTime = 0.2;      // s, the fingers open before the descent
+// s, the fingers open before the descent, where an open control moves them (an actuated joint
+// starts at its reference, where a position actuator's control 0 holds it)
+static const double kOpenTime = 0.2;
 static const double kDescendSpeed = 0.2;  // m/s
 static const double kStartGap = 0.01;     // m, the open gripper's lowest point over the part's top
 static const double kTableGap = 1e-3;     // m, the open gripper over the table, at the lowest
@@ -288,9 +290,19 @@ static int tb_pushSchedules(tbModel* m, int part, double force, double t0, doubl
   return 0;
 }
 
-// the top body's keyframes from its grasp pose: wait `up` above it, descend, close, lift, hold
-static int tb_rootPath(tbModel* m, int root, double up, const tbGrasp3dDef* d, double t_close,
-                       double t_lift, double t_end) {
+// the time the fingers take to open: none where every actuator's open value is its joint's start
+static double tb_openTime(const tbMjcfPart* g, const tbGrasp3dDef* d) {
+  for (int a = 0; a < g->nactuator; a++) {
+    double open = d->nctrl ? d->ctrl_open[a] : g->actuator[a].lo;
+    if (g->actuator[a].scale * open != 0.0) return kOpenTime;
+  }
+  return 0.0;
+}
+
+// the top body's keyframes from its grasp pose: wait `up` above it until t_open, descend, close,
+// lift, hold
+static int tb_rootPath(tbModel* m, int root, double up, const tbGrasp3dDef* d, double t_open,
+                       double t_close, double t_lift, double t_end) {
   int k = 0;
   while (k < m->ndriver && m->ddef[k].body != root) k++;
   if (k == m->ndriver) return tb_setError("grasp3d: the gripper's top body has no driver");
@@ -308,7 +320,7 @@ static int tb_rootPath(tbModel* m, int root, double up, const tbGrasp3dDef* d, d
     n++;                                                                  \
   } while (0)
   TB_KEY(0.0, up);
-  TB_KEY(kOpenTime, up);
+  if (t_open > 0.0) TB_KEY(t_open, up);
   TB_KEY(t_close, 0.0);
   TB_KEY(t_lift, 0.0);
   for (int i = 1; i <= kLiftKeys; i++) {
@@ -412,11 +424,12 @@ static int tb_userBuild(tbModel* m, tbMjcfPart* parts, int nparts, void* ctx) {
   const double rise[4] = {1, 0, 0, 0}, at[3] = {0, 0, z};
   tb_moveParts(m, g, rise, at);
   info->half_x = 0.0;
-  info->t_close = kOpenTime + up / kDescendSpeed;
+  double t_open = tb_openTime(g, d);
+  info->t_close = t_open + up / kDescendSpeed;
   info->t_lift = info->t_close + d->close_time + kSettle;
   double t_held = info->t_lift + kLiftTime + d->hold, t_meas[6];
   info->t_end = t_held + 6 * (2 * kRamp + kPush);
-  rc = tb_rootPath(m, info->root, up, d, info->t_close, info->t_lift, t_held);
+  rc = tb_rootPath(m, info->root, up, d, t_open, info->t_close, info->t_lift, t_held);
   const double lift_up[3] = {0, 0, up};
   if (!rc) tb_moveParts(m, g, rise, lift_up);
   if (!rc) tb_gripperCompliance(m, g);

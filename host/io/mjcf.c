@@ -392,7 +392,7 @@ static void tb_mjModelDefaults(tbModel* m) {
 // file src read into c->m up to its parameters (the model not yet compiled); 0, or 2 with the
 // error set
 static int tb_mjReadInto(tbMj* c, const char* src) {
-  if (!src) return tb_setError("MJCF: no file"), 2;
+  if (!src) return tb_setError("MJCF: no file");
   c->body0 = c->nbody = c->m->nbody;  // a composed scene's unnamed bodies keep distinct names
   c->doc = tb_mjRead(src, &c->file);
   if (!c->doc) return 2;
@@ -454,7 +454,8 @@ static void tb_mjComposeNote(const tbMj* c, int n, char* note, size_t cap) {
   for (int i = 0; i < n && at < cap; i++) {
     char world[96] = "";
     if (c[i].world_shapes) {
-      snprintf(world, sizeof(world), "%s%d world shape%s (the scene has its own table)",
+      snprintf(world, sizeof(world),
+               "%s%d world shape%s (the composed scene's ground is its caller's)",
                c[i].note[0] ? "; " : "", c[i].world_shapes, c[i].world_shapes > 1 ? "s" : "");
     }
     if (!c[i].note[0] && !world[0]) continue;

@@ -541,12 +541,14 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
     return TB_ERR_MEMORY;
   }
   unsigned char* outcome = (unsigned char*)malloc((size_t)chunk);
-  if (!outcome || def->begin < 0 || def->begin > total) {
+  long stop = def->end > 0 && def->end < total ? def->end : total;
+  if (!outcome || def->begin < 0 || def->begin > stop) {
     free(outcome);
     tb_freeData(d);
     tb_freeModel(own);
     tb_freeGrasp3dResult(r);
-    return outcome ? tb_setError("begin %ld: the study has %ld scenes", def->begin, total)
+    return outcome ? tb_setError("begin %ld, end %ld: the study has %ld scenes", def->begin,
+                                 def->end, total)
                    : TB_ERR_MEMORY;
   }
   tbProgress prog;
@@ -556,8 +558,8 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
   }
   double t0 = omp_get_wtime();
   r->done = def->begin;
-  for (long s0 = def->begin; s0 < total && rc == TB_OK; s0 += chunk) {
-    int n = (int)(total - s0 < chunk ? total - s0 : chunk);
+  for (long s0 = def->begin; s0 < stop && rc == TB_OK; s0 += chunk) {
+    int n = (int)(stop - s0 < chunk ? stop - s0 : chunk);
     tb_defaultParams(m, d);
     for (int i = 0; i < n; i++) {
       long g = s0 + i;

@@ -325,8 +325,10 @@ TB_HDN int tbh_collideCapsuleMesh(const tbGeomPose* a, const tbGeomPose* b, doub
 
 //---- two polyhedra -----------------------------------------------------------------------------
 
-// the deepest separation along a's face normals: its face *f and the value (b's support there)
-TB_HD double tbh_faceQuery(const tbGeomPose* a, const tbGeomPose* b, int* f) {
+// the deepest separation along a's face normals: its face *f and the value (b's support there);
+// the first above stop ends the search (the pair is apart: a gripper's closed fingers and its
+// palm over the part, two of its four mesh pairs, pay for one face each)
+TB_HD double tbh_faceQuery(const tbGeomPose* a, const tbGeomPose* b, double stop, int* f) {
   double best = -INFINITY;
   *f = 0;
   for (int i = 0; i < a->hull.nface; i++) {
@@ -334,20 +336,23 @@ TB_HD double tbh_faceQuery(const tbGeomPose* a, const tbGeomPose* b, int* f) {
     tbh_plane(a, i, n, &d);
     double s = tbh_lowest(b, n) - d;
     if (s > best) best = s, *f = i;
+    if (best > stop) break;
   }
   return best;
 }
 
 // 1 when the arcs (a, b) and (c, d) of the two Gauss maps cross: edges whose cross product is an
-// axis to test (c and d are the other shape's normals, negated by the caller)
-TB_HD int tbh_minkowskiFace(const double a[3], const double b[3], const double c[3],
-                            const double d[3]) {
-  double bxa[3], dxc[3];
-  tbu_cross3(bxa, b, a);
+// axis to test (c and d are the other shape's normals, negated by the caller; bxa = b x a, the
+// caller's once per arc (a, b)). c and d on one side of (a, b)'s plane end it after two dot
+// products: most pairs
+TB_HD int tbh_minkowskiFace(const double a[3], const double b[3], const double bxa[3],
+                            const double c[3], const double d[3]) {
+  double cba = tbu_dot3(c, bxa), dba = tbu_dot3(d, bxa);
+  if (!(cba * dba < 0.0)) return 0;
+  double dxc[3];
   tbu_cross3(dxc, d, c);
-  double cba = tbu_dot3(c, bxa), dba = tbu_dot3(d, bxa), adc = tbu_dot3(a, dxc),
-         bdc = tbu_dot3(b, dxc);
-  return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
+  double adc = tbu_dot3(a, dxc), bdc = tbu_dot3(b, dxc);
+  return adc * bdc < 0.0 && cba * bdc > 0.0;
 }
 
 // the largest separation along edge-pair axes (pointing out of a): edges *ea, *eb and the axis.
@@ -366,15 +371,16 @@ TB_HD double tbh_edgeQuery(const tbGeomPose* a, const tbGeomPose* b, int* ea, in
     tbu_sub3(u, q, p);
     tbh_plane(a, x[2], na, &dd);
     tbh_plane(a, x[3], nb, &dd);
-    double la[3], lb[3];  // in b's frame
+    double la[3], lb[3], bxa[3];  // in b's frame
     tbu_rotVecInv(la, b->quat, na);
     tbu_rotVecInv(lb, b->quat, nb);
+    tbu_cross3(bxa, lb, la);
     for (int j = 0; j < b->hull.nedge; j++) {
       const int* y = b->hull.edge + 4 * j;
       const double* pc = b->hull.plane + 4 * y[2];
       const double* pd = b->hull.plane + 4 * y[3];
       const double c[3] = {-pc[0], -pc[1], -pc[2]}, d[3] = {-pd[0], -pd[1], -pd[2]};
-      if (!tbh_minkowskiFace(la, lb, c, d)) continue;
+      if (!tbh_minkowskiFace(la, lb, bxa, c, d)) continue;
       double r[3], s[3], v[3], L[3];
       tbh_vert(b, y[0], r);
       tbh_vert(b, y[1], s);
@@ -471,9 +477,9 @@ TB_HDN int tbh_collideHulls(const tbGeomPose* a, const tbGeomPose* b, double mar
                             tbContactPoint* out) {
   int fa, fb, ea, eb;
   double axis[3] = {0.0, 0.0, 0.0};
-  double sa = tbh_faceQuery(a, b, &fa);
+  double sa = tbh_faceQuery(a, b, margin, &fa);
   if (sa > margin) return 0;
-  double sb = tbh_faceQuery(b, a, &fb);
+  double sb = tbh_faceQuery(b, a, margin, &fb);
   if (sb > margin) return 0;
   double se = tbh_edgeQuery(a, b, &ea, &eb, axis);
   if (se > margin) return 0;

@@ -78,6 +78,7 @@ typedef struct tbGrasp3dDef {
   // chunk_done(chunk_ctx, first, n, outcome) when not NULL, outcome[i] of scene first + i the
   // TB_G3_* bits below (a journal)
   long begin;
+  long end;  // > 0: scenes [begin, end) alone (a piece of the study); 0: to the study's end
   void (*chunk_done)(void* ctx, long first, int n, const unsigned char* outcome);
   void* chunk_ctx;
 } tbGrasp3dDef;

@@ -20,6 +20,7 @@
 
 #include <tumble/estimate.h>
 #include <tumble/grasp.h>
+#include <tumble/grasp3d.h>
 #include <tumble/mjcf.h>
 #include <tumble/optimize.h>
 #include <tumble/plate.h>
@@ -295,6 +296,116 @@ nb::dict Rollout(Batch& b, long steps, long every, long chunk, const std::string
 
 //---- jobs --------------------------------------------------------------------------------------
 
+// the per-cell table of a grasp tally (x fastest, m), as the map CSV has it
+nb::dict CellTable(const tbSweepGrid& g, const tbSweepTally& t) {
+  size_t nc = (size_t)t.ncell;
+  auto x = NewArray<double>({nc}), y = NewArray<double>({nc}), p = NewArray<double>({nc}),
+       lo = NewArray<double>({nc}), hi = NewArray<double>({nc});
+  auto succ = NewArray<int64_t>({nc}), valid = NewArray<int64_t>({nc}),
+       failed = NewArray<int64_t>({nc});
+  tb_tallyProbability(&t, p.data());
+  for (int c = 0; c < t.ncell; c++) {
+    double xy[2];
+    tb_sweepOffset(&g, c, xy);
+    x.data()[c] = xy[0];
+    y.data()[c] = xy[1];
+    tb_wilson(t.success[c], t.valid[c], &lo.data()[c], &hi.data()[c]);
+    succ.data()[c] = t.success[c];
+    valid.data()[c] = t.valid[c];
+    failed.data()[c] = t.failed[c];
+  }
+  return Dict({{"x", nb::cast(x)},
+               {"y", nb::cast(y)},
+               {"trials", nb::cast(valid)},
+               {"successes", nb::cast(succ)},
+               {"failed", nb::cast(failed)},
+               {"p", nb::cast(p)},
+               {"lo95", nb::cast(lo)},
+               {"hi95", nb::cast(hi)}});
+}
+
+// the 3D grasp study on a gripper file and a part file (tumble grasp3d --gripper --object): the
+// cells' table, the struck and unconverged trials and what the files held that was read past
+nb::dict Grasp3dFiles(const std::string& gripper, const std::string& part, std::pair<int, int> grid,
+                      std::pair<double, double> extent, long trials, long seed,
+                      std::pair<double, double> mass, std::pair<double, double> mu,
+                      double pos_noise, double yaw_noise, const std::string& tcp,
+                      double grasp_height, std::vector<double> open, std::vector<double> close,
+                      double close_time, double disturb, double slip, double hold, double dt,
+                      const std::string& device, int threads) {
+  tbGrasp3dDef d = tb_defaultGrasp3dDef();
+  d.device = JobDevice(device);
+  d.gripper = gripper.c_str();
+  d.part = part.c_str();
+  d.tcp = tcp.c_str();
+  d.grid.nx = grid.first;
+  d.grid.ny = grid.second;
+  d.grid.extent_x = extent.first;
+  d.grid.extent_y = extent.second;
+  if (trials < 1 || trials > INT_MAX || seed < 0) throw Error("trials >= 1 and seed >= 0");
+  d.trials = (int)trials;
+  d.seed = (uint64_t)seed;
+  d.mass_lo = mass.first;
+  d.mass_hi = mass.second;
+  d.mu_lo = mu.first;
+  d.mu_hi = mu.second;
+  d.pos_noise = pos_noise;
+  d.yaw_noise = yaw_noise;
+  d.grasp_height = grasp_height;
+  if (open.size() != close.size() || open.size() > TB_G3_MAXACT) {
+    throw Error("open and close: one control each per actuator (at most 8)");
+  }
+  d.nctrl = (int)open.size();
+  std::copy(open.begin(), open.end(), d.ctrl_open);
+  std::copy(close.begin(), close.end(), d.ctrl_close);
+  d.close_time = close_time;
+  d.disturb = disturb;
+  d.slip = slip;
+  d.hold = hold;
+  d.dt = dt;
+  Check(tb_checkGrasp3dDef(&d));
+  tbGrasp3dInfo info;
+  char note[1024];
+  std::unique_ptr<tbModel, void (*)(tbModel*)> m(tb_loadGrasp3d(&d, &info, note, sizeof(note)),
+                                                 tb_freeModel);
+  if (!m) throw Error(tb_lastError());
+  d.user_model = m.get();
+  d.user_info = &info;
+  int ncell = d.grid.nx * d.grid.ny;
+  tbSweepTally t;
+  Check(tb_newTally(&t, ncell));
+  std::unique_ptr<tbSweepTally, void (*)(tbSweepTally*)> keep(&t, tb_freeTally);
+  long struck = 0, unconverged = 0;
+  {
+    ThreadScope scope(threads);
+    nb::gil_scoped_release nogil;
+    // pieces of the study, so that Ctrl-C is seen between them; the scenes are independent, so
+    // the counts do not depend on the split
+    long total = (long)ncell * d.trials, piece = 64L * omp_get_max_threads();
+    for (d.begin = 0; d.begin < total; d.begin += piece) {
+      d.end = std::min(total, d.begin + piece);
+      tbGrasp3dResult r;
+      Check(tb_grasp3dSweep(&d, &r));
+      for (int c = 0; c < ncell; c++) {
+        t.success[c] += r.tally.success[c];
+        t.valid[c] += r.tally.valid[c];
+        t.failed[c] += r.tally.failed[c];
+      }
+      struck += r.struck;
+      unconverged += r.unconverged;
+      tb_freeGrasp3dResult(&r);
+      CheckSignals();
+    }
+  }
+  nb::dict out = CellTable(d.grid, t);
+  out["shape"] = nb::make_tuple(d.grid.ny, d.grid.nx);
+  out["struck"] = struck;
+  out["unconverged"] = unconverged;
+  out["steps_per_trial"] = info.nstep;
+  out["read_past"] = std::string(note);
+  return out;
+}
+
 int MuRange(const std::string& name) {
   int r = tb_findMuRange(name.c_str());
   if (r < 0) throw Error("friction '" + name + "': expected low, medium or high");
@@ -346,36 +457,14 @@ nb::dict Grasp(std::pair<int, int> grid, double extent, std::pair<double, double
       CheckSignals();
     }
   }
-  size_t nc = (size_t)ncell;
-  auto x = NewArray<double>({nc}), y = NewArray<double>({nc}), p = NewArray<double>({nc}),
-       lo = NewArray<double>({nc}), hi = NewArray<double>({nc});
-  auto succ = NewArray<int64_t>({nc}), valid = NewArray<int64_t>({nc}),
-       failed = NewArray<int64_t>({nc});
-  tb_tallyProbability(&t, p.data());
-  for (int c = 0; c < ncell; c++) {
-    double xy[2];
-    tb_sweepOffset(&g, c, xy);
-    x.data()[c] = xy[0];
-    y.data()[c] = xy[1];
-    tb_wilson(t.success[c], t.valid[c], &lo.data()[c], &hi.data()[c]);
-    succ.data()[c] = t.success[c];
-    valid.data()[c] = t.valid[c];
-    failed.data()[c] = t.failed[c];
-  }
-  return Dict({{"x", nb::cast(x)},
-               {"y", nb::cast(y)},
-               {"trials", nb::cast(valid)},
-               {"successes", nb::cast(succ)},
-               {"failed", nb::cast(failed)},
-               {"p", nb::cast(p)},
-               {"lo95", nb::cast(lo)},
-               {"hi95", nb::cast(hi)},
-               {"shape", nb::cast(nb::make_tuple(g.ny, g.nx))},
-               {"scenes", nb::cast(run.trials)},
-               {"failed_scenes", nb::cast(run.failed)},
-               {"unconverged_scenes", nb::cast(run.unconverged)},
-               {"max_residual", nb::cast(run.resid_max)},
-               {"seconds", nb::cast(run.seconds)}});
+  nb::dict out = CellTable(g, t);
+  out["shape"] = nb::make_tuple(g.ny, g.nx);
+  out["scenes"] = run.trials;
+  out["failed_scenes"] = run.failed;
+  out["unconverged_scenes"] = run.unconverged;
+  out["max_residual"] = run.resid_max;
+  out["seconds"] = run.seconds;
+  return out;
 }
 
 // the velocity field of a named plate motion over a grid of starts (tumble plate field)
@@ -820,6 +909,10 @@ NB_MODULE(_tumble, mod) {
 
   mod.def("_grasp", &Grasp, "grid"_a, "extent"_a, "center"_a, "trials"_a, "seed"_a, "surface_mu"_a,
           "gripper_mu"_a, "speed"_a, "chunk"_a, "device"_a, "threads"_a);
+  mod.def("_grasp3d_files", &Grasp3dFiles, "gripper"_a, "part"_a, "grid"_a, "extent"_a, "trials"_a,
+          "seed"_a, "mass"_a, "mu"_a, "pos_noise"_a, "yaw_noise"_a, "tcp"_a, "grasp_height"_a,
+          "open"_a, "close"_a, "close_time"_a, "disturb"_a, "slip"_a, "hold"_a, "dt"_a, "device"_a,
+          "threads"_a);
   mod.def("_plate_field", &PlateField, "motion"_a, "grid"_a, "extent"_a, "seconds"_a, "dt"_a,
           "mu"_a, "part"_a, "params"_a, "device"_a, "threads"_a);
   mod.def("_estimate_pf", &EstimatePF, "model"_a, "observations"_a, "priors"_a, "noise"_a,

@@ -9,6 +9,7 @@ on the CPU or the GPU.
 
 Errors from the engine raise tumble.Error (a ValueError) with its message.
 """
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from ._tumble import Batch, Error, Model, plate_motions, scenes
 from . import _tumble
 
-__all__ = ["Batch", "Error", "Model", "Rollout", "estimate_fit", "estimate_pf", "grasp",
+__all__ = ["Batch", "Error", "Model", "Rollout", "estimate_fit", "estimate_pf", "grasp", "grasp3d",
            "plate_field", "plate_optimize", "plate_motions", "scenes", "STATUS_NAN",
            "STATUS_OVERFLOW", "STATUS_UNCONVERGED", "STATUS_SOLVER", "STATUS_START",
            "STATUS_BALANCE"]
@@ -81,6 +82,31 @@ def grasp(grid=(21, 21), extent=0.02, center=(0.0, -0.01), trials=30, seed=1,
     its 95% Wilson interval, the numbers of the map CSV."""
     return _tumble._grasp(tuple(grid), extent, tuple(center), trials, seed, surface_mu,
                           gripper_mu, speed, chunk, device, threads)
+
+
+def grasp3d(gripper, part, grid=(11, 11), extent=0.04, trials=20, seed=0, mass=None,
+            mu=(0.2, 0.8), pos_noise=0.002, yaw_noise=10.0, tcp="tcp", grasp_height=None,
+            open_ctrl=(), close_ctrl=(), close_time=0.3, disturb=None, slip=0.01, hold=0.25,
+            dt=0.002, device="auto", threads=0):
+    """The 3D grasp study on your own gripper and part, MJCF files (tumble grasp3d --gripper
+    GRIPPER --object PART; docs/grasp3d.md): per grid cell of offsets (x fastest; m) the trials,
+    successes, numerical failures, success probability and its 95% Wilson interval, with the
+    trials that struck the part on the way down ('struck'). SI units: extent, pos_noise,
+    grasp_height and slip in m, yaw_noise in degrees, mass (LO, HI) in kg (None: the part file's),
+    disturb in N (None: the part's weight), open_ctrl and close_ctrl one control per actuator
+    (empty: each ctrlrange's ends). What the files held that tumble read past comes as a
+    UserWarning."""
+    def pair(v):
+        return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+    r = _tumble._grasp3d_files(
+        str(gripper), str(part), pair(grid), pair(extent), trials, seed,
+        pair(mass) if mass is not None else (0.0, 0.0), pair(mu), pos_noise,
+        yaw_noise * 3.141592653589793 / 180.0, tcp, -1.0 if grasp_height is None else grasp_height,
+        list(open_ctrl), list(close_ctrl), close_time, 0.0 if disturb is None else disturb, slip,
+        hold, dt, device, threads)
+    if r["read_past"]:
+        warnings.warn(r["read_past"], UserWarning, stacklevel=2)
+    return r
 
 
 def plate_field(motion="centrifuge", grid=(8, 8), extent=0.05, seconds=2.0, dt=0.0, mu=-1.0,
