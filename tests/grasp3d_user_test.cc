@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <tumble/grasp3d.h>
@@ -208,6 +211,35 @@ TEST_F(Grasp3dUserCli, TheStudyAndItsReplayAgree) {
   CliResult p = RunCli(study);
   ASSERT_EQ(p.status, 0) << p.err;
   EXPECT_NE(p.out.find("\"success\": 1"), std::string::npos) << p.out;
+}
+
+// --resume on files: the journal of an interrupted study goes on with the same files, and an
+// edited part (its mass) is another study whose journal is refused (the key holds what the files
+// made, not their names)
+TEST_F(Grasp3dUserCli, AResumedStudyNamesItsFilesByWhatTheyMade) {
+  std::filesystem::copy(kDir + "meshes", Path("meshes"));
+  std::filesystem::copy_file(kPart, Path("part.xml"));
+  std::vector<std::string> study = {
+      "grasp3d",  "--gripper", kGripper,   "--object", Path("part.xml"), "--grid", "3x3",
+      "--extent", "10mm",      "--trials", "40",       "--out",          Path("g")};
+  CliResult cut = RunCliInterrupted(study, 1.5);
+  ASSERT_EQ(cut.status, 130) << "the study ran to its end before the interrupt: make it longer";
+  std::string text;
+  {
+    std::ifstream in(Path("part.xml"));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::string edited = text, from = "mass=\"0.1\"";
+  edited.replace(edited.find(from), from.size(), "mass=\"0.2\"");
+  std::ofstream(Path("part.xml")) << edited;
+  study.push_back("--resume");
+  CliResult other = RunCli(study);
+  EXPECT_EQ(other.status, 2) << other.err;
+  EXPECT_NE(other.err.find("the journal of another study"), std::string::npos) << other.err;
+  std::ofstream(Path("part.xml")) << text;
+  CliResult same = RunCli(study);
+  EXPECT_EQ(same.status, 0) << same.err;
+  EXPECT_NE(same.err.find("resumed"), std::string::npos) << same.err;
 }
 
 }  // namespace

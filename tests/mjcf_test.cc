@@ -651,6 +651,28 @@ TEST(MjcfTest, LooksSensorsAndSoftContactValuesAreReadPastAndSaid) {
   tb_freeModel(m);
 }
 
+// shapes that touch nothing and that tumble holds as no shape (a cylinder off a tripod body, an
+// ellipsoid outside the implicit step: a gripper's looks) load as mass alone, MuJoCo's: a box of
+// 1000 kg/m^3 with a visual cylinder of radius 0.05 and half-height 0.1 weighs the box's 8 kg and
+// the cylinder's pi 0.05^2 0.2 1000 = 1.5708 kg, and collides as the box alone. Catches a
+// visual shape refused (the error before), given a contact shape, or left out of the mass
+TEST(MjcfTest, VisualCylindersAndEllipsoidsAreMassAlone) {
+  const char* xml =
+      "<mujoco><worldbody><body name='b' pos='0 0 1'><freejoint/><geom type='box' size='0.1 0.1 "
+      "0.1'/><geom type='cylinder' size='0.05 0.1' pos='0 0 0.2' contype='0' conaffinity='0'/>"
+      "<geom type='ellipsoid' size='0.01 0.02 0.03' contype='0' conaffinity='0' mass='0'/>"
+      "</body></worldbody></mujoco>";
+  tbModel* m = tb_loadMJCF(xml);
+  ASSERT_NE(m, nullptr) << tb_lastError();
+  EXPECT_EQ(m->ngeom, 1) << "the box alone collides";
+  EXPECT_NEAR(m->bdef[0].mass, 8.0 + TB_PI * 0.05 * 0.05 * 0.2 * 1000.0, 1e-12);
+  tb_freeModel(m);
+  ExpectMjcfRefused(
+      "<mujoco><worldbody><body pos='0 0 1'><freejoint/><geom type='cylinder' size='0.05 0.1'/>"
+      "</body></worldbody></mujoco>",
+      "or as looks (contype=\"0\" conaffinity=\"0\": its mass alone)");
+}
+
 class MjcfCli : public CliFixture {};
 
 // the command line shows the note on stderr and in the run's JSON, and the list as lines

@@ -2,6 +2,8 @@
 // time, against the closed form of the step's own sum, and every misuse refused.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <cmath>
 #include <string>
 
@@ -94,6 +96,29 @@ TEST(ScheduleTest, AServoFollowsItsScheduledTarget) {
   EXPECT_NEAR(sc.pos(0)[0], 0.05 - 2.0 * 0.1 / 100.0, 2e-4);
   sc.run(1500);
   EXPECT_NEAR(sc.pos(0)[0], 0.1, 1e-6);
+}
+
+// the GPU parity test's mesh-and-schedules scene (rollout_test.cc) on the CPU: the box's servo
+// follows its scheduled target along y and carries the octahedron's top corner with it (their
+// contact is the hull routines'), and the batch is bitwise the same on one thread and two
+// (catches a schedule's value kept in shared state between scenes)
+TEST(ScheduleTest, TheMeshScheduleSceneRunsAloneAndInABatchAlike) {
+  Scene one(MeshScheduleModel(), 4), two(MeshScheduleModel(), 4);
+  ASSERT_NE(one.m, nullptr);
+  for (Scene* sc : {&one, &two}) jitterParams(*sc, 31);
+  int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  one.run(100);
+  omp_set_num_threads(2);
+  two.run(100);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(firstDifference(one.d, two.d), "");
+  int box = one.body("box"), oct = one.body("octahedron");
+  for (int s = 0; s < 4; s++) {
+    EXPECT_EQ(one.d->status[s] & TB_SCENE_FAILMASK, 0);
+    EXPECT_GT(one.pos(box, s)[1], 0.005) << "the servo follows its target toward 10 mm";
+    EXPECT_GT(one.pos(oct, s)[1], 0.002) << "the box's corner contact drags the octahedron";
+  }
 }
 
 TEST(ScheduleTest, MisusesAreRefusedNamingTheSchedule) {

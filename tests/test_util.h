@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -174,6 +175,117 @@ inline void jitterParams(Scene& sc, unsigned seed) {
   // a jitter that breaks a cross-parameter check (a support tripod) falls back to the defaults
   if (tb_checkParams(sc.m, sc.d) != TB_OK) tb_defaultParams(sc.m, sc.d);
   sc.reset();
+}
+
+// an octahedron of half-diagonals 0.05, 0.04, 0.03 m (corners on the axes: +x -x +y -y +z -z),
+// a mesh's polyhedron that is not a box, as a geom's hull (its arrays static)
+inline const tbHullDef* OctahedronHull() {
+  static const double v[18] = {0.05, 0,     0, -0.05, 0, 0,    0, 0.04, 0,
+                               0,    -0.04, 0, 0,     0, 0.03, 0, 0,    -0.03};
+  // faces by octant: corners counter-clockwise seen from outside
+  static const int fv[24] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4,
+                             2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
+  static const int nv[8] = {3, 3, 3, 3, 3, 3, 3, 3};
+  // edges: the corners and the faces either side (face k holds fv[3k..3k+2])
+  static const int edge[48] = {0, 2, 0, 4, 2, 1, 1, 5, 1, 3, 2, 6, 3, 0, 3, 7,
+                               0, 4, 0, 3, 2, 4, 0, 1, 1, 4, 1, 2, 3, 4, 2, 3,
+                               0, 5, 4, 7, 2, 5, 4, 5, 1, 5, 5, 6, 3, 5, 6, 7};
+  static double plane[32];
+  static tbHullDef h = {6, v, 8, plane, nv, fv, 12, edge};
+  for (int f = 0; f < 8; f++) {
+    const double *a = v + 3 * fv[3 * f], *b = v + 3 * fv[3 * f + 1], *c = v + 3 * fv[3 * f + 2];
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+    double l = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int k = 0; k < 3; k++) plane[4 * f + k] = n[k] / l;
+    plane[4 * f + 3] = (n[0] * a[0] + n[1] * a[1] + n[2] * a[2]) / l;
+  }
+  return &h;
+}
+
+// A mesh scene with schedules, built without MJCF (the GPU tests link the engine alone): a box,
+// tilted, resting on the top corner of an octahedron mesh that stands on its bottom corner on a
+// plane; the box on a compliant slide along y whose servo's target a schedule moves 10 mm, the
+// octahedron pushed along x by a force ramp; parameters mu and the box's mass
+inline tbModel* MeshScheduleModel() {
+  tbModel* m = tb_newModel();
+  m->opt.timestep = 1e-3;
+  tbBodyDef bd = tb_defaultBodyDef();
+  bd.name = "ground";
+  bd.type = TB_BODY_STATIC;
+  int ground = tb_addBody(m, &bd);
+  tbGeomDef gd = tb_defaultGeomDef();
+  gd.body = ground;
+  gd.type = TB_GEOM_PLANE;
+  tb_addGeom(m, &gd);
+  bd = tb_defaultBodyDef();
+  bd.name = "octahedron";
+  bd.mass = 0.2;
+  bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 1e-4;
+  bd.pos[2] = 0.03;
+  int oct = tb_addBody(m, &bd);
+  gd = tb_defaultGeomDef();
+  gd.body = oct;
+  gd.type = TB_GEOM_MESH;
+  gd.hull = OctahedronHull();
+  gd.mu = 0.5;
+  int og = tb_addGeom(m, &gd);
+  bd = tb_defaultBodyDef();
+  bd.name = "box";
+  bd.mass = 0.1;
+  bd.inertia[0] = bd.inertia[1] = bd.inertia[2] = 2e-5;
+  bd.pos[0] = 0.01;
+  bd.pos[2] = 0.075;
+  const double tilt[4] = {0.9950041652780258, 0.0998334166468282, 0, 0};  // 0.2 rad about x
+  memcpy(bd.quat, tilt, sizeof(tilt));
+  int box = tb_addBody(m, &bd);
+  gd = tb_defaultGeomDef();
+  gd.body = box;
+  gd.type = TB_GEOM_BOX;
+  gd.size[0] = gd.size[1] = gd.size[2] = 0.015;
+  tb_addGeom(m, &gd);
+  tbJointDef jd = tb_defaultJointDef();
+  jd.type = TB_JOINT_PRISMATIC;
+  jd.body_a = box;
+  jd.body_b = -1;
+  memcpy(jd.anchor, bd.pos, sizeof(jd.anchor));
+  jd.axis[0] = 0.0;
+  jd.axis[1] = 1.0;
+  jd.axis[2] = 0.0;
+  jd.servo = 1;
+  jd.kp = 50.0;
+  jd.kd = 2.0;
+  jd.fmax = 2.0;
+  jd.stiffness = 1e5;  // the slide's other rows compliant: the box may still land
+  int slide = tb_addJoint(m, &jd);
+  tbScheduleDef sd = tb_defaultScheduleDef();
+  sd.object = slide;
+  sd.comp = TB_JNT_TPOS;
+  sd.nkey = 2;
+  sd.key_t[0] = 0.02;
+  sd.key_t[1] = 0.08;
+  sd.key_v[1] = 0.01;
+  tb_addSchedule(m, &sd);
+  sd = tb_defaultScheduleDef();
+  sd.field = TB_F_BODY_FORCE;
+  sd.object = oct;
+  sd.comp = 0;
+  sd.nkey = 3;
+  sd.key_t[0] = 0.0;
+  sd.key_t[1] = 0.05;
+  sd.key_t[2] = 0.1;
+  sd.key_v[1] = 3.0;  // twice the friction's hold on it
+  tb_addSchedule(m, &sd);
+  int p = tb_addParam(m, "mu", "", "the octahedron's friction", 0.0, 10.0, 0);
+  tb_paramTarget(m, p, TB_F_GEOM_MU, og, 0);
+  p = tb_addParam(m, "box.mass", "kg", "", TB_MIN_MASS, 10.0, 1);
+  tb_paramTarget(m, p, TB_F_BODY_MASS, box, 0);
+  if (tb_lastError()[0] || tb_compileModel(m) != TB_OK) {
+    tb_freeModel(m);
+    return nullptr;
+  }
+  return m;
 }
 
 // the first per-scene array (TB_DATA_ARRAYS) in which a and b differ in any bit, or "" if none

@@ -251,7 +251,7 @@ static int tb_mjAddShapes(tbMj* c, const tbMjBodyPlan* pl, int b, const tbBodyDe
   tbu_quatConj(qbc, bd->quat);
   for (int k = 0; k < pl->nshape; k++) {
     const tbMjShape* s = &pl->shape[k];
-    if (s->mesh >= 0 && s->type != TB_GEOM_MESH) continue;  // visual: its mass is in the body's
+    if (s->visual) continue;  // its mass is in the body's
     tbGeomDef gd = tb_defaultGeomDef();
     gd.body = b;
     gd.type = s->type;

@@ -255,11 +255,6 @@ int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjShap
   }
   s->type = tb_mjGeomType[t];
   if (s->type == TB_GEOM_PRISM && !tripod && c->m->opt.implicit) s->type = TB_GEOM_CYLINDER;
-  if (s->type == TB_GEOM_PRISM && !tripod) {
-    return tb_mjFail(c, n,
-                     "type=\"cylinder\": tumble has cylinders only as discs of a body with "
-                     "a support tripod (tumble_tripod_BODY), or with tumble_option_implicit");
-  }
   if (tb_mjNums(c, n, cls, "pos", s->pos, 3, 3) < 0 || tb_mjOrient(c, n, cls, s->quat) ||
       (t != TB_MJ_MESH && tb_mjSize(c, s, cls, t)))
     return 2;
@@ -292,9 +287,20 @@ int tb_mjShape(const tbMj* c, xmlNodePtr n, int childclass, int tripod, tbMjShap
   }
   s->contype = (int)ct[0];
   s->conaffinity = (int)ct[1];
-  // a mesh that can touch anything is its convex hull for contact; else visual, its volume
-  // in its body's mass alone
-  if (t == TB_MJ_MESH && (s->contype || s->conaffinity)) s->type = TB_GEOM_MESH;
+  // a mesh that can touch anything is its convex hull for contact; a shape that touches nothing
+  // and that tumble holds as no shape here (a mesh, a cylinder off a tripod body, an ellipsoid
+  // outside the implicit step) is visual, its volume in its body's mass alone
+  int touches = s->contype || s->conaffinity;
+  if (t == TB_MJ_MESH && touches) s->type = TB_GEOM_MESH;
+  int shapeless = t == TB_MJ_MESH || (s->type == TB_GEOM_PRISM && !tripod) ||
+                  (s->type == TB_GEOM_ELLIPSOID && !c->m->opt.implicit);
+  s->visual = !touches && shapeless;
+  if (s->type == TB_GEOM_PRISM && !tripod && !s->visual) {
+    return tb_mjFail(c, n,
+                     "type=\"cylinder\": tumble has cylinders only as discs of a body with "
+                     "a support tripod (tumble_tripod_BODY), or with tumble_option_implicit, or "
+                     "as looks (contype=\"0\" conaffinity=\"0\": its mass alone)");
+  }
   int given = tb_mjNums(c, n, cls, "mass", &mass, 1, 1);
   if (given < 0 || tb_mjNums(c, n, cls, "density", &density, 1, 1) < 0) return 2;
   if (given && !(mass >= 0.0)) return tb_mjFail(c, n, "mass %g must be >= 0", mass);

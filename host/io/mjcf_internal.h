@@ -117,6 +117,7 @@ typedef struct tbMjShape {
   double mass, inertia[3];
   double mu;
   int contype, conaffinity;
+  int visual;         // touches nothing and is no shape of tumble's: its mass alone
   int mesh;           // type="mesh": its <asset> mesh (tb_mjMeshMass sets the mass), or -1
   double density;     // kg/m^3
   double mass_given;  // kg, its mass=, or -1
