@@ -169,6 +169,36 @@ TEST(Grasp3dUserTest, BadFilesAndOptionsAreRefused) {
   EXPECT_NE(tb_grasp3dSweep(&d, &r), TB_OK);
 }
 
+// a gripper whose fingers hang from a body welded to its palm (as real grippers' files have a
+// base welded to a mount) grasps as the example does: the welded body is kinematic and rides
+// on the palm's path (catches a welded body left still while the palm moves, which would tear
+// the fingers from the palm)
+TEST(Grasp3dUserTest, FingersOnABodyWeldedToThePalmGrasp) {
+  const std::string gripper =
+      "<mujoco><default><joint type='slide' axis='1 0 0' range='0 0.035'/></default>"
+      "<worldbody><body name='mount'><geom type='box' size='0.05 0.015 0.005' mass='0.2'/>"
+      "<body name='base' pos='0 0 0.01'><geom type='box' size='0.05 0.015 0.005' mass='0.1'/>"
+      "<site name='tcp' pos='0 0 0.05'/>"
+      "<body name='left' pos='-0.04 0 0.035'><joint name='l'/><geom type='box' "
+      "size='0.005 0.01 0.025' mass='0.05'/></body>"
+      "<body name='right' pos='0.04 0 0.035' euler='0 0 180'><joint name='r'/><geom type='box' "
+      "size='0.005 0.01 0.025' mass='0.05'/></body></body></body></worldbody><actuator>"
+      "<position joint='l' kp='300' kv='5' ctrlrange='0 0.035' forcerange='-10 10'/>"
+      "<position joint='r' kp='300' kv='5' ctrlrange='0 0.035' forcerange='-10 10'/>"
+      "</actuator></mujoco>";
+  tbGrasp3dDef d = UserDef(0.0, 0.0);
+  d.gripper = gripper.c_str();
+  tbGrasp3dInfo info;
+  tbModel* m = tb_loadGrasp3d(&d, &info, nullptr, 0);
+  ASSERT_NE(m, nullptr) << tb_lastError();
+  EXPECT_EQ(m->body_type[tb_findBody(m, "base")], TB_BODY_KINEMATIC);
+  tb_freeModel(m);
+  long held, struck, failed;
+  RunStudy(d, &held, &struck, &failed);
+  EXPECT_EQ(held, 3);
+  EXPECT_EQ(failed, 0);
+}
+
 class Grasp3dUserCli : public CliFixture {};
 
 TEST_F(Grasp3dUserCli, OptionsOfTheOtherGripperAreRefused) {

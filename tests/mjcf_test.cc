@@ -673,6 +673,24 @@ TEST(MjcfTest, VisualCylindersAndEllipsoidsAreMassAlone) {
       "or as looks (contype=\"0\" conaffinity=\"0\": its mass alone)");
 }
 
+// a body welded to a still mocap body is kinematic and still with it (a gripper's base under its
+// mount); welded to a driven one it is refused, since its offset motion is no driver of tumble's
+// (catches the welded body made dynamic on a fixed joint to a kinematic one, or given a still
+// driver under a moving parent)
+TEST(MjcfTest, BodiesWeldedToAStillMocapBodyAreStillWithIt) {
+  const std::string still =
+      "<mujoco><worldbody><body name='mount' mocap='true'><geom size='0.01'/><body name='base' "
+      "pos='0 0 0.1'><geom size='0.01'/></body></body></worldbody></mujoco>";
+  tbModel* m = tb_loadMJCF(still.c_str());
+  ASSERT_NE(m, nullptr) << tb_lastError();
+  EXPECT_EQ(m->body_type[tb_findBody(m, "base")], TB_BODY_KINEMATIC);
+  tb_freeModel(m);
+  std::string driven = still;
+  driven.insert(driven.find("<worldbody>"),
+                "<custom><numeric name='tumble_constvel_mount' data='0.1 0 0 0 0 0'/></custom>");
+  ExpectMjcfRefused(driven, "a body welded to a moving mocap body");
+}
+
 class MjcfCli : public CliFixture {};
 
 // the command line shows the note on stderr and in the run's JSON, and the list as lines

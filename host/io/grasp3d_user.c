@@ -299,25 +299,26 @@ static double tb_openTime(const tbMjcfPart* g, const tbGrasp3dDef* d) {
   return 0.0;
 }
 
-// the top body's keyframes from its grasp pose: wait `up` above it until t_open, descend, close,
-// lift, hold
-static int tb_rootPath(tbModel* m, int root, double up, const tbGrasp3dDef* d, double t_open,
+// kinematic body b's keyframes from its grasp pose: wait `up` above it until t_open, descend,
+// close, lift, hold (the top body, and the bodies welded to it, which move with it)
+static int tb_bodyPath(tbModel* m, int b, double up, const tbGrasp3dDef* d, double t_open,
                        double t_close, double t_lift, double t_end) {
   int k = 0;
-  while (k < m->ndriver && m->ddef[k].body != root) k++;
-  if (k == m->ndriver) return tb_setError("grasp3d: the gripper's top body has no driver");
+  while (k < m->ndriver && m->ddef[k].body != b) k++;
+  if (k == m->ndriver)
+    return tb_setError("grasp3d: the gripper's body '%s' has no driver", m->body_name[b]);
   tbDriverDef* dd = &m->ddef[k];
-  const double* p = m->bdef[root].pos;
+  const double* p = m->bdef[b].pos;
   dd->type = TB_DRIVER_KEYFRAMES;
   int n = 0;
-#define TB_KEY(t, dz)                                                     \
-  do {                                                                    \
-    dd->key_t[n] = (t);                                                   \
-    dd->key_pos[n][0] = p[0];                                             \
-    dd->key_pos[n][1] = p[1];                                             \
-    dd->key_pos[n][2] = p[2] + (dz);                                      \
-    memcpy(dd->key_quat[n], m->bdef[root].quat, sizeof(dd->key_quat[n])); \
-    n++;                                                                  \
+#define TB_KEY(t, dz)                                                  \
+  do {                                                                 \
+    dd->key_t[n] = (t);                                                \
+    dd->key_pos[n][0] = p[0];                                          \
+    dd->key_pos[n][1] = p[1];                                          \
+    dd->key_pos[n][2] = p[2] + (dz);                                   \
+    memcpy(dd->key_quat[n], m->bdef[b].quat, sizeof(dd->key_quat[n])); \
+    n++;                                                               \
   } while (0)
   TB_KEY(0.0, up);
   if (t_open > 0.0) TB_KEY(t_open, up);
@@ -330,6 +331,16 @@ static int tb_rootPath(tbModel* m, int root, double up, const tbGrasp3dDef* d, d
   TB_KEY(t_end, d->lift);
 #undef TB_KEY
   dd->nkey = n;
+  return 0;
+}
+
+// the gripper's path: its kinematic bodies (the top one and those welded to it) on keyframes
+static int tb_gripperPath(tbModel* m, const tbMjcfPart* g, double up, const tbGrasp3dDef* d,
+                          double t_open, double t_close, double t_lift, double t_end) {
+  for (int b = g->body0; b < g->body0 + g->nbody; b++) {
+    if (m->bdef[b].type != TB_BODY_KINEMATIC) continue;
+    if (tb_bodyPath(m, b, up, d, t_open, t_close, t_lift, t_end)) return TB_ERR_ARG;
+  }
   return 0;
 }
 
@@ -429,7 +440,7 @@ static int tb_userBuild(tbModel* m, tbMjcfPart* parts, int nparts, void* ctx) {
   info->t_lift = info->t_close + d->close_time + kSettle;
   double t_held = info->t_lift + kLiftTime + d->hold, t_meas[6];
   info->t_end = t_held + 6 * (2 * kRamp + kPush);
-  rc = tb_rootPath(m, info->root, up, d, t_open, info->t_close, info->t_lift, t_held);
+  rc = tb_gripperPath(m, g, up, d, t_open, info->t_close, info->t_lift, t_held);
   const double lift_up[3] = {0, 0, up};
   if (!rc) tb_moveParts(m, g, rise, lift_up);
   if (!rc) tb_gripperCompliance(m, g);

@@ -308,7 +308,23 @@ static int tb_mjAddShapes(tbMj* c, const tbMjBodyPlan* pl, int b, const tbBodyDe
   return 0;
 }
 
-static int tb_mjDriver(tbMj* c, xmlNodePtr n, const char* name, int b) {
+// 1 when kinematic body b is still: its driver a constant velocity of zero (a mocap body no
+// custom numeric drives)
+static int tb_mjStill(const tbMj* c, int b) {
+  for (int k = 0; k < c->m->ndriver; k++) {
+    const tbDriverDef* dd = &c->m->ddef[k];
+    if (dd->body != b) continue;
+    if (dd->type != TB_DRIVER_CONSTVEL) return 0;
+    for (int i = 0; i < 6; i++) {
+      if (dd->vel[i] != 0.0) return 0;
+    }
+  }
+  return 1;
+}
+
+// a kinematic body's driver: its custom numeric's, else still; a body welded to a mocap body
+// (welded) moves with it and takes none of its own
+static int tb_mjDriver(tbMj* c, xmlNodePtr n, const char* name, int b, int welded) {
   static const char* const kinds[3] = {"plate", "rocking", "constvel"};
   static const int types[3] = {TB_DRIVER_PLATE, TB_DRIVER_ROCKING, TB_DRIVER_CONSTVEL};
   static const int counts[3] = {13, 3, 6};
@@ -321,6 +337,12 @@ static int tb_mjDriver(tbMj* c, xmlNodePtr n, const char* name, int b) {
     xmlNodePtr x = tb_mjNumeric(c, kinds[k], name);
     if (x && num) return tb_mjFail(c, x, "a second driver for body '%s'", name);
     if (x) num = x, kind = k;
+  }
+  if (num && welded) {
+    return tb_mjFail(c, num,
+                     "body '%s' is welded to a mocap body and moves with it: it takes no "
+                     "driver of its own",
+                     name);
   }
   if (num) {
     double v[13];
@@ -388,10 +410,14 @@ static int tb_mjBodyType(tbMj* c, xmlNodePtr n, const tbMjParent* p, const tbMjB
     return 0;
   }
   if (pl->nj == 0) {
-    if (p->type == TB_BODY_KINEMATIC) {
-      return tb_mjFail(c, n, "a body welded to a mocap body: put its geoms in the mocap body");
+    // welded to a still mocap body: kinematic and still with it (a moving one's motion, rigidly
+    // offset, is no driver of tumble's; a caller that moves a top body moves its welded ones)
+    if (p->type == TB_BODY_KINEMATIC && !tb_mjStill(c, p->b)) {
+      return tb_mjFail(c, n,
+                       "a body welded to a moving mocap body: put its geoms in the mocap "
+                       "body");
     }
-    *type = p->type == TB_BODY_STATIC ? TB_BODY_STATIC : TB_BODY_DYNAMIC;
+    *type = p->type == TB_BODY_STATIC ? TB_BODY_STATIC : p->type;
     return 0;
   }
   for (int k = 0; k < pl->nj; k++) {
@@ -565,7 +591,8 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   if (tb_mjSite(c, n, f)) return 2;
   if (force && tb_mjNote(c, tb_mjName(force), TB_MJ_P_FORCE, b, 6, 1.0, 0)) return 2;
   if (tb_mjAddShapes(c, pl, b, &bd, f)) return 2;
-  if (me.type == TB_BODY_KINEMATIC && tb_mjDriver(c, n, name, b)) return 2;
+  if (me.type == TB_BODY_KINEMATIC && tb_mjDriver(c, n, name, b, p->type == TB_BODY_KINEMATIC))
+    return 2;
   if (tripod) {
     double v[7];
     if (tb_mjData(c, tripod, v, 7)) return 2;

@@ -55,8 +55,9 @@ typedef struct tbMjcfActuator {
 typedef struct tbMjcfPart {
   const char* src;     // a path, or the XML
   int kinematic_root;  // 1: the file holds one top body, which the caller moves: it becomes a
-                       // kinematic body (with a still driver the caller replaces) and its free
-                       // joint, if it has one, is read past; any other joint of it is refused
+                       // kinematic body (with a still driver the caller replaces, as those of the
+                       // bodies welded to it) and its free joint, if it has one, is read past;
+                       // any other joint of it is refused
   const char* site;    // a <site> name (NULL: none) whose frame the reader reports; only its own
                        // pos= and orientation attributes are read (not a class's)
   int controls;        // 1: the actuators' controls are the caller's (a schedule): no ACT.ctrl
