@@ -40,16 +40,9 @@ static const double kPush = 0.15;         // s, each push held at full force
 static const double kGravity = 9.81;      // m/s^2, the default push's weight
 // the built-in gripper's compliances (host/jobs/grasp3d.c says why: a part held by rigid fingers
 // on rigid mounts is a closed loop whose step has no exact answer): N/m on each finger's mount
-// to the moved top body, and N/m on each of the gripper's contacts
+// to a moved body (the top one, or one welded to it), and N/m on each of the gripper's contacts
 static const double kMountStiffness = 1e6;
 static const double kPadStiffness = 1e5;
-// Coulomb's exact cone whatever the files' <option cone> (MJCF's default is the pyramid): a
-// pyramid's friction depends on the slip's direction in the contact's frame, which a map of
-// offsets and yaws reads as a property of the grasp; and auto's Newton stage converges on the
-// exact cone where a part squeezed on its face's coplanar table contacts is a jammed problem for
-// the pyramid's LCP form (on a 5 x 5 map of the example gripper: 63 of 100 trials kept a step
-// above the tolerance and 2,000-iteration steps through the close, the exact cone none and 1.7x
-// the rate)
 
 //---- geometry ------------------------------------------------------------------------------------
 
@@ -214,12 +207,13 @@ static int tb_placeGripper(tbModel* m, const tbMjcfPart* g, double z, double* be
   return 0;
 }
 
-// the gripper's mounts on its moved top body and its contacts compliant, where the file left
-// them rigid
+// the gripper's mounts on its moved bodies and its contacts compliant, where the file left them
+// rigid
 static void tb_gripperCompliance(tbModel* m, const tbMjcfPart* g) {
   for (int j = g->jnt0; j < g->jnt0 + g->njnt; j++) {
     tbJointDef* jd = &m->jdef[j];
-    if (jd->body_b == g->body0 && jd->stiffness == 0.0 && jd->damping == 0.0) {
+    int mount = jd->body_b >= 0 && m->bdef[jd->body_b].type == TB_BODY_KINEMATIC;
+    if (mount && jd->stiffness == 0.0 && jd->damping == 0.0) {
       jd->stiffness = kMountStiffness;
     }
   }
@@ -422,6 +416,13 @@ static int tb_userBuild(tbModel* m, tbMjcfPart* parts, int nparts, void* ctx) {
   m->opt.solver = d->solver;
   m->opt.max_iter = d->max_iter;
   m->opt.tol = d->tol;
+  // Coulomb's exact cone whatever the files' <option cone> (MJCF's default is the pyramid): a
+  // pyramid's friction depends on the slip's direction in the contact's frame, which a map of
+  // offsets and yaws reads as a property of the grasp; and auto's Newton stage converges on the
+  // exact cone where a part squeezed on its face's coplanar table contacts is a jammed problem
+  // for the pyramid's LCP form (on a 5 x 5 map of the example gripper: 63 of 100 trials kept a
+  // step above the tolerance, 2,000-iteration steps through the close; the exact cone none, at
+  // 1.7x the rate)
   m->opt.cone = TB_CONE_EXACT;
   info->user = 1;
   info->root = g->body0;
