@@ -243,6 +243,53 @@ TEST_F(Grasp3dUserCli, TheStudyAndItsReplayAgree) {
   EXPECT_NE(p.out.find("\"success\": 1"), std::string::npos) << p.out;
 }
 
+// --candidates: one row per candidate grasp; the candidate at the origin, yaw 0, is the 1 x 1
+// grid's cell (the same draws: cell 0 both), the one 60 mm aside holds nothing, and turned 90 deg
+// the jaws close across the hexagon's flats (34.6 mm, inside their 70 mm) and hold. Bad files
+// are refused at their line. Catches a candidate's yaw or offset applied with the wrong sign or
+// frame (the aside one would then be held, or the turned one struck), and rows out of order
+TEST_F(Grasp3dUserCli, CandidateGraspsEachGetTheirProbability) {
+  std::ofstream(Path("cands.csv"))
+      << "# x, y (m), yaw (deg)\nx_m,y_m,yaw_deg\n0,0,0\n0,0.06,0\n0,0,90\n";
+  std::vector<std::string> base = {"grasp3d", "--gripper", kGripper, "--object",
+                                   kPart,     "--trials",  "4"};
+  std::vector<std::string> cand = base, grid = base;
+  for (const char* a : {"--candidates", "", "--out", ""}) cand.push_back(a);
+  cand[8] = Path("cands.csv");
+  cand[10] = Path("c");
+  for (std::string a : {"--grid", "1x1", "--extent", "0", "--out"}) grid.push_back(a);
+  grid.push_back(Path("g"));
+  CliResult r = RunCli(cand), g = RunCli(grid);
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(g.status, 0) << g.err;
+  EXPECT_NE(r.out.find("\"png\": null"), std::string::npos) << r.out;
+  auto rows = [](const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::vector<std::string>> out;
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) out.push_back(Split(line, ','));
+    return out;
+  };
+  auto c = rows(Path("c.csv")), m = rows(Path("g.csv"));
+  ASSERT_EQ(c.size(), 3u);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(c[0][5], m[0][6]) << "the origin candidate's successes are the grid cell's";
+  EXPECT_EQ(c[0][5], "4");
+  EXPECT_EQ(c[1][5], "0");
+  EXPECT_EQ(c[2][5], "4");
+  EXPECT_EQ(c[2][3], "90");
+  std::ofstream(Path("bad.csv")) << "x,y,yaw\n0,0,0\n";
+  cand[8] = Path("bad.csv");
+  CliResult b = RunCli(cand);
+  EXPECT_EQ(b.status, 2);
+  EXPECT_NE(b.err.find("bad.csv:1: the header is"), std::string::npos) << b.err;
+  std::ofstream(Path("bad.csv")) << "x_m,y_m,yaw_deg\n0,0,zero\n";
+  b = RunCli(cand);
+  EXPECT_EQ(b.status, 2);
+  EXPECT_NE(b.err.find("bad.csv:2: \"0,0,zero\" is not three numbers"), std::string::npos) << b.err;
+}
+
 // --resume on files: the journal of an interrupted study goes on with the same files, and an
 // edited part (its mass) is another study whose journal is refused (the key holds what the files
 // made, not their names)

@@ -32,6 +32,9 @@ static void tb_grasp3dUsage(FILE* f) {
       "       tumble grasp3d --gripper GRIPPER.xml --object PART.xml [--tcp SITE]\n"
       "         [--grasp-height L] [--open C[,C..]] [--close C[,C..]] [--close-time 0.3]\n"
       "         [--disturb N] [--slip 10mm] [and the options above but --size, --force, --speed]\n"
+      "       either: [--candidates FILE]: candidate grasps (x_m,y_m,yaw_deg rows, the grasp's\n"
+      "         centre over the object in its frame) instead of the grid, one row each in\n"
+      "         PREFIX.csv and no map\n"
       "  --size: box XxYxZ (or one length: a cube), capsule DIAMETERxLENGTH (lying across\n"
       "  the jaws), sphere DIAMETER; lengths take mm, cm or m (a bare number is mm), e.g.\n"
       "  30x50x30mm. Defaults: box 30x50x30mm, mass 0.08:0.12 kg, mu 0.2:0.8, pos-noise\n"
@@ -79,10 +82,65 @@ typedef struct tbGrasp3dArgs {
   int resume;          // --resume: go on from PREFIX.journal
   const char* dt_val;  // --dt as typed (NULL: the default), for messages
   int mass_given;
-  const char* builtin;  // an option only the built-in gripper takes (--size, --force, --speed)
-  const char* useropt;  // an option only a gripper file takes
-  int nopen, nclose;    // --open, --close counts
+  const char* builtin;    // an option only the built-in gripper takes (--size, --force, --speed)
+  const char* useropt;    // an option only a gripper file takes
+  int nopen, nclose;      // --open, --close counts
+  const char* cand_path;  // --candidates FILE
+  double* cand;           // its poses (tbGrasp3dDef.cand), malloc'd
 } tbGrasp3dArgs;
+
+// --candidates FILE: a header "x_m,y_m,yaw_deg", then one candidate grasp a line (m, m, degrees;
+// '#' lines and blank ones skipped) into a->cand; 0, or 2 after an error naming the file's line
+static int tb_readCandidates(tbGrasp3dArgs* a) {
+  FILE* f = fopen(a->cand_path, "r");
+  if (!f) return tb_cliError("--candidates %s: cannot be read", a->cand_path);
+  char line[512];
+  int ln = 0, header = 0, n = 0, cap = 0, rc = 0;
+  while (!rc && fgets(line, sizeof(line), f)) {
+    ln++;
+    line[strcspn(line, "\r\n")] = 0;
+    if (!line[0] || line[0] == '#') continue;
+    if (!header) {
+      header = 1;
+      if (strcmp(line, "x_m,y_m,yaw_deg")) {
+        rc = tb_cliError("--candidates %s:%d: the header is \"x_m,y_m,yaw_deg\", not \"%s\"",
+                         a->cand_path, ln, line);
+      }
+      continue;
+    }
+    double v[3];
+    char* at = line;
+    for (int k = 0; k < 3 && !rc; k++) {
+      char* end;
+      v[k] = strtod(at, &end);
+      if (end == at || !isfinite(v[k]) || *end != (k < 2 ? ',' : 0)) {
+        rc = tb_cliError("--candidates %s:%d: \"%s\" is not three numbers x_m,y_m,yaw_deg",
+                         a->cand_path, ln, line);
+      }
+      at = end + 1;
+    }
+    if (!rc && n == TB_G3_MAXCAND) {
+      rc = tb_cliError("--candidates %s:%d: more than %d candidates", a->cand_path, ln,
+                       TB_G3_MAXCAND);
+    }
+    if (!rc && n == cap) {
+      cap = cap ? 2 * cap : 64;
+      double* c = (double*)realloc(a->cand, sizeof(double) * 3 * (size_t)cap);
+      if (!c) rc = tb_cliError("--candidates %s: out of memory", a->cand_path);
+      if (c) a->cand = c;
+    }
+    if (rc) break;
+    a->cand[3 * n] = v[0];
+    a->cand[3 * n + 1] = v[1];
+    a->cand[3 * n + 2] = v[2] * TB_PI / 180.0;
+    n++;
+  }
+  fclose(f);
+  if (!rc && n == 0) rc = tb_cliError("--candidates %s: no candidate grasps", a->cand_path);
+  a->def.ncand = rc ? 0 : n;
+  a->def.cand = a->cand;
+  return rc;
+}
 
 // C[,C..]: at most TB_G3_MAXACT controls into out; the count, or -1 after an error
 static int tb_parseControls(const char* what, const char* s, double* out) {
@@ -172,6 +230,8 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
       d->part = val;
     } else if (!strcmp(arg, "--gripper")) {
       d->gripper = val;
+    } else if (!strcmp(arg, "--candidates")) {
+      a->cand_path = val;
     } else if (!strcmp(arg, "--tcp")) {
       a->useropt = arg;
       d->tcp = val;
@@ -309,6 +369,7 @@ static int tb_parseGrasp3d(int argc, char** argv, tbGrasp3dArgs* a) {
   tbGrasp3dDef* d = &a->def;
   tb_cliRunOf(&d->device, &d->precision);
   if (tb_userArgs(a)) return 2;
+  if (a->cand_path && tb_readCandidates(a)) return 2;
   tb_defaultSize(d->object, d->size);
   if (a->size_given) {
     int want = d->object == TB_G3_BOX ? 3 : d->object == TB_G3_CAPSULE ? 2 : 1;
@@ -403,8 +464,8 @@ static uint64_t tb_sceneFingerprint(const tbModel* m) {
   return tb_fnv(h, m->sch_key, sizeof(double) * 2 * TB_MAXKEY * (size_t)m->nsched);
 }
 
-// a study as text, for its journal: every option that changes a trial's outcome
-static void tb_grasp3dKey(const tbGrasp3dDef* d, char* key, size_t n) {
+// the rest of the study's key
+static void tb_grasp3dKeyOf(const tbGrasp3dDef* d, char* key, size_t n) {
   if (d->gripper) {
     snprintf(key, n,
              "grasp3d-user %s %s scene %016llx m %.17g %.17g mu %.17g %.17g noise %.17g %.17g "
@@ -426,6 +487,21 @@ static void tb_grasp3dKey(const tbGrasp3dDef* d, char* key, size_t n) {
            d->lift, d->hold, d->dt, d->solver, d->max_iter, d->tol, d->grid.nx, d->grid.ny,
            d->grid.extent_x, d->grid.extent_y, d->grid.center_x, d->grid.center_y, d->trials,
            (unsigned long long)d->seed);
+}
+
+// a study as text, for its journal: every option that changes a trial's outcome (the candidate
+// grasps by their poses' fingerprint)
+static void tb_grasp3dKey(const tbGrasp3dDef* d, char* key, size_t n) {
+  char cand[64] = "";
+  if (d->ncand > 0) {
+    snprintf(cand, sizeof(cand), " candidates %d %016llx", d->ncand,
+             (unsigned long long)tb_fnv(1469598103934665603ull, d->cand,
+                                        sizeof(double) * 3 * (size_t)d->ncand));
+  }
+  size_t used = strlen(cand) + 1;
+  if (used > n) used = n;
+  tb_grasp3dKeyOf(d, key, n - used);
+  strncat(key, cand, n - strlen(key) - 1);
 }
 
 // the trials a killed study finished (journal rows "scene,outcome"), counted after the rest runs
@@ -477,17 +553,44 @@ static void tb_grasp3dAddReplayed(const tbGrasp3dJournal* gj, int trials, tbGras
   }
 }
 
-// the cells' table (tb_sweepWriteRows) into out, a CSV or an HDF5 file: 0, or 2 after an error
+// one row per candidate grasp: its pose and its counts, as the grid's rows
+static void tb_writeCandidateRows(FILE* f, const tbGrasp3dDef* d, const tbSweepTally* t) {
+  fprintf(f, "candidate,x_mm,y_mm,yaw_deg,trials,successes,failed,p,lo95,hi95\n");
+  for (int c = 0; c < t->ncell; c++) {
+    const double* k = d->cand + 3 * c;
+    double lo, hi;
+    tb_wilson(t->success[c], t->valid[c], &lo, &hi);
+    fprintf(f, "%d,%.9g,%.9g,%.9g,%ld,%ld,%ld,", c, 1e3 * k[0], 1e3 * k[1], k[2] * 180.0 / TB_PI,
+            t->valid[c], t->success[c], t->failed[c]);
+    if (t->valid[c] > 0) {
+      fprintf(f, "%.9g,", (double)t->success[c] / (double)t->valid[c]);
+    } else {
+      fprintf(f, "nan,");
+    }
+    fprintf(f, "%.9g,%.9g\n", lo, hi);
+  }
+}
+
+// the cells' rows: the grid's (tb_sweepWriteRows) or the candidates'
+static void tb_writeRows(FILE* f, const tbGrasp3dDef* d, const tbSweepTally* t) {
+  if (d->ncand > 0) {
+    tb_writeCandidateRows(f, d, t);
+  } else {
+    tb_sweepWriteRows(f, &d->grid, t);
+  }
+}
+
+// the cells' table into out, a CSV or an HDF5 file: 0, or 2 after an error
 static int tb_writeCells(tbOutFile* out, const tbGrasp3dArgs* a, const tbGrasp3dResult* r, int sw) {
   if (!tb_isH5(a->out)) {
-    tb_sweepWriteRows(out->f, &a->def.grid, &r->tally);
+    tb_writeRows(out->f, &a->def, &r->tally);
     return 0;
   }
   char* text = NULL;
   size_t len = 0;
   FILE* f = open_memstream(&text, &len);
   if (!f) return tb_cliError("--out %s: out of memory", out->path);
-  tb_sweepWriteRows(f, &a->def.grid, &r->tally);
+  tb_writeRows(f, &a->def, &r->tally);
   fclose(f);
   const char* name[1] = {"cells"};
   int rc = tb_writeTablesH5(out, "grasp3d", sw == TB_INTERRUPTED, 1, name, &text);
@@ -500,9 +603,9 @@ static int tb_writeCells(tbOutFile* out, const tbGrasp3dArgs* a, const tbGrasp3d
 static int tb_grasp3dReplay(tbGrasp3dArgs* a) {
   const tbGrasp3dDef* def = &a->def;
   int cell = a->replay_cell, trial = a->replay_trial;
-  if (cell >= def->grid.nx * def->grid.ny || trial >= def->trials)
+  if (cell >= tb_grasp3dCells(def) || trial >= def->trials)
     return tb_cliError("--replay %d,%d: the study has %d cells of %d trials", cell, trial,
-                       def->grid.nx * def->grid.ny, def->trials);
+                       tb_grasp3dCells(def), def->trials);
   tbGrasp3dInfo info;
   tbModel* m = tb_loadGrasp3d(def, &info, NULL, 0);
   tbData* d = m ? tb_newData(m, 1) : NULL;
@@ -561,11 +664,10 @@ static int tb_grasp3dReplay(tbGrasp3dArgs* a) {
   return rc;
 }
 
-int tb_grasp3dMain(int argc, char** argv) {
-  tbGrasp3dArgs a;
-  int rc = tb_parseGrasp3d(argc, argv, &a);
-  if (rc) return rc < 0 ? 0 : rc;
-  if (a.replay_cell >= 0) return tb_grasp3dReplay(&a);
+// the study of the parsed options a, its outputs committed together
+static int tb_grasp3dStudy(tbGrasp3dArgs* ap) {
+  tbGrasp3dArgs a = *ap;
+  int rc = 0;
   tbGrasp3dInfo info;
   char note[1024];
   tbModel* m = tb_loadGrasp3d(&a.def, &info, note, sizeof(note));
@@ -578,8 +680,8 @@ int tb_grasp3dMain(int argc, char** argv) {
     tb_freeModel(m);
     m = NULL;
   }
-  if ((rc = tb_cliCostCheck("grasp3d", "trials",
-                            (double)a.def.grid.nx * a.def.grid.ny * a.def.trials, info.nstep))) {
+  if ((rc = tb_cliCostCheck("grasp3d", "trials", (double)tb_grasp3dCells(&a.def) * a.def.trials,
+                            info.nstep))) {
     tb_freeModel(m);
     return rc;
   }
@@ -591,7 +693,9 @@ int tb_grasp3dMain(int argc, char** argv) {
   snprintf(png, sizeof(png), "%.*s.png", stem, a.out);
   tbOutFile out = {0}, plot = {0};
   tbGrasp3dJournal gj = {0};
-  if ((rc = tb_cliOutOpen(&out, "--out", table)) || (rc = tb_cliOutOpen(&plot, "--out", png)))
+  int map = a.def.ncand == 0;  // candidates have no grid to map
+  if ((rc = tb_cliOutOpen(&out, "--out", table)) ||
+      (map && (rc = tb_cliOutOpen(&plot, "--out", png))))
     goto done;
   char key[2048], path[4300];
   tb_grasp3dKey(&a.def, key, sizeof(key));
@@ -601,7 +705,7 @@ int tb_grasp3dMain(int argc, char** argv) {
   a.def.begin = gj.n < next ? gj.n : next;
   if (a.resume)
     tb_journalSayResumed("grasp3d", "trial", a.def.begin,
-                         (long)a.def.grid.nx * a.def.grid.ny * a.def.trials, path);
+                         (long)tb_grasp3dCells(&a.def) * a.def.trials, path);
   a.def.chunk_done = tb_grasp3dChunkDone;
   a.def.chunk_ctx = &gj;
   tbGrasp3dResult r;
@@ -617,9 +721,9 @@ int tb_grasp3dMain(int argc, char** argv) {
   double p = valid ? (double)succ / valid : NAN, lo, hi;
   tb_wilson(succ, valid, &lo, &hi);
   tbOutFile* files[2] = {&out, &plot};
-  if (!(rc = tb_writeGrasp3dPng(&a, &info, &r, &plot, p)) &&
+  if (!(rc = map ? tb_writeGrasp3dPng(&a, &info, &r, &plot, p) : 0) &&
       !(rc = tb_writeCells(&out, &a, &r, sw)))
-    rc = tb_cliOutCommitAll("--out", files, 2);
+    rc = tb_cliOutCommitAll("--out", files, map ? 2 : 1);
   if (!rc)
     tb_sayFailures("grasp3d", "trial", &r.fails, 0,
                    "raise --max-iter, loosen --tol or try another --solver");
@@ -640,11 +744,11 @@ int tb_grasp3dMain(int argc, char** argv) {
         "%ld, \"struck_trials\": %ld, \"cells\": %d, \"steps_per_trial\": %ld, \"seconds\": %.3f, "
         "\"trials_per_s\": "
         "%.4g, \"scene_steps_per_s\": %.4g, \"threads\": %d, \"partial\": %s, \"table\": \"%s\", "
-        "\"png\": \"%s\"}\n",
+        "\"png\": %s%s%s}\n",
         tb_objectName(&a.def), pstr, lo, hi, r.done, succ, failed, r.unconverged, r.struck,
         r.tally.ncell, r.nstep, r.seconds, r.done / s, steps / s, omp_get_max_threads(),
-        sw == TB_INTERRUPTED ? "true" : "false", tb_jsonPath(&j[0], table),
-        tb_jsonPath(&j[1], png));
+        sw == TB_INTERRUPTED ? "true" : "false", tb_jsonPath(&j[0], table), map ? "\"" : "",
+        map ? tb_jsonPath(&j[1], png) : "null", map ? "\"" : "");
   }
   if (!rc && sw == TB_INTERRUPTED) {
     tb_cliError("interrupted: %ld of %ld trials done, written as a partial study", r.done,
@@ -660,4 +764,12 @@ done:
   tb_outAbort(&plot);
   tb_freeModel(m);
   return rc;
+}
+
+int tb_grasp3dMain(int argc, char** argv) {
+  tbGrasp3dArgs a;
+  int rc = tb_parseGrasp3d(argc, argv, &a);
+  if (!rc) rc = a.replay_cell >= 0 ? tb_grasp3dReplay(&a) : tb_grasp3dStudy(&a);
+  free(a.cand);
+  return rc < 0 ? 0 : rc;
 }

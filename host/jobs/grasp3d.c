@@ -183,8 +183,21 @@ int tb_checkGrasp3dDef(const tbGrasp3dDef* d) {
     return tb_setError("extent %g x %g m: must be in [0, 1]", d->grid.extent_x, d->grid.extent_y);
   }
   if (d->trials < 1) return tb_setError("trials %d: must be >= 1", d->trials);
-  if ((double)d->grid.nx * d->grid.ny * d->trials > 2147483647.0) {
-    return tb_setError("grid %dx%d x %d trials: more than 2^31 scenes", d->grid.nx, d->grid.ny,
+  if (d->ncand < 0 || d->ncand > TB_G3_MAXCAND || (d->ncand > 0 && !d->cand)) {
+    return tb_setError("ncand %d: must be in [0, %d] with its poses", d->ncand, TB_G3_MAXCAND);
+  }
+  for (int k = 0; k < 3 * d->ncand; k++) {
+    double bound = k % 3 == 2 ? 2.0 * TB_PI : 1.0;
+    if (!(fabs(d->cand[k]) <= bound)) {
+      return tb_setError("candidate %d: %s %g must be in [-%g, %g] (%s)", k / 3 + 1,
+                         k % 3 == 0   ? "x"
+                         : k % 3 == 1 ? "y"
+                                      : "yaw",
+                         d->cand[k], bound, bound, k % 3 == 2 ? "rad" : "m");
+    }
+  }
+  if ((double)tb_grasp3dCells(d) * d->trials > 2147483647.0) {
+    return tb_setError("%d cells x %d trials: more than 2^31 scenes", tb_grasp3dCells(d),
                        d->trials);
   }
   return TB_OK;
@@ -432,9 +445,29 @@ tbModel* tb_buildGrasp3d(const tbGrasp3dDef* d, tbGrasp3dInfo* info) {
 
 //---- trials ------------------------------------------------------------------------------------
 
+int tb_grasp3dCells(const tbGrasp3dDef* d) {
+  return d->ncand > 0 ? d->ncand : d->grid.nx * d->grid.ny;
+}
+
+// the gripper's offset from the object and its yaw relative to the object's, in the world
+// (the gripper stays put): a grid cell's offset, or a candidate's pose in the object's frame
+// turned into the world where the object is turned by -yaw under the gripper
+static void tb_cellPose(const tbGrasp3dDef* d, int cell, double off[2], double* yaw) {
+  *yaw = 0.0;
+  if (d->ncand <= 0) {
+    tb_sweepOffset(&d->grid, cell, off);
+    return;
+  }
+  const double* c = d->cand + 3 * cell;
+  double cs = cos(c[2]), sn = sin(c[2]);
+  off[0] = cs * c[0] + sn * c[1];  // R(-yaw) (x, y)
+  off[1] = -sn * c[0] + cs * c[1];
+  *yaw = c[2];
+}
+
 tbGrasp3dDraw tb_grasp3dDraw(const tbGrasp3dDef* d, int cell, int trial) {
-  double off[2];
-  tb_sweepOffset(&d->grid, cell, off);
+  double off[2], yaw;
+  tb_cellPose(d, cell, off, &yaw);
   uint64_t key = tb_sweepKey(cell, trial);
 #define TB_U(k) tbu_uniform01(d->seed, key, (k))
   double ux = TB_U(TB_G3_DRAW_X), uy = TB_U(TB_G3_DRAW_Y), uyaw = TB_U(TB_G3_DRAW_YAW);
@@ -443,7 +476,7 @@ tbGrasp3dDraw tb_grasp3dDraw(const tbGrasp3dDef* d, int cell, int trial) {
   tbGrasp3dDraw w;
   w.x = -off[0] + d->pos_noise * (2.0 * ux - 1.0);
   w.y = -off[1] + d->pos_noise * (2.0 * uy - 1.0);
-  w.yaw = d->yaw_noise * (2.0 * uyaw - 1.0);
+  w.yaw = -yaw + d->yaw_noise * (2.0 * uyaw - 1.0);
   w.mu = d->mu_lo + (d->mu_hi - d->mu_lo) * umu;
   w.mass = d->mass_lo + (d->mass_hi - d->mass_lo) * umass;
   return w;
@@ -520,7 +553,7 @@ int tb_grasp3dSweep(const tbGrasp3dDef* def, tbGrasp3dResult* r) {
   tbModel* own = user ? NULL : tb_buildGrasp3d(def, &info);
   const tbModel* m = user ? user : own;
   if (!m) return TB_ERR_ARG;
-  int ncell = def->grid.nx * def->grid.ny, rc = tb_newTally(&r->tally, ncell);
+  int ncell = tb_grasp3dCells(def), rc = tb_newTally(&r->tally, ncell);
   if (rc != TB_OK) {
     tb_freeModel(own);
     return rc;

@@ -25,6 +25,9 @@ typedef enum tbtGrasp3dObject {
 
 struct tbGrasp3dInfo;
 
+// the most candidate grasps of one study (tbGrasp3dDef.cand)
+#define TB_G3_MAXCAND 1000000
+
 // the most actuators a user's gripper may have (tbGrasp3dDef.gripper)
 #define TB_G3_MAXACT 8
 
@@ -69,11 +72,17 @@ typedef struct tbGrasp3dDef {
   int max_iter;             // the solver's iterations per step (>= 1)
   double tol;               // relative residual at which a step's solve stops (> 0)
   tbSweepGrid grid;         // gripper offsets from the object's nominal position
-  int trials;               // trials per cell (>= 1)
-  uint64_t seed;            // draws: tbu_uniform01(seed, tb_sweepKey(cell, trial), TB_G3_DRAW_*)
-  int progress;             // 1: a progress bar on stderr
-  int device;               // tbtDevice of its batches (TB_DEVICE_AUTO: the GPU when usable)
-  int precision;            // tbtPrecision; both the process's defaults when made
+  // candidate grasps instead of the grid (how grasp data sets label grasps): ncand top-down
+  // poses of the grasp's centre over the object, (x, y, yaw) each (m, m, rad) in the object's
+  // frame at its nominal pose (its centre, its own orientation turned about z), the study's
+  // cells in their order; each trial's noise adds to its candidate's pose. 0: the grid
+  int ncand;
+  const double* cand;  // (ncand x 3)
+  int trials;          // trials per cell (>= 1)
+  uint64_t seed;       // draws: tbu_uniform01(seed, tb_sweepKey(cell, trial), TB_G3_DRAW_*)
+  int progress;        // 1: a progress bar on stderr
+  int device;          // tbtDevice of its batches (TB_DEVICE_AUTO: the GPU when usable)
+  int precision;       // tbtPrecision; both the process's defaults when made
   // a resumed study: scenes [0, begin) are not run (the caller counts them); after each chunk,
   // chunk_done(chunk_ctx, first, n, outcome) when not NULL, outcome[i] of scene first + i the
   // TB_G3_* bits below (a journal)
@@ -130,6 +139,8 @@ typedef struct tbGrasp3dInfo {
 int tb_checkGrasp3dDef(const tbGrasp3dDef* def);
 // the compiled model of one grasp scene and its info, or NULL with tb_lastError() set
 tbModel* tb_buildGrasp3d(const tbGrasp3dDef* def, tbGrasp3dInfo* info);
+// the study's cells: its candidates, else its grid's cells
+int tb_grasp3dCells(const tbGrasp3dDef* def);
 // a trial's draws: the object's place (the cell's offset negated, plus noise; m), yaw (rad),
 // friction and mass (kg)
 typedef struct tbGrasp3dDraw {

@@ -332,7 +332,7 @@ nb::dict Grasp3dFiles(const std::string& gripper, const std::string& part, std::
                       double pos_noise, double yaw_noise, const std::string& tcp,
                       double grasp_height, std::vector<double> open, std::vector<double> close,
                       double close_time, double disturb, double slip, double hold, double dt,
-                      const std::string& device, int threads) {
+                      std::vector<double> candidates, const std::string& device, int threads) {
   tbGrasp3dDef d = tb_defaultGrasp3dDef();
   d.device = JobDevice(device);
   d.gripper = gripper.c_str();
@@ -363,6 +363,9 @@ nb::dict Grasp3dFiles(const std::string& gripper, const std::string& part, std::
   d.slip = slip;
   d.hold = hold;
   d.dt = dt;
+  if (candidates.size() % 3) throw Error("candidates: rows of x, y (m) and yaw (rad)");
+  d.ncand = (int)std::min<size_t>(candidates.size() / 3, (size_t)INT_MAX);
+  d.cand = candidates.data();
   Check(tb_checkGrasp3dDef(&d));
   tbGrasp3dInfo info;
   char note[1024];
@@ -371,7 +374,7 @@ nb::dict Grasp3dFiles(const std::string& gripper, const std::string& part, std::
   if (!m) throw Error(tb_lastError());
   d.user_model = m.get();
   d.user_info = &info;
-  int ncell = d.grid.nx * d.grid.ny;
+  int ncell = tb_grasp3dCells(&d);
   tbSweepTally t;
   Check(tb_newTally(&t, ncell));
   std::unique_ptr<tbSweepTally, void (*)(tbSweepTally*)> keep(&t, tb_freeTally);
@@ -398,7 +401,20 @@ nb::dict Grasp3dFiles(const std::string& gripper, const std::string& part, std::
     }
   }
   nb::dict out = CellTable(d.grid, t);
-  out["shape"] = nb::make_tuple(d.grid.ny, d.grid.nx);
+  if (d.ncand > 0) {  // the candidates' own poses, not the grid's offsets
+    auto x = NewArray<double>({(size_t)d.ncand}), y = NewArray<double>({(size_t)d.ncand}),
+         yaw = NewArray<double>({(size_t)d.ncand});
+    for (int c = 0; c < d.ncand; c++) {
+      x.data()[c] = d.cand[3 * c];
+      y.data()[c] = d.cand[3 * c + 1];
+      yaw.data()[c] = d.cand[3 * c + 2] * 180.0 / M_PI;
+    }
+    out["x"] = nb::cast(x);
+    out["y"] = nb::cast(y);
+    out["yaw"] = nb::cast(yaw);
+  } else {
+    out["shape"] = nb::make_tuple(d.grid.ny, d.grid.nx);
+  }
   out["struck"] = struck;
   out["unconverged"] = unconverged;
   out["steps_per_trial"] = info.nstep;

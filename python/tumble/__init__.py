@@ -87,14 +87,16 @@ def grasp(grid=(21, 21), extent=0.02, center=(0.0, -0.01), trials=30, seed=1,
 def grasp3d(gripper, part, grid=(11, 11), extent=0.04, trials=20, seed=0, mass=None,
             mu=(0.2, 0.8), pos_noise=0.002, yaw_noise=10.0, tcp="tcp", grasp_height=None,
             open_ctrl=(), close_ctrl=(), close_time=0.3, disturb=None, slip=0.01, hold=0.25,
-            dt=0.002, device="auto", threads=0):
+            dt=0.002, candidates=None, device="auto", threads=0):
     """The 3D grasp study on your own gripper and part, MJCF files (tumble grasp3d --gripper
     GRIPPER --object PART; docs/grasp3d.md): per grid cell of offsets (x fastest; m) the trials,
     successes, numerical failures, success probability and its 95% Wilson interval, with the
     trials that struck the part on the way down ('struck'). SI units: extent, pos_noise,
     grasp_height and slip in m, yaw_noise in degrees, mass (LO, HI) in kg (None: the part file's),
     disturb in N (None: the part's weight), open_ctrl and close_ctrl one control per actuator
-    (empty: each ctrlrange's ends). What the files held that tumble read past comes as a
+    (empty: each ctrlrange's ends). candidates: rows (x, y, yaw) of candidate top-down grasps in
+    the part's frame (m, m, degrees) instead of the grid, one row each in the result with its
+    pose (docs/grasp3d.md#candidate-grasps). What the files held that tumble read past comes as a
     UserWarning."""
     def pair(v):
         return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
@@ -103,7 +105,8 @@ def grasp3d(gripper, part, grid=(11, 11), extent=0.04, trials=20, seed=0, mass=N
         pair(mass) if mass is not None else (0.0, 0.0), pair(mu), pos_noise,
         yaw_noise * 3.141592653589793 / 180.0, tcp, -1.0 if grasp_height is None else grasp_height,
         list(open_ctrl), list(close_ctrl), close_time, 0.0 if disturb is None else disturb, slip,
-        hold, dt, device, threads)
+        hold, dt, [v * (3.141592653589793 / 180.0 if k % 3 == 2 else 1.0)
+                   for row in (candidates or ()) for k, v in enumerate(row)], device, threads)
     if r["read_past"]:
         warnings.warn(r["read_past"], UserWarning, stacklevel=2)
     return r
