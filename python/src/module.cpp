@@ -927,8 +927,8 @@ NB_MODULE(_tumble, mod) {
           "gripper_mu"_a, "speed"_a, "chunk"_a, "device"_a, "threads"_a);
   mod.def("_grasp3d_files", &Grasp3dFiles, "gripper"_a, "part"_a, "grid"_a, "extent"_a, "trials"_a,
           "seed"_a, "mass"_a, "mu"_a, "pos_noise"_a, "yaw_noise"_a, "tcp"_a, "grasp_height"_a,
-          "open"_a, "close"_a, "close_time"_a, "disturb"_a, "slip"_a, "hold"_a, "dt"_a, "device"_a,
-          "threads"_a);
+          "open"_a, "close"_a, "close_time"_a, "disturb"_a, "slip"_a, "hold"_a, "dt"_a,
+          "candidates"_a, "device"_a, "threads"_a);
   mod.def("_plate_field", &PlateField, "motion"_a, "grid"_a, "extent"_a, "seconds"_a, "dt"_a,
           "mu"_a, "part"_a, "params"_a, "device"_a, "threads"_a);
   mod.def("_estimate_pf", &EstimatePF, "model"_a, "observations"_a, "priors"_a, "noise"_a,
