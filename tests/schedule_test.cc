@@ -135,7 +135,23 @@ TEST(ScheduleTest, MisusesAreRefusedNamingTheSchedule) {
   sd = Ramp(1.0, 1.0);
   sd.field = TB_F_GEOM_MU;
   EXPECT_LT(tb_addSchedule(m, &sd), 0);
+  tbJointDef jd = tb_defaultJointDef();  // a servo on a slide: its gain stays >= 0
+  jd.type = TB_JOINT_PRISMATIC;
+  jd.body_a = 0;
+  jd.body_b = -1;
+  jd.servo = 1;
+  jd.kp = 1.0;
+  jd.fmax = 1.0;
+  ASSERT_EQ(tb_addJoint(m, &jd), 0) << tb_lastError();
+  sd = tb_defaultScheduleDef();
+  sd.object = 0;
+  sd.comp = TB_JNT_KP;
+  sd.key_v[0] = -1.0;
+  EXPECT_LT(tb_addSchedule(m, &sd), 0);
+  EXPECT_NE(std::string(tb_lastError()).find("gain must be >= 0"), std::string::npos)
+      << tb_lastError();
   sd = tb_defaultScheduleDef();  // a servo target of a joint that does not exist
+  sd.object = 1;
   EXPECT_LT(tb_addSchedule(m, &sd), 0);
   sd = Ramp(1.0, 1.0);
   ASSERT_EQ(tb_addSchedule(m, &sd), 0);

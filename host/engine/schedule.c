@@ -64,6 +64,15 @@ int tb_addSchedule(tbModel* m, const tbScheduleDef* def) {
       tb_setError("schedule %d: key_v[%d] = %g must be finite", k, i, def->key_v[i]);
       return -1;
     }
+    // a servo's gains and bound keep their joint's ranges (tbJointDef) at every key, and so
+    // between them
+    int gain = def->field == TB_F_JOINT && (def->comp == TB_JNT_KP || def->comp == TB_JNT_KD);
+    int bound = def->field == TB_F_JOINT && def->comp == TB_JNT_FMAX;
+    if ((gain && !(def->key_v[i] >= 0.0)) || (bound && !(def->key_v[i] > 0.0))) {
+      tb_setError("schedule %d: key_v[%d] = %g: a servo's %s must be %s", k, i, def->key_v[i],
+                  gain ? "gain" : "force bound", gain ? ">= 0" : "> 0");
+      return -1;
+    }
   }
   for (int i = 0; i < k; i++) {
     const tbScheduleDef* o = &m->schdef[i];
