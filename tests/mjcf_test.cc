@@ -691,6 +691,48 @@ TEST(MjcfTest, BodiesWeldedToAStillMocapBodyAreStillWithIt) {
   ExpectMjcfRefused(driven, "a body welded to a moving mocap body");
 }
 
+// a wrapper body (a free joint, no geoms of its own) takes its welded children's shapes as
+// MuJoCo weighs them: the same body, mass, frame and steps, bitwise, as the file with the shapes
+// on the wrapper itself (it failed with "mass 0" before); the children's names find it, and a
+// welded child's own <inertial> is refused. Catches a child's shape placed in the wrong frame
+// (another inertia or trajectory) or left a body of its own
+TEST(MjcfTest, AWrapperBodyTakesItsWeldedChildrensShapes) {
+  const char* floor = "<geom type='plane' size='0 0 1'/>";
+  std::string wrapped =
+      std::string("<mujoco><worldbody>") + floor +
+      "<body name='obj' pos='0 0 0.3' euler='10 0 0'><freejoint/><body name='shape' "
+      "pos='0.05 0 0' euler='0 0 90'><geom type='box' size='0.1 0.05 0.02'/><body name='tip' "
+      "pos='0 0.1 0'><geom type='sphere' size='0.03'/></body></body></body></worldbody>"
+      "<contact><exclude body1='tip' body2='world'/></contact></mujoco>";
+  std::string flat =
+      std::string("<mujoco><worldbody>") + floor +
+      "<body name='obj' pos='0 0 0.3' euler='10 0 0'><freejoint/><geom type='box' "
+      "size='0.1 0.05 0.02' pos='0.05 0 0' euler='0 0 90'/><geom type='sphere' size='0.03' "
+      "pos='-0.05 0 0'/></body></worldbody><contact><exclude body1='obj' body2='world'/>"
+      "</contact></mujoco>";
+  Scene a(tb_loadMJCF(wrapped.c_str()), 1), b(tb_loadMJCF(flat.c_str()), 1);
+  ASSERT_NE(a.m, nullptr);
+  ASSERT_NE(b.m, nullptr);
+  ASSERT_EQ(a.m->nbody, b.m->nbody);
+  EXPECT_EQ(a.m->ngeom, b.m->ngeom);
+  int oa = a.body("obj"), ob = b.body("obj");
+  EXPECT_EQ(a.m->bdef[oa].mass, b.m->bdef[ob].mass);
+  for (int k = 0; k < 3; k++) {
+    EXPECT_NEAR(a.m->bdef[oa].pos[k], b.m->bdef[ob].pos[k], 1e-15);
+    EXPECT_NEAR(a.m->bdef[oa].inertia[k], b.m->bdef[ob].inertia[k], 1e-15);
+  }
+  a.reset();
+  b.reset();
+  a.run(200);
+  b.run(200);
+  for (int k = 0; k < 3; k++) EXPECT_NEAR(a.pos(oa)[k], b.pos(ob)[k], 1e-12);
+  EXPECT_LT(a.pos(oa)[2], 0.3) << "it fell onto the floor";
+  ExpectMjcfRefused(
+      "<mujoco><worldbody><body pos='0 0 1'><freejoint/><body><inertial pos='0 0 0' mass='1' "
+      "diaginertia='1 1 1'/></body></body></worldbody></mujoco>",
+      "an <inertial> on a body welded to a wrapper body");
+}
+
 class MjcfCli : public CliFixture {};
 
 // the command line shows the note on stderr and in the run's JSON, and the list as lines

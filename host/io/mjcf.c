@@ -412,6 +412,7 @@ static void tb_mjEnd(tbMj* c) {
   free(c->frame);
   tb_mjFreeMeshes(c);
   free(c->actuator_used);
+  free(c->merged);
   for (int i = 0; i < c->nincluded; i++) free(c->included[i]);
   free(c->included);
   xmlFreeDoc(c->doc);

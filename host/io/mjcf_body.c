@@ -526,16 +526,14 @@ static int tb_mjLockedBody(const tbMj* c, const tbMjParent* p, const tbMjBodyPla
   return j->type == 2 && !j->limited && along;
 }
 
-static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* pl) {
-  static const char* const tf[] = {"false", "true", NULL};
-  tbMjParent me = {.b = -1, .childclass = p->childclass};
+// body element n's frame on its parent's (p): its pos= and orientation, and the parent's twist
+// at it; its childclass into *cls (from the parent's); 0, or 2 after an error
+static int tb_mjChildFrame(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjFrame* f, int* cls) {
+  *cls = p->childclass;
   xmlAttrPtr cc = xmlHasProp(n, (const xmlChar*)"childclass");
-  if (cc && (me.childclass = tb_mjFindClass(c, n, tb_mjValue(cc))) < 0) return 2;
+  if (cc && (*cls = tb_mjFindClass(c, n, tb_mjValue(cc))) < 0) return 2;
   double pos[3] = {0, 0, 0}, q[4], d[3];
   if (tb_mjNums(c, n, -1, "pos", pos, 3, 3) < 0 || tb_mjOrient(c, n, -1, q)) return 2;
-  if ((pl->mocap = tb_mjWord(c, n, -1, "mocap", "false", tf)) < 0) return 2;
-  // the frame rides on the parent's: position, orientation, and the parent's twist at it
-  tbMjFrame* f = &me.f;
   tbu_rotVec(f->pos, p->f.quat, pos);
   tbu_add3(f->pos, f->pos, p->f.pos);
   tbu_quatMul(f->quat, p->f.quat, q);
@@ -543,6 +541,85 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   tbu_cross3(f->vel, p->f.vel + 3, d);
   tbu_add3(f->vel, f->vel, p->f.vel);
   tbu_copy3(f->vel + 3, p->f.vel + 3);
+  return 0;
+}
+
+// 1 when body element n has no joint: welded to its parent
+static int tb_mjWelded(xmlNodePtr n) {
+  for (xmlNodePtr k = xmlFirstElementChild(n); k; k = xmlNextElementSibling(k)) {
+    if (tb_mjIs(k, "joint") || tb_mjIs(k, "freejoint")) return 0;
+  }
+  return 1;
+}
+
+// the welded body merged into the moving body b (c->merged), or -1
+static int tb_mjMergedInto(const tbMj* c, xmlNodePtr n) {
+  for (int i = 0; i < c->nmerged; i++) {
+    if (c->merged[i].node == n) return c->merged[i].body;
+  }
+  return -1;
+}
+
+// A moving body with neither shapes nor an <inertial> of its own (a wrapper: MuJoCo files often
+// hold a part's geoms on a welded child) takes the shapes of its welded children, and theirs, as
+// its own, as MuJoCo weighs them: they join its plan (pl) in its frame (me's), the children
+// become no bodies of their own (their names find it, their children hang from it). at is body
+// element n's frame, whose welded children are taken. A welded child's own <inertial> is
+// refused: its mass properties would have to be summed with the shapes'
+static int tb_mjAdoptWelded(tbMj* c, xmlNodePtr n, const tbMjParent* at, const tbMjParent* me,
+                            tbMjBodyPlan* pl) {
+  for (xmlNodePtr k = xmlFirstElementChild(n); k; k = xmlNextElementSibling(k)) {
+    if (!tb_mjIs(k, "body") || !tb_mjWelded(k)) continue;
+    tbMjParent child = {.b = -1, .type = me->type};
+    if (tb_mjChildFrame(c, k, at, &child.f, &child.childclass)) return 2;
+    tbMjBodyPlan sub;
+    memset(&sub, 0, sizeof(sub));
+    int rc = tb_mjCollect(c, k, child.childclass, 0, &sub);
+    if (!rc && sub.inertial) {
+      rc = tb_mjFail(c, sub.inertial,
+                     "an <inertial> on a body welded to a wrapper body (one with no geoms of "
+                     "its own): put the inertial on the wrapper");
+    }
+    tbMjShape* grown = NULL;
+    if (!rc && sub.nshape) {
+      grown = (tbMjShape*)realloc(pl->shape, sizeof(tbMjShape) * (size_t)(pl->nshape + sub.nshape));
+      if (!grown) rc = tb_mjFail(c, k, "out of memory");
+      if (grown) pl->shape = grown;
+    }
+    // each shape from the child's frame into the wrapper's
+    double qc[4], rel[4], d[3], off[3];
+    tbu_quatConj(qc, me->f.quat);
+    tbu_quatMul(rel, qc, child.f.quat);
+    tbu_sub3(d, child.f.pos, me->f.pos);
+    tbu_rotVec(off, qc, d);
+    for (int i = 0; !rc && i < sub.nshape; i++) {
+      tbMjShape* t = &pl->shape[pl->nshape++];
+      *t = sub.shape[i];
+      double pw[3], qw[4];
+      tbu_rotVec(pw, rel, t->pos);
+      tbu_add3(t->pos, pw, off);
+      tbu_quatMul(qw, rel, t->quat);
+      memcpy(t->quat, qw, sizeof(qw));
+    }
+    free(sub.shape);
+    if (rc) return rc;
+    tbMjMerged* m = (tbMjMerged*)realloc(c->merged, sizeof(tbMjMerged) * (size_t)(c->nmerged + 1));
+    if (!m) return tb_mjFail(c, k, "out of memory");
+    c->merged = m;
+    c->merged[c->nmerged].node = k;
+    c->merged[c->nmerged++].body = -1;  // the wrapper's, once it is added
+    if (tb_mjAdoptWelded(c, k, &child, me, pl)) return 2;
+  }
+  return 0;
+}
+
+static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* pl) {
+  static const char* const tf[] = {"false", "true", NULL};
+  tbMjParent me = {.b = -1};
+  tbMjFrame* f = &me.f;
+  if (tb_mjChildFrame(c, n, p, f, &me.childclass)) return 2;
+  if ((pl->mocap = tb_mjWord(c, n, -1, "mocap", "false", tf)) < 0) return 2;
+  double d[3];
 
   char autoname[TB_NAMELEN];
   const char* name = tb_mjName(n);
@@ -551,6 +628,10 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   if (tb_mjCollect(c, n, me.childclass, tripod != NULL, pl)) return 2;
   if (c->part && c->part->kinematic_root && p->b < 0 && tb_mjCallerRoot(c, n, pl)) return 2;
   if (tb_mjBodyType(c, n, p, pl, &me.type)) return 2;
+  int adopted = c->nmerged;
+  if (me.type == TB_BODY_DYNAMIC && pl->nshape == 0 && !pl->inertial &&
+      tb_mjAdoptWelded(c, n, &me, &me, pl))
+    return 2;
 
   double jq[6][2] = {{0}};
   tbMjFrame f0 = *f;  // before the keyframe moves it: the joints' axes are given there
@@ -588,6 +669,7 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   int b = tb_addBody(c->m, &bd);
   if (b < 0) return tb_mjFail(c, n, "%s", tb_lastError());
   me.b = b;
+  for (int i = adopted; i < c->nmerged; i++) c->merged[i].body = b;
   if (tb_mjSite(c, n, f)) return 2;
   if (force && tb_mjNote(c, tb_mjName(force), TB_MJ_P_FORCE, b, 6, 1.0, 0)) return 2;
   if (tb_mjAddShapes(c, pl, b, &bd, f)) return 2;
@@ -614,7 +696,9 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
   if (name && me.type == TB_BODY_DYNAMIC) {
     if (tb_mjNote(c, name, TB_MJ_P_MASS, b, 1, 1.0, 0)) return 2;
     int leaf = 1;
-    for (xmlNodePtr k = n->children; k; k = k->next) leaf &= !tb_mjIs(k, "body");
+    for (xmlNodePtr k = n->children; k; k = k->next) {
+      leaf &= !tb_mjIs(k, "body") || tb_mjMergedInto(c, k) >= 0;
+    }
     if (((pl->nj == 1 && pl->joint[0].type == 0) || locked) && leaf &&
         tb_mjNote(c, name, TB_MJ_P_POS, b, 3, 1.0, 0))
       return 2;
@@ -626,6 +710,13 @@ static int tb_mjBody(tbMj* c, xmlNodePtr n, const tbMjParent* p, tbMjBodyPlan* p
 static int tb_mjBodyTree(tbMj* c, xmlNodePtr n, const tbMjParent* p) {
   for (xmlNodePtr k = n->children; k; k = k->next) {
     if (!tb_mjIs(k, "body")) continue;
+    if (tb_mjMergedInto(c, k) >= 0) {  // its shapes are its wrapper's: its children hang there
+      tbMjParent at = *p;
+      if (tb_mjChildFrame(c, k, p, &at.f, &at.childclass) || tb_mjSite(c, k, &at.f) ||
+          tb_mjBodyTree(c, k, &at))
+        return 2;
+      continue;
+    }
     tbMjBodyPlan pl;
     memset(&pl, 0, sizeof(pl));
     int rc = tb_mjBody(c, k, p, &pl);
@@ -660,7 +751,12 @@ int tb_mjWorld(tbMj* c, xmlNodePtr n) {
 
 int tb_mjFindBody(const tbMj* c, const char* name) {
   int b = tb_findBody(c->m, name);
-  return b >= c->body0 ? b : -1;
+  if (b >= c->body0) return b;
+  for (int i = 0; i < c->nmerged; i++) {  // a welded body merged into its wrapper
+    const char* own = tb_mjName(c->merged[i].node);
+    if (own && !strcmp(own, name)) return c->merged[i].body;
+  }
+  return -1;
 }
 
 //---- equalities --------------------------------------------------------------------------------

@@ -63,6 +63,12 @@ typedef struct tbMjFrame {
 
 typedef struct tbMjMesh tbMjMesh;  // an <asset> <mesh> (mjcf_mesh.c)
 
+// a welded body whose shapes its wrapper body took (tb_mjAdoptWelded): its element, the wrapper
+typedef struct tbMjMerged {
+  xmlNodePtr node;
+  int body;
+} tbMjMerged;
+
 // one file's reading: the model being built and what the walk has noted so far
 typedef struct tbMj {
   const char* file;  // for messages
@@ -104,6 +110,8 @@ typedef struct tbMj {
   tbMjcfPart* part;    // what the caller asked and what it gets back, or NULL
   int top_bodies;      // the world's children seen
   int param0, param1;  // the file's parameters in the model (tb_mjParams)
+  tbMjMerged* merged;  // welded bodies merged into their wrappers
+  int nmerged;
 } tbMj;
 
 // one <geom>, read before its body is added (its mass places the body's frame)
