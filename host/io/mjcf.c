@@ -3,7 +3,7 @@
 // body, its shapes and its joint to a tbModel; named values become parameters; the model is
 // compiled. The whole document is first held against the subset (mjcf_subset.c), so nothing is
 // skipped unsaid. This file reads the document and walks its sections; mjcf_attr.c, mjcf_geom.c,
-// mjcf_body.c and mjcf_custom.c hold the parts (mjcf_internal.h).
+// mjcf_body.c, mjcf_equality.c and mjcf_custom.c hold the parts (mjcf_internal.h).
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <errno.h>

@@ -217,10 +217,14 @@ int tb_mjActuatorsUsed(tbMj* c);
 
 // <worldbody>: its own geoms on a static body "world", then its bodies
 int tb_mjWorld(tbMj* c, xmlNodePtr n);
+// the body of this file named name, or -1 (a composed scene's other files' bodies are not its;
+// a welded body merged into its wrapper finds the wrapper)
+int tb_mjFindBody(const tbMj* c, const char* name);
+
+//---- equalities (mjcf_equality.c) --------------------------------------------------------------
+
 // <equality>: each <connect> and <weld> as a joint
 int tb_mjEquality(tbMj* c, xmlNodePtr n);
-// the body of this file named name, or -1 (a composed scene's other files' bodies are not its)
-int tb_mjFindBody(const tbMj* c, const char* name);
 
 //---- custom numerics and parameters (mjcf_custom.c) --------------------------------------------
 
