@@ -247,17 +247,6 @@ TEST(GpuComplianceTest, CompliantRowsMatchTheCpuPath) {
   }
 }
 
-// meshes and schedules on the GPU: a box landing on a pushed octahedron mesh, its slide servo's
-// target moving (the hull pair routines, the schedules' stage), within MatchesTheCpuPath's bound
-TEST(GpuMeshTest, MeshContactsAndSchedulesMatchTheCpuPath) {
-  SKIP_WITHOUT_GPU();
-  Scene cpu(MeshScheduleModel(), 1000), gpu(MeshScheduleModel(), 1000);
-  for (Scene* sc : {&cpu, &gpu}) jitterParams(*sc, 31);
-  ASSERT_EQ(rolloutOn(TB_DEVICE_CPU, cpu, kSteps), TB_OK) << tb_lastError();
-  ASSERT_EQ(rolloutOn(TB_DEVICE_GPU, gpu, kSteps), TB_OK) << tb_lastError();
-  expectClose(cpu, gpu, 1e-7, "mesh-schedule");
-}
-
 // a ball joint's cone limit on the GPU (maximal rows; minimal: the tree's joint space), every
 // scene its own cone, within MatchesTheCpuPath's bound
 TEST(GpuTreeTest, ConeLimitedBallMatchesTheCpuPath) {

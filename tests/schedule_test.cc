@@ -98,7 +98,7 @@ TEST(ScheduleTest, AServoFollowsItsScheduledTarget) {
   EXPECT_NEAR(sc.pos(0)[0], 0.1, 1e-6);
 }
 
-// the GPU parity test's mesh-and-schedules scene (rollout_test.cc) on the CPU: the box's servo
+// the backend tests' mesh-and-schedules model (test_util.h: studyModel) on the CPU: the box's servo
 // follows its scheduled target along y and carries the octahedron's top corner with it (their
 // contact is the hull routines'), and the batch is bitwise the same on one thread and two
 // (catches a schedule's value kept in shared state between scenes)

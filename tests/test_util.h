@@ -112,71 +112,6 @@ inline double sceneEnergy(const Scene& sc, int s = 0) {
   return e;
 }
 
-// the models every backend test runs: the built-in scenes, then the studies' (the planar grasp
-// of the gear, the 3D grasp)
-inline int studyCount() {
-  return tb_sceneCount() + 2;
-}
-
-inline tbModel* studyModel(int i) {
-  if (i < tb_sceneCount()) {
-    tbBuild b = tb_defaultBuild(i);
-    tbModel* m = tb_buildScene(i, &b);
-    // the pile's steps by PGS at 10 sweeps (body space), not its auto with 3000 iterations: the
-    // per-model tests run it in every layout, a warp's team emulated by OpenMP barriers at each
-    // column update (DeviceLayoutTest: over 8 minutes at 1000 sweeps, 315 s at 50, 70 s at 10)
-    if (m && !strcmp(tb_sceneInfo(i)->name, "sphere-pile")) {
-      m->opt.solver = TB_SOLVER_PGS;
-      m->opt.max_iter = 10;
-    }
-    return m;
-  }
-  if (i == tb_sceneCount()) {
-    tbGraspDef g = tb_defaultGraspDef();
-    return tb_buildGraspModel(&g);
-  }
-  tbGrasp3dDef g = tb_defaultGrasp3dDef();
-  tbGrasp3dInfo info;
-  return tb_buildGrasp3d(&g, &info);
-}
-
-// its name as a test name
-inline std::string studyName(int i) {
-  std::string n = i < tb_sceneCount()    ? tb_sceneInfo(i)->name
-                  : i == tb_sceneCount() ? "grasp"
-                                         : "grasp3d";
-  for (char& ch : n) ch = ch == '-' ? '_' : ch;
-  return n;
-}
-
-// the cone a step solver takes: the pyramid for the LCP solvers, else the exact cone
-inline int solverCone(int solver) {
-  bool lcp = solver == TB_SOLVER_MLCP_FB_RLM || solver == TB_SOLVER_MLCP_FB_PLM ||
-             solver == TB_SOLVER_LEMKE;
-  return lcp ? TB_CONE_PYRAMID : TB_CONE_EXACT;
-}
-
-// every scene's parameters moved by up to +-2% of their defaults (zero defaults stay), each scene
-// its own draw, so that a batch's scenes differ; a value outside its range keeps the default
-inline void jitterParams(Scene& sc, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-0.02, 0.02);
-  for (int s = 0; s < sc.d->nscene; s++) {
-    for (int p = 0; p < sc.m->nparam; p++) {
-      const tbParam* prm = &sc.m->param[p];
-      // the contacts' regularization keeps its default and takes no draw: the others' draws stay
-      // those the jittered tests' bounds were seen on before it existed
-      if (!strcmp(prm->name, "soft") || !strcmp(prm->name, "opt.soft")) continue;
-      double v0 = prm->value, v = v0 * (1.0 + u(rng));
-      bool ok = prm->lo_open ? v > prm->lo : v >= prm->lo;
-      sc.d->param[(size_t)s * sc.m->nparam + p] = ok && v <= prm->hi ? v : v0;
-    }
-  }
-  // a jitter that breaks a cross-parameter check (a support tripod) falls back to the defaults
-  if (tb_checkParams(sc.m, sc.d) != TB_OK) tb_defaultParams(sc.m, sc.d);
-  sc.reset();
-}
-
 // an octahedron of half-diagonals 0.05, 0.04, 0.03 m (corners on the axes: +x -x +y -y +z -z),
 // a mesh's polyhedron that is not a box, as a geom's hull (its arrays static)
 inline const tbHullDef* OctahedronHull() {
@@ -286,6 +221,73 @@ inline tbModel* MeshScheduleModel() {
     return nullptr;
   }
   return m;
+}
+
+// the models every backend test runs: the built-in scenes, then the studies' (the planar grasp
+// of the gear, the 3D grasp), then the meshes and schedules of a user's gripper (MeshScheduleModel)
+inline int studyCount() {
+  return tb_sceneCount() + 3;
+}
+
+inline tbModel* studyModel(int i) {
+  if (i < tb_sceneCount()) {
+    tbBuild b = tb_defaultBuild(i);
+    tbModel* m = tb_buildScene(i, &b);
+    // the pile's steps by PGS at 10 sweeps (body space), not its auto with 3000 iterations: the
+    // per-model tests run it in every layout, a warp's team emulated by OpenMP barriers at each
+    // column update (DeviceLayoutTest: over 8 minutes at 1000 sweeps, 315 s at 50, 70 s at 10)
+    if (m && !strcmp(tb_sceneInfo(i)->name, "sphere-pile")) {
+      m->opt.solver = TB_SOLVER_PGS;
+      m->opt.max_iter = 10;
+    }
+    return m;
+  }
+  if (i == tb_sceneCount()) {
+    tbGraspDef g = tb_defaultGraspDef();
+    return tb_buildGraspModel(&g);
+  }
+  if (i == tb_sceneCount() + 2) return MeshScheduleModel();
+  tbGrasp3dDef g = tb_defaultGrasp3dDef();
+  tbGrasp3dInfo info;
+  return tb_buildGrasp3d(&g, &info);
+}
+
+// its name as a test name
+inline std::string studyName(int i) {
+  std::string n = i < tb_sceneCount()        ? tb_sceneInfo(i)->name
+                  : i == tb_sceneCount()     ? "grasp"
+                  : i == tb_sceneCount() + 1 ? "grasp3d"
+                                             : "mesh_schedule";
+  for (char& ch : n) ch = ch == '-' ? '_' : ch;
+  return n;
+}
+
+// the cone a step solver takes: the pyramid for the LCP solvers, else the exact cone
+inline int solverCone(int solver) {
+  bool lcp = solver == TB_SOLVER_MLCP_FB_RLM || solver == TB_SOLVER_MLCP_FB_PLM ||
+             solver == TB_SOLVER_LEMKE;
+  return lcp ? TB_CONE_PYRAMID : TB_CONE_EXACT;
+}
+
+// every scene's parameters moved by up to +-2% of their defaults (zero defaults stay), each scene
+// its own draw, so that a batch's scenes differ; a value outside its range keeps the default
+inline void jitterParams(Scene& sc, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-0.02, 0.02);
+  for (int s = 0; s < sc.d->nscene; s++) {
+    for (int p = 0; p < sc.m->nparam; p++) {
+      const tbParam* prm = &sc.m->param[p];
+      // the contacts' regularization keeps its default and takes no draw: the others' draws stay
+      // those the jittered tests' bounds were seen on before it existed
+      if (!strcmp(prm->name, "soft") || !strcmp(prm->name, "opt.soft")) continue;
+      double v0 = prm->value, v = v0 * (1.0 + u(rng));
+      bool ok = prm->lo_open ? v > prm->lo : v >= prm->lo;
+      sc.d->param[(size_t)s * sc.m->nparam + p] = ok && v <= prm->hi ? v : v0;
+    }
+  }
+  // a jitter that breaks a cross-parameter check (a support tripod) falls back to the defaults
+  if (tb_checkParams(sc.m, sc.d) != TB_OK) tb_defaultParams(sc.m, sc.d);
+  sc.reset();
 }
 
 // the first per-scene array (TB_DATA_ARRAYS) in which a and b differ in any bit, or "" if none
