@@ -459,9 +459,15 @@ static void tb_mjComposeNote(const tbMj* c, int n, char* note, size_t cap) {
                "%s%d world shape%s (the composed scene's ground is its caller's)",
                c[i].note[0] ? "; " : "", c[i].world_shapes, c[i].world_shapes > 1 ? "s" : "");
     }
+    // the caller's site is counted with the looks read past, but it is read: say so
+    char site[TB_NAMELEN + 48] = "";
+    if (c[i].part && c[i].part->site_found) {
+      snprintf(site, sizeof(site), " (the site '%s' read for its frame)", c[i].part->site);
+    }
     if (!c[i].note[0] && !world[0]) continue;
-    at += (size_t)snprintf(note + at, cap - at, "%s%s: %s%s%s", at ? "; " : "", c[i].file,
-                           c[i].note[0] || !world[0] ? "" : "read past ", c[i].note, world);
+    at += (size_t)snprintf(note + at, cap - at, "%s%s: %s%s%s%s", at ? "; " : "", c[i].file,
+                           c[i].note[0] || !world[0] ? "" : "read past ", c[i].note,
+                           c[i].note[0] ? site : "", world);
   }
 }
 
