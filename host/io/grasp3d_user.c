@@ -435,7 +435,6 @@ static int tb_userBuild(tbModel* m, tbMjcfPart* parts, int nparts, void* ctx) {
   double up = fmax(top + kStartGap - (z - below), 0.0);
   const double rise[4] = {1, 0, 0, 0}, at[3] = {0, 0, z};
   tb_moveParts(m, g, rise, at);
-  info->half_x = 0.0;
   double t_open = tb_openTime(g, d);
   info->t_close = t_open + up / kDescendSpeed;
   info->t_lift = info->t_close + d->close_time + kSettle;
