@@ -22,6 +22,23 @@
 
 namespace {
 
+const double kTol = 1e-8;  // the step's tolerance
+
+// the stage from zero on the work's step p (rounds to 1e-12), the step's own answer saved into
+// warm first
+tbSolveResult primalFromZero(const tbModel* m, tbWork* w, tbProblem* p, std::vector<double>* warm) {
+  tbPrimalScratch q = tb_primalScratch(m, w, p->n);
+  EXPECT_TRUE(tb_primalApplies(m, w, p, &q));
+  warm->assign(w->x, w->x + p->n);
+  std::fill(w->x, w->x + p->n, 0.0);
+  tbSolverOpt o = tb_defaultSolverOpt();
+  o.tol = kTol;
+  tbSolveResult res;
+  EXPECT_EQ(tb_solvePrimal(tb_solo(), m, w, p, &o, 1e-12, &res), 0);
+  EXPECT_TRUE(res.converged) << res.residual;
+  return res;
+}
+
 // six boxes stacked 1 mm apart, each a little off the one below and turned (bench/scenes.py's
 // tower), mu 0.5: box-on-box faces meet at four corners or more, 12+ rows where 6 DoFs are
 std::string tower() {
@@ -43,14 +60,19 @@ std::string tower() {
   return xml + "</worldbody></mujoco>";
 }
 
-struct Tower : Scene {
+// one scene of an MJCF model stepped `steps` times, its work holding the last step
+struct Stepped : Scene {
   tbWork* w = nullptr;
-  explicit Tower(int steps) : Scene(tb_loadMJCF(tower().c_str()), 1) {
+  Stepped(const std::string& xml, int steps) : Scene(tb_loadMJCF(xml.c_str()), 1) {
     w = tb_newWork(m);
     reset();
     for (int k = 0; k < steps; k++) tb_stepScene(m, d, 0, w);
   }
-  ~Tower() { tb_freeWork(w); }
+  ~Stepped() { tb_freeWork(w); }
+};
+
+struct Tower : Stepped {
+  explicit Tower(int steps) : Stepped(tower(), steps) {}
   // the last step's problem as the body-space stages take it, and with its whole A into A
   tbProblem bodyProblem() { return bodyProblemOf(m, w); }
   tbProblem whole(std::vector<double>& A) const { return wholeProblemOf(m, w, A); }
@@ -82,19 +104,12 @@ TEST(PrimalTest, AnswerFromZeroSolvesTheWholeProblem) {
   Tower t(200);
   tbWork* w = t.w;
   tbProblem p = t.bodyProblem();
-  std::vector<double> mass(12 * t.m->nbody);
-  ASSERT_TRUE(tb_primalApplies(t.m, w, &p, mass.data()));
-  std::vector<double> warm(w->x, w->x + p.n);  // the step's own answer (every test above passed)
-  std::fill(w->x, w->x + p.n, 0.0);
-  tbSolverOpt o = tb_defaultSolverOpt();
-  o.tol = 1e-8;
-  tbSolveResult res;
-  ASSERT_EQ(tb_solvePrimal(tb_solo(), t.m, w, &p, &o, 1e-12, &res), 0);
-  EXPECT_TRUE(res.converged) << res.residual;
+  std::vector<double> warm;  // the step's own answer (every test above passed)
+  tbSolveResult res = primalFromZero(t.m, w, &p, &warm);
   std::vector<double> A, u(p.n), uw(p.n);
   tbProblem pw = t.whole(A);
   double r = tb_residual(&pw, w->x, u.data());
-  EXPECT_LE(r, o.tol);
+  EXPECT_LE(r, kTol);
   EXPECT_NEAR(r, res.residual, 1e-9);
   tb_residual(&pw, warm.data(), uw.data());
   double bn = 0.0;
@@ -136,13 +151,95 @@ TEST(PrimalTest, ProjectionJacobianIsTheDifferenceQuotient) {
 TEST(PrimalTest, DoesNotApplyBelowTheRedundancy) {
   Tower t(1);
   tbProblem p = t.bodyProblem();
-  std::vector<double> mass(12 * t.m->nbody), x0(t.w->x, t.w->x + p.n);
+  std::vector<double> x0(t.w->x, t.w->x + p.n);
   ASSERT_LT(p.n, TB_PRIMAL_REDUNDANT * 6 * 6);
-  EXPECT_FALSE(tb_primalApplies(t.m, t.w, &p, mass.data()));
+  tbPrimalScratch q = tb_primalScratch(t.m, t.w, p.n);
+  EXPECT_FALSE(tb_primalApplies(t.m, t.w, &p, &q));
   tbSolverOpt o = tb_defaultSolverOpt();
   tbSolveResult res;
   EXPECT_EQ(tb_solvePrimal(tb_solo(), t.m, t.w, &p, &o, 1e-12, &res), -1);
   for (int i = 0; i < p.n; i++) EXPECT_EQ(t.w->x[i], x0[i]) << i;
+}
+
+// a box squeezed on the floor between two box pads on slides, each pushed by a force-limited
+// position servo to 5 mm inside it (bench/scenes.py's gripper family with boxes for meshes):
+// minimal coordinates (8 DoFs: the box's 6, a slide each), 4 contacts a face, about 38 rows
+std::string squeeze() {
+  return "<mujoco><option timestep='1e-3' cone='elliptic' solver='Newton'/><default><geom "
+         "condim='3' "
+         "friction='0.8 0 0'/></default><worldbody>"
+         "<geom type='plane' size='0 0 1' contype='1' conaffinity='1'/>"
+         "<body name='part' pos='0 0 0.03'><freejoint/><geom type='box' size='0.03 0.03 0.03' "
+         "density='800' contype='3' conaffinity='3'/></body>"
+         "<body name='left' pos='-0.05 0 0.031'><joint name='left' type='slide' axis='1 0 0'/>"
+         "<inertial pos='0 0 0' mass='0.05' diaginertia='1e-5 1e-5 1e-5'/><geom type='box' "
+         "size='0.01 0.02 0.02' contype='2' conaffinity='2'/></body>"
+         "<body name='right' pos='0.05 0 0.031'><joint name='right' type='slide' axis='-1 0 0'/>"
+         "<inertial pos='0 0 0' mass='0.05' diaginertia='1e-5 1e-5 1e-5'/><geom type='box' "
+         "size='0.01 0.02 0.02' contype='2' conaffinity='2'/></body></worldbody><actuator>"
+         "<position joint='left' kp='300' kv='5' ctrlrange='0 0.1' forcerange='-4 4'/>"
+         "<position joint='right' kp='300' kv='5' ctrlrange='0 0.1' forcerange='-4 4'/>"
+         "</actuator><keyframe><key ctrl='0.015 0.015'/></keyframe></mujoco>";
+}
+
+struct Squeeze : Stepped {
+  explicit Squeeze(int steps) : Stepped(squeeze(), steps) {}
+};
+
+// In minimal coordinates each A entry is the product of two rows' Jq and (M + h C)^-1 Jq^T over
+// where their nonzero DoFs meet (stage_tree.h's spans): the full products, and the floor's rows
+// against a pad's (apart: no common tree) exactly 0. Catches a span cut short.
+TEST(PrimalTest, TreeAssemblyIsTheWholeProduct) {
+  Squeeze t(300);
+  tbWork* w = t.w;
+  int n = w->nrow, nd = t.m->ndof;
+  ASSERT_EQ(nd, 8);
+  ASSERT_GE(n, 3 * nd);
+  int apart = 0;
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+      double a = i == j ? w->row[i].cfm : 0.0;
+      for (int k = 0; k < nd; k++) a += w->Jq[(size_t)i * nd + k] * w->MJq[(size_t)j * nd + k];
+      EXPECT_NEAR(w->A[(size_t)i * n + j], a, 1e-12 * (1.0 + std::fabs(a))) << i << " " << j;
+      apart += a == 0.0;
+    }
+  }
+  EXPECT_GT(apart, 0);  // a pad's slide and the other pad's rows
+}
+
+// The stage in the generalized velocities, from zero on a squeezing step: its answer meets the
+// tolerance on the step's assembled A and gives the step's own contact velocities (u = A x + b
+// is unique where x is not) in a few Newton iterations, where the dual stages took 18 LM
+// iterations a step on such scenes. Catches a wrong joint-space mass product or gradient (the
+// answer is judged on A, which the stage never reads but for its diagonal), and a wrong Hessian
+// by the iterations it costs (the exact line search keeps the answer right).
+TEST(PrimalTest, TreeAnswerFromZeroSolvesTheAssembledProblem) {
+  Squeeze t(300);
+  tbWork* w = t.w;
+  ASSERT_TRUE(tb_treePrimalFirst(t.m));
+  tbProblem p = tb_problemOf(t.m, w);
+  std::vector<double> warm, u(p.n), uw(p.n);
+  tbSolveResult res = primalFromZero(t.m, w, &p, &warm);
+  EXPECT_LE(res.iterations, 8);  // 6 here; 11 with the Hessian's mass diagonal halved
+  EXPECT_LE(tb_residual(&p, w->x, u.data()), kTol);
+  ASSERT_LE(tb_residual(&p, warm.data(), uw.data()), kTol);
+  double bn = 0.0;
+  for (int i = 0; i < p.n; i++) bn += p.b[i] * p.b[i];
+  for (int i = 0; i < p.n; i++) EXPECT_NEAR(u[i], uw[i], 1e-6 * sqrt(bn)) << i;
+}
+
+// The squeeze held for 1 s: every step converged, the part still between the pads and at rest
+// (its weight on the floor, the pads' forces equal and opposite), the pads at their force limit
+// short of their target. Catches the stage's answers drifting the part.
+TEST(PrimalTest, TreeSqueezeHoldsThePartStill) {
+  Squeeze t(0);
+  for (int k = 0; k < 1000; k++) {
+    tb_stepScene(t.m, t.d, 0, t.w);
+    ASSERT_EQ(t.d->status[0], 0) << "step " << k;
+  }
+  const double* vel = t.d->body_vel;  // the part is body 0
+  for (int k = 0; k < 6; k++) EXPECT_LT(std::fabs(vel[k]), 1e-6) << k;
+  EXPECT_NEAR(t.d->body_pos[0], 0.0, 1e-6);
 }
 
 }  // namespace

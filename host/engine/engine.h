@@ -114,7 +114,9 @@ TB_HD int tb_stepRunCap(const tbModel* m) {
 //   dof_S .. tree_F    minimal coordinates (stage_tree.h): the DoFs' motion axes, the
 //                      generalized velocity, its free value (then v+), the factor of M + h C,
 //                      the rows in joint space and (M + h C)^-1 Jq^T, the bodies' spatial
-//                      inertias, velocities, bias accelerations and forces
+//                      inertias, velocities, bias accelerations and forces; M's envelope
+//                      (each row's first nonzero column) and each row's nonzero DoFs in Jq and
+//                      in (M + h C)^-1 Jq^T ([lo, hi) of each: 4 a row)
 //   imp_pair, imp, imp_kind  the implicit step's pairs, its unknowns, residuals, difference
 //                      Jacobian and normal matrix, and each residual's kind (stage_implicit.h)
 //   run_adr, run       the nonzero runs of A's rows (tbRuns, tb_assembleRuns), where the model
@@ -164,6 +166,8 @@ TB_HD int tb_stepRunCap(const tbModel* m) {
   X(double, Mq, tb_cap(m->ndof) * tb_cap(m->ndof))               \
   X(double, Jq, tb_cap(m->ndof ? m->maxrow * m->ndof : 0))       \
   X(double, MJq, tb_cap(m->ndof ? m->maxrow * m->ndof : 0))      \
+  X(int, dof_first, tb_cap(m->ndof))                             \
+  X(int, row_span, tb_cap(m->ndof ? 4 * m->maxrow : 0))          \
   X(double, tree_I, tb_cap(m->nq ? m->nbody : 0) * 13)           \
   X(double, tree_V, tb_cap(m->nq ? m->nbody : 0) * 6)            \
   X(double, tree_A, tb_cap(m->nq ? m->nbody : 0) * 6)            \

@@ -365,7 +365,11 @@ TB_HDN int tb_solveOnce(tbTeam t, const tbModel* m, tbWork* w, tbSolveResult* re
     tb_teamSync(t);  // every member is done with the scratch
     if (done) return 0;
   }
-  return tb_solveQuiet(t, m->opt.solver, &p, &so, w->x, &w->solver_work, res) == TB_OK ? 0 : -1;
+  int tried = 0;
+  if (tb_treePrimalFirst(m) && tb_solveTreeFirst(t, m, w, &p, &so, res, &tried)) return 0;
+  int rc = tb_solveQuiet(t, m->opt.solver, &p, &so, w->x, &w->solver_work, res);
+  res->iterations += tried;
+  return rc == TB_OK ? 0 : -1;
 }
 
 // the kinetic energy the step's impulses add, each row's seen from what it pushes against:

@@ -293,10 +293,14 @@ TB_HD void tb_treeBias(const tbModel* m, const tbWork* w, const double* nu, doub
 }
 
 // the joint-space mass matrix by composite rigid bodies (w->tree_I becomes the composites),
-// plus h C on the damped coordinates, into w->Mq (ndof x ndof)
+// plus h C on the damped coordinates, into w->Mq (ndof x ndof), and each row's envelope start
+// into w->dof_first. M_kl is nonzero only where one DoF's body is the other's ancestor, so the
+// rest is cleared: the last step's factor left fill-in there (two branches of one parent), and
+// free bodies and separate trees make M block diagonal, which the envelope skips
 TB_HD void tb_treeMass(const tbModel* m, tbWork* w) {
   int n = m->ndof;
   double* M = w->Mq;
+  memset(M, 0, sizeof(double) * (size_t)n * n);
   for (int b = m->nbody - 1; b >= 0; b--) {
     int p = m->body_parent[b];
     if (p < 0 || m->body_type[b] != TB_BODY_DYNAMIC) continue;
@@ -320,6 +324,7 @@ TB_HD void tb_treeMass(const tbModel* m, tbWork* w) {
     int j = m->body_pjnt[m->dof_body[k]];
     M[k * n + k] += w->h * tb_varyOf(m, w->vary, TB_F_JOINT, j)[TB_JNT_CDAMP];
   }
+  for (int k = 0; k < n; k++) w->dof_first[k] = tbu_envelopeStart(M + (size_t)k * n, k);
 }
 
 // the dynamic bodies' twists at the work pose for generalized velocity nu, into w->vfree
@@ -349,8 +354,8 @@ TB_HD int tb_treeFreeVelocity(const tbModel* m, const tbData* d, int s, tbWork* 
     int j = m->body_pjnt[m->dof_body[k]];
     Q[k] -= tb_varyOf(m, w->vary, TB_F_JOINT, j)[TB_JNT_CDAMP] * nu[k];
   }
-  if (tbu_cholesky(n, w->Mq)) return -1;
-  tbu_cholSolve(n, w->Mq, Q);
+  if (tbu_cholEnvelope(tb_solo(), n, w->Mq, w->dof_first)) return -1;
+  tbu_cholSolveEnvelope(n, w->Mq, w->dof_first, Q);
   for (int k = 0; k < n; k++) Q[k] = nu[k] + w->h * Q[k];
   tb_treeBodyTwists(m, w, Q);
   return 0;
@@ -358,8 +363,19 @@ TB_HD int tb_treeFreeVelocity(const tbModel* m, const tbData* d, int s, tbWork* 
 
 //---- rows in joint space -----------------------------------------------------------------------
 
+// [lo, hi) of v's nonzero entries (n of them) into span (lo = hi where none)
+TB_HD void tb_treeSpan(const double* v, int n, int* span) {
+  int lo = 0, hi = n;
+  while (lo < n && v[lo] == 0.0) lo++;
+  while (hi > lo && v[hi - 1] == 0.0) hi--;
+  span[0] = lo;
+  span[1] = hi;
+}
+
 // A = Jq (M + h C)^-1 Jq^T + cfm, b = J v_free + bias (as tb_assemble), team t splitting rows;
-// each row's Jq was made as it was pushed (tb_rowActive)
+// each row's Jq was made as it was pushed (tb_rowActive). A row reaches the DoFs of its two
+// bodies' trees alone, so each product runs over where both rows' spans meet (none between a box
+// on the floor and another: their trees are apart)
 TB_HD void tb_treeAssemble(tbTeam t, const tbModel* m, tbWork* w) {
   int n = w->nrow, nd = m->ndof;
   for (int i = t.lane; i < n; i += t.size) {
@@ -367,18 +383,21 @@ TB_HD void tb_treeAssemble(tbTeam t, const tbModel* m, tbWork* w) {
     const double* jq = w->Jq + (size_t)i * nd;
     double* mj = w->MJq + (size_t)i * nd;
     memcpy(mj, jq, sizeof(double) * nd);
-    tbu_cholSolve(nd, w->Mq, mj);
+    tbu_cholSolveEnvelope(nd, w->Mq, w->dof_first, mj);
+    tb_treeSpan(jq, nd, w->row_span + 4 * i);
+    tb_treeSpan(mj, nd, w->row_span + 4 * i + 2);
     w->b[i] =
         tb_rowVelocity(m, ri, w->vfree, ri->kind == TB_ROW_VELOCITY ? w->xvel : NULL) + ri->bias;
   }
   tb_teamSync(t);
   for (int i = t.lane; i < n; i += t.size) {
     const double* jq = w->Jq + (size_t)i * nd;
+    const int* si = w->row_span + 4 * i;
     for (int j = i; j < n; j++) {
       const double* mj = w->MJq + (size_t)j * nd;
-      double a = 0.0;
-      for (int k = 0; k < nd; k++) a += jq[k] * mj[k];
-      w->A[i * n + j] = w->A[j * n + i] = a;
+      const int* sj = w->row_span + 4 * j;
+      int lo = si[0] > sj[2] ? si[0] : sj[2], hi = si[1] < sj[3] ? si[1] : sj[3];
+      w->A[i * n + j] = w->A[j * n + i] = lo < hi ? tbu_dotRange(jq, mj, lo, hi) : 0.0;
     }
     tb_softenRow(&w->row[i], w->A[i * n + i]);
     w->A[i * n + i] += w->row[i].cfm;
@@ -394,7 +413,8 @@ TB_HD void tb_treeApply(const tbModel* m, tbWork* w) {
     double x = w->x[i];
     if (x == 0.0) continue;
     const double* mj = w->MJq + (size_t)i * nd;
-    for (int k = 0; k < nd; k++) w->qfree[k] += mj[k] * x;
+    const int* span = w->row_span + 4 * i + 2;
+    for (int k = span[0]; k < span[1]; k++) w->qfree[k] += mj[k] * x;
   }
   tb_treeBodyTwists(m, w, w->qfree);
 }
