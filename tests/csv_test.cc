@@ -109,15 +109,25 @@ TEST(CsvTest, FailTallyKeepsTheLowestIdFirst) {
   tb_failTallyAdd(&a, TB_SCENE_OVERFLOW_FAIL | TB_SCENE_UNCONVERGED, 0.0, 9);
   tb_failTallyAdd(&b, TB_SCENE_OVERFLOW_FAIL, 0.0, 3);
   tb_failTallyAdd(&b, TB_SCENE_START_FAIL, 0.0, 4);
-  tb_failTallyAdd(&a, TB_SCENE_NAN_FAIL, 0.0, 1);  // said by no line: not counted
+  tb_failTallyAdd(&a, TB_SCENE_NAN_FAIL, 0.0, 5);
+  tb_failTallyAdd(&b, TB_SCENE_NAN_FAIL, 0.0, 2);
+  tb_failTallyAdd(&b, TB_SCENE_SOLVER_FAIL, 0.0, 6);
+  tb_failTallyAdd(&a, TB_SCENE_BALANCE_FAIL, 0.0, 8);
   EXPECT_EQ(a.overflow, 2);
   EXPECT_EQ(a.overflow_first, 7);
   EXPECT_EQ(a.buried, 0);
+  EXPECT_EQ(a.diverged, 1);
   tb_failTallyMerge(&a, &b);
   EXPECT_EQ(a.overflow, 3);
   EXPECT_EQ(a.overflow_first, 3);
   EXPECT_EQ(a.buried, 1);
   EXPECT_EQ(a.buried_first, 4);
+  EXPECT_EQ(a.diverged, 2);
+  EXPECT_EQ(a.diverged_first, 2);
+  EXPECT_EQ(a.inapplicable, 1);
+  EXPECT_EQ(a.inapplicable_first, 6);
+  EXPECT_EQ(a.unbalanced, 1);
+  EXPECT_EQ(a.unbalanced_first, 8);
   tbFailTally none = {};
   tb_failTallyMerge(&a, &none);  // an empty part changes nothing
   EXPECT_EQ(a.overflow_first, 3);

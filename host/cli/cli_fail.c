@@ -1,6 +1,6 @@
-// The failures a run says on stderr beside the failed count of its JSON summary: those whose
-// cure is the user's (parameters, a time step, a capacity, the solver's options), so that a
-// count is never the only trace of them.
+// The failures a run says on stderr beside the failed count of its JSON summary, each kind with
+// its cure (parameters, a time step, a capacity, the solver and its options), so that a count
+// is never the only trace of them.
 #include <stdio.h>
 
 #include <tumble/sweep.h>
@@ -30,6 +30,34 @@ static void tb_sayOverflow(const char* command, const char* unit, const tbFailTa
           command, t->overflow, unit, cap, unit, t->overflow_first);
 }
 
+// a state no longer finite: the step could not hold the scene (a time step too long for its
+// speeds or stiffness, a mass matrix that lost its positive definiteness)
+static void tb_sayDiverged(const char* command, const char* unit, const tbFailTally* t) {
+  fprintf(stderr,
+          "tumble: %s: %ld %s(s) diverged (a state no longer finite; %s %ld first): a shorter "
+          "time step, or parameters that keep masses, inertias and stiffnesses in proportion, "
+          "hold a scene that a step lost\n",
+          command, t->diverged, unit, unit, t->diverged_first);
+}
+
+// a solver chosen for problems it cannot take (an LCP solver on the exact cone's contacts)
+static void tb_sayInapplicable(const char* command, const char* unit, const tbFailTally* t) {
+  fprintf(stderr,
+          "tumble: %s: %ld %s(s) stopped at a step whose problem the chosen solver does not take "
+          "(solver-inapplicable; %s %ld first): auto takes every step's problem "
+          "(docs/solvers.md says which solver takes which)\n",
+          command, t->inapplicable, unit, unit, t->inapplicable_first);
+}
+
+// the quasistatic step's pushes beyond what the supports and friction can hold
+static void tb_sayUnbalanced(const char* command, const char* unit, const tbFailTally* t) {
+  fprintf(stderr,
+          "tumble: %s: %ld %s(s) reached a quasistatic step with no equilibrium (no-equilibrium; "
+          "%s %ld first): the loads exceed what the contacts can hold without motion, which the "
+          "dynamic step (without the quasistatic option) follows\n",
+          command, t->unbalanced, unit, unit, t->unbalanced_first);
+}
+
 // not a failure: the results stand, but with forces off by up to the residual, which the JSON's
 // max_residual alone leaves for the user to compare with the tolerance
 static void tb_sayUnconverged(const char* command, const char* unit, const tbFailTally* t,
@@ -46,5 +74,8 @@ void tb_sayFailures(const char* command, const char* unit, const tbFailTally* t,
                     const char* cure) {
   if (t->buried) tb_sayBuried(command, unit, t);
   if (t->overflow) tb_sayOverflow(command, unit, t, maxcon);
+  if (t->diverged) tb_sayDiverged(command, unit, t);
+  if (t->inapplicable) tb_sayInapplicable(command, unit, t);
+  if (t->unbalanced) tb_sayUnbalanced(command, unit, t);
   if (t->unconverged) tb_sayUnconverged(command, unit, t, cure);
 }

@@ -284,6 +284,10 @@ static void tb_failKindAdd(long* count, long* first, long n, long id) {
 void tb_failTallyAdd(tbFailTally* t, int status, double resid, long id) {
   tb_failKindAdd(&t->overflow, &t->overflow_first, (status & TB_SCENE_OVERFLOW_FAIL) != 0, id);
   tb_failKindAdd(&t->buried, &t->buried_first, (status & TB_SCENE_START_FAIL) != 0, id);
+  tb_failKindAdd(&t->diverged, &t->diverged_first, (status & TB_SCENE_NAN_FAIL) != 0, id);
+  tb_failKindAdd(&t->inapplicable, &t->inapplicable_first, (status & TB_SCENE_SOLVER_FAIL) != 0,
+                 id);
+  tb_failKindAdd(&t->unbalanced, &t->unbalanced_first, (status & TB_SCENE_BALANCE_FAIL) != 0, id);
   // a failed scene's residual is no measure of a result: it has none
   int unconverged = (status & TB_SCENE_UNCONVERGED) && !(status & TB_SCENE_FAILMASK);
   tb_failKindAdd(&t->unconverged, &t->unconverged_first, unconverged, id);
@@ -293,6 +297,10 @@ void tb_failTallyAdd(tbFailTally* t, int status, double resid, long id) {
 void tb_failTallyMerge(tbFailTally* t, const tbFailTally* part) {
   tb_failKindAdd(&t->overflow, &t->overflow_first, part->overflow, part->overflow_first);
   tb_failKindAdd(&t->buried, &t->buried_first, part->buried, part->buried_first);
+  tb_failKindAdd(&t->diverged, &t->diverged_first, part->diverged, part->diverged_first);
+  tb_failKindAdd(&t->inapplicable, &t->inapplicable_first, part->inapplicable,
+                 part->inapplicable_first);
+  tb_failKindAdd(&t->unbalanced, &t->unbalanced_first, part->unbalanced, part->unbalanced_first);
   tb_failKindAdd(&t->unconverged, &t->unconverged_first, part->unconverged,
                  part->unconverged_first);
   t->resid_max = fmax(t->resid_max, part->resid_max);

@@ -111,13 +111,17 @@ void tb_statusText(int status, char* buf, size_t n);
 void tb_sceneSummaryHeader(FILE* f, const tbModel* m);
 void tb_sceneSummaryRow(FILE* f, const tbModel* m, const tbData* d, int s, long scene, int done);
 
-// the failed scenes of a run whose cause the command line says on stderr beside its failed
-// count (a capacity to raise, parameters that bury a shape): how many had each status bit and
+// the failed scenes of a run, whose causes the command line says on stderr beside its failed
+// count (a capacity to raise, parameters that bury a shape, a time step): how many had each
+// status bit and
 // the first of them (the lowest id; meaningless while the count is 0). Zeroed memory is empty
 typedef struct tbFailTally {
   long overflow, overflow_first;  // TB_SCENE_OVERFLOW_FAIL: more contacts than the capacity
   long buried, buried_first;      // TB_SCENE_START_FAIL: a start with a shape sunk into another
-  long unconverged, unconverged_first;  // TB_SCENE_UNCONVERGED of a scene not failed: a warning
+  long diverged, diverged_first;  // TB_SCENE_NAN_FAIL: a state no longer finite
+  long inapplicable, inapplicable_first;  // TB_SCENE_SOLVER_FAIL: the solver refused a step
+  long unbalanced, unbalanced_first;      // TB_SCENE_BALANCE_FAIL: no quasistatic equilibrium
+  long unconverged, unconverged_first;    // TB_SCENE_UNCONVERGED of a scene not failed: a warning
   double resid_max;  // the worst residual of those unconverged (0: not known, as of journal rows
                      // that keep no residual)
 } tbFailTally;
