@@ -7,12 +7,12 @@
 
 #include "cli/cli.h"
 
-// bad starting values, not a failing step
-static void tb_sayBuried(const char* command, const char* unit, const tbFailTally* t) {
-  fprintf(stderr,
-          "tumble: %s: %ld %s(s) start with a shape sunk into another (starts-buried; %s %ld "
-          "first): their parameters place bodies inside each other\n",
-          command, t->buried, unit, unit, t->buried_first);
+// count units of one kind stopped, what they met and its status word, the first of them and the
+// cure
+static void tb_sayKind(const char* command, const char* unit, long count, long first,
+                       const char* what, const char* word, const char* cure) {
+  fprintf(stderr, "tumble: %s: %ld %s(s) %s (%s; %s %ld first): %s\n", command, count, unit, what,
+          word, unit, first, cure);
 }
 
 // a step's contacts are every shape pair within the step's margin, which grows with the shapes'
@@ -30,34 +30,6 @@ static void tb_sayOverflow(const char* command, const char* unit, const tbFailTa
           command, t->overflow, unit, cap, unit, t->overflow_first);
 }
 
-// a state no longer finite: the step could not hold the scene (a time step too long for its
-// speeds or stiffness, a mass matrix that lost its positive definiteness)
-static void tb_sayDiverged(const char* command, const char* unit, const tbFailTally* t) {
-  fprintf(stderr,
-          "tumble: %s: %ld %s(s) diverged (a state no longer finite; %s %ld first): a shorter "
-          "time step, or parameters that keep masses, inertias and stiffnesses in proportion, "
-          "hold a scene that a step lost\n",
-          command, t->diverged, unit, unit, t->diverged_first);
-}
-
-// a solver chosen for problems it cannot take (an LCP solver on the exact cone's contacts)
-static void tb_sayInapplicable(const char* command, const char* unit, const tbFailTally* t) {
-  fprintf(stderr,
-          "tumble: %s: %ld %s(s) stopped at a step whose problem the chosen solver does not take "
-          "(solver-inapplicable; %s %ld first): auto takes every step's problem "
-          "(docs/solvers.md says which solver takes which)\n",
-          command, t->inapplicable, unit, unit, t->inapplicable_first);
-}
-
-// the quasistatic step's pushes beyond what the supports and friction can hold
-static void tb_sayUnbalanced(const char* command, const char* unit, const tbFailTally* t) {
-  fprintf(stderr,
-          "tumble: %s: %ld %s(s) reached a quasistatic step with no equilibrium (no-equilibrium; "
-          "%s %ld first): the loads exceed what the contacts can hold without motion, which the "
-          "dynamic step (without the quasistatic option) follows\n",
-          command, t->unbalanced, unit, unit, t->unbalanced_first);
-}
-
 // not a failure: the results stand, but with forces off by up to the residual, which the JSON's
 // max_residual alone leaves for the user to compare with the tolerance
 static void tb_sayUnconverged(const char* command, const char* unit, const tbFailTally* t,
@@ -72,10 +44,28 @@ static void tb_sayUnconverged(const char* command, const char* unit, const tbFai
 
 void tb_sayFailures(const char* command, const char* unit, const tbFailTally* t, int maxcon,
                     const char* cure) {
-  if (t->buried) tb_sayBuried(command, unit, t);
+  if (t->buried) {  // bad starting values, not a failing step
+    tb_sayKind(command, unit, t->buried, t->buried_first, "start with a shape sunk into another",
+               "starts-buried", "their parameters place bodies inside each other");
+  }
   if (t->overflow) tb_sayOverflow(command, unit, t, maxcon);
-  if (t->diverged) tb_sayDiverged(command, unit, t);
-  if (t->inapplicable) tb_sayInapplicable(command, unit, t);
-  if (t->unbalanced) tb_sayUnbalanced(command, unit, t);
+  if (t->diverged) {  // a time step too long for the speeds or stiffness, a degenerate mass
+    tb_sayKind(command, unit, t->diverged, t->diverged_first, "stopped at a state no longer finite",
+               "diverged",
+               "a shorter time step, or parameters that keep masses, inertias and stiffnesses in "
+               "proportion, hold a scene that a step lost");
+  }
+  if (t->inapplicable) {  // a solver chosen for problems it cannot take
+    tb_sayKind(command, unit, t->inapplicable, t->inapplicable_first,
+               "stopped at a step whose problem the chosen solver does not take",
+               "solver-inapplicable",
+               "auto takes every step's problem (docs/solvers.md says which solver takes which)");
+  }
+  if (t->unbalanced) {  // quasistatic pushes beyond what the supports and friction hold
+    tb_sayKind(command, unit, t->unbalanced, t->unbalanced_first,
+               "reached a quasistatic step with no equilibrium", "no-equilibrium",
+               "the loads exceed what the contacts can hold without motion, which the dynamic "
+               "step (without the quasistatic option) follows");
+  }
   if (t->unconverged) tb_sayUnconverged(command, unit, t, cure);
 }
