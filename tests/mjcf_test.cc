@@ -492,14 +492,32 @@ TEST(MjcfTest, BallRangeIsAConeLimit) {
   ExpectRefused(BallWithRange("0 190").c_str(), "cone angle in (0, pi]");
 }
 
+// catches armature taken where tumble has no coordinate to put it on (a free joint's world DoFs,
+// a joint kept as rows), or a negative one, where MuJoCo would load the file
+TEST(MjcfTest, ArmatureWhereNoCoordinateCarriesItIsRefused) {
+  ExpectRefused(
+      "<mujoco><worldbody><body>\n<joint type='free' armature='1'/><geom size='1'/>"
+      "</body></worldbody></mujoco>",
+      ":2: <joint> armature: tumble takes it on hinge, slide and ball joints");
+  ExpectRefused(
+      "<mujoco><worldbody><body>\n<joint armature='-1'/><geom size='1'/></body>"
+      "</worldbody></mujoco>",
+      ":2: <joint> armature -1 must be finite and >= 0");
+  ExpectRefused(
+      "<mujoco><custom><numeric name='tumble_minimal_joints' data='0'/></custom>"
+      "<worldbody><body>\n<joint armature='0.1'/><geom size='1'/></body></worldbody>"
+      "</mujoco>",
+      "armature 0.1 is inertia on a joint's coordinates");
+}
+
 TEST(MjcfTest, OutsideTheSubsetIsAnErrorWithItsLine) {
   ExpectRefused("<mujoco>\n<tendon/>\n</mujoco>", "<string>:2: <tendon> element outside");
   ExpectRefused("<mujoco><worldbody>\n<geom type='plane' priority='1'/></worldbody></mujoco>",
                 "<string>:2: <geom> attribute 'priority' is outside");
   ExpectRefused(
-      "<mujoco><worldbody><body>\n<joint armature='1'/><geom size='1'/></body>"
+      "<mujoco><worldbody><body>\n<joint frictionloss='1'/><geom size='1'/></body>"
       "</worldbody></mujoco>",
-      ":2: <joint> attribute 'armature'");
+      ":2: <joint> attribute 'frictionloss'");
   ExpectRefused("<mujoco><worldbody>\n<geom type='hfield'/></worldbody></mujoco>",
                 ":2: <geom> type=\"hfield\": tumble takes sphere, capsule, box, plane, cylinder");
   ExpectRefused(
@@ -587,9 +605,9 @@ const char* kManyOutside =
     "<asset><hfield name='ground' nrow='2' ncol='2' size='1 1 1 0.1'/></asset>\n"
     "<worldbody><geom type='plane'/>\n"
     "<body><freejoint/><geom type='hfield' hfield='ground'/></body>\n"
-    "<body pos='0 0 1'><joint type='slide' armature='1'/><geom size='0.1'/></body>\n"
-    "<body pos='0 0 2'><joint type='slide' armature='1'/><geom size='0.1'/></body>\n"
-    "<body pos='0 0 3'><joint type='slide' armature='2'/><geom size='0.1'/></body>\n"
+    "<body pos='0 0 1'><joint type='slide' frictionloss='1'/><geom size='0.1'/></body>\n"
+    "<body pos='0 0 2'><joint type='slide' frictionloss='1'/><geom size='0.1'/></body>\n"
+    "<body pos='0 0 3'><joint type='slide' frictionloss='2'/><geom size='0.1'/></body>\n"
     "</worldbody>\n"
     "<tendon><fixed name='t'><joint joint='j' coef='1'/></fixed></tendon>\n"
     "</mujoco>";
@@ -605,7 +623,7 @@ TEST(MjcfTest, EverythingOutsideTheSubsetIsListedAtOnce) {
   for (const char* line :
        {"<string>:2: <hfield> element outside", "<string>:4: <geom> attribute 'hfield' is outside",
         "<string>:4: <geom> type=\"hfield\": tumble takes sphere",
-        "<string>:5: <joint> attribute 'armature' is outside tumble's MJCF subset "
+        "<string>:5: <joint> attribute 'frictionloss' is outside tumble's MJCF subset "
         "(3 times, to line 7)",
         "<string>:9: <tendon> element outside",
         "<string>: 5 kinds of element, attribute or value outside tumble's MJCF "

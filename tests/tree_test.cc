@@ -322,6 +322,16 @@ TEST(TreeTest, BadTreesAreNamed) {
   bad = jd;
   bad.coord_damping = -1.0;
   EXPECT_NE(jointError(bad).find("coord_damping"), std::string::npos);
+  bad = jd;
+  bad.armature = -0.1;
+  EXPECT_NE(jointError(bad).find("armature -0.1 must be finite and >= 0"), std::string::npos);
+  bad.armature = NAN;
+  EXPECT_NE(jointError(bad).find("armature"), std::string::npos);
+  bad.armature = 0.1;
+  EXPECT_EQ(jointError(bad), "");
+  bad.minimal = 0;  // rows, no coordinate to carry it
+  EXPECT_NE(jointError(bad).find("armature 0.1 is inertia on a joint's coordinates"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -461,6 +461,17 @@ int tb_addJoint(tbModel* m, const tbJointDef* def) {
     tb_setError("joint %d: coord_damping %g must be finite and >= 0", j, def->coord_damping);
     return -1;
   }
+  if (!(def->armature >= 0.0) || !isfinite(def->armature)) {
+    tb_setError("joint %d: armature %g must be finite and >= 0", j, def->armature);
+    return -1;
+  }
+  if (def->armature != 0.0 && !def->minimal) {
+    tb_setError(
+        "joint %d: armature %g is inertia on a joint's coordinates: a minimal joint's (a "
+        "maximal joint has rows, not coordinates)",
+        j, def->armature);
+    return -1;
+  }
   if (def->minimal && tb_checkMinimal(m, def, j)) return -1;
   if (!def->minimal && (def->q0 != 0.0 || def->qd0 != 0.0)) {
     tb_setError(

@@ -383,6 +383,7 @@ static int tb_compileVary(tbModel* m) {
         jd->lo,    jd->hi,        jd->kp,      jd->kd, jd->target_pos, jd->target_vel,   jd->fmax,
         jd->drive, jd->stiffness, jd->damping, jd->q0, jd->qd0,        jd->coord_damping};
     tb_jointAnchors(m, jd, v + TB_JNT_ANCHOR);
+    v[TB_JNT_ARMATURE] = jd->armature;
     tb_setVary(m, TB_F_JOINT, j, v);
   }
   double* o = m->vary0 + m->vary_adr[TB_F_OPT];

@@ -293,7 +293,8 @@ TB_HD void tb_treeBias(const tbModel* m, const tbWork* w, const double* nu, doub
 }
 
 // the joint-space mass matrix by composite rigid bodies (w->tree_I becomes the composites),
-// plus h C on the damped coordinates, into w->Mq (ndof x ndof), and each row's envelope start
+// plus each joint coordinate's armature and h C on the damped ones, into w->Mq (ndof x ndof),
+// and each row's envelope start
 // into w->dof_first. M_kl is nonzero only where one DoF's body is the other's ancestor, so the
 // rest is cleared: the last step's factor left fill-in there (two branches of one parent), and
 // free bodies and separate trees make M block diagonal, which the envelope skips
@@ -322,7 +323,8 @@ TB_HD void tb_treeMass(const tbModel* m, tbWork* w) {
   for (int k = 0; k < n; k++) {
     if (m->dof_axis[k] < 6) continue;
     int j = m->body_pjnt[m->dof_body[k]];
-    M[k * n + k] += w->h * tb_varyOf(m, w->vary, TB_F_JOINT, j)[TB_JNT_CDAMP];
+    const double* prm = tb_varyOf(m, w->vary, TB_F_JOINT, j);
+    M[k * n + k] += prm[TB_JNT_ARMATURE] + w->h * prm[TB_JNT_CDAMP];
   }
   for (int k = 0; k < n; k++) w->dof_first[k] = tbu_envelopeStart(M + (size_t)k * n, k);
 }

@@ -17,6 +17,7 @@ typedef struct tbMjJoint {
   int limited;
   double range[2];  // file units
   double damping;   // N s/m or N m s/rad
+  double armature;  // kg m^2 or kg
 } tbMjJoint;
 
 const char* const tb_mjJointTypes[] = {"free", "ball", "slide", "hinge", NULL};
@@ -36,9 +37,17 @@ static int tb_mjJoint(const tbMj* c, xmlNodePtr n, int childclass, tbMjJoint* j)
       tb_mjNums(c, n, cls, "axis", j->axis, 3, 3) < 0)
     return 2;
   if (tbu_normalize3(j->axis) == 0.0) return tb_mjFail(c, n, "axis is zero");
-  if (tb_mjNums(c, n, cls, "damping", &j->damping, 1, 1) < 0) return 2;
+  if (tb_mjNums(c, n, cls, "damping", &j->damping, 1, 1) < 0 ||
+      tb_mjNums(c, n, cls, "armature", &j->armature, 1, 1) < 0)
+    return 2;
   if (!(j->damping >= 0.0 && j->damping < INFINITY)) {
     return tb_mjFail(c, n, "damping %g must be finite and >= 0", j->damping);
+  }
+  if (!(j->armature >= 0.0 && j->armature < INFINITY)) {
+    return tb_mjFail(c, n, "armature %g must be finite and >= 0", j->armature);
+  }
+  if (j->armature != 0.0 && j->type == 0) {
+    return tb_mjFail(c, n, "armature: tumble takes it on hinge, slide and ball joints");
   }
   // MuJoCo's autolimits: a range with lo < hi limits the joint
   j->limited = l == 1 || (l == 0 && nr > 0 && j->range[0] < j->range[1]);
@@ -491,6 +500,7 @@ static int tb_mjAddJoint(tbMj* c, xmlNodePtr at, const tbMjJoint* j, int b, int 
   tbMjCtrl ctrl = {0};
   if (j) {
     jd.coord_damping = j->damping;
+    jd.armature = j->armature;
     if (tb_mjActuate(c, j->node, j->type, q[0], &jd, &ctrl)) return 2;
   }
   int k = tb_addJoint(c->m, &jd);
@@ -518,7 +528,7 @@ static int tb_mjLockedBody(const tbMj* c, const tbMjParent* p, const tbMjBodyPla
   if (p->b >= 0 || pl->nj == 0) return 0;
   if (pl->nj > 1) return 1;
   const tbMjJoint* j = &pl->joint[0];
-  if (j->damping != 0.0 || tb_mjActuated(c, j->node)) return 0;  // a joint's, not a lock's
+  if (j->damping != 0.0 || j->armature != 0.0 || tb_mjActuated(c, j->node)) return 0;  // a joint's
   double a[3];
   tbu_rotVec(a, f->quat, j->axis);
   int along = 0;

@@ -43,10 +43,10 @@ static const char* const tb_mjGeomAttrs[] = {
     "condim", "rgba",  "material", "group",    "mesh", NULL};
 static const char* const tb_mjBodyAttrs[] = {"name",   "pos",   "quat",  "axisangle",  "euler",
                                              "xyaxes", "zaxis", "mocap", "childclass", NULL};
-static const char* const tb_mjJointAttrs[] = {"name",  "class",   "type",    "pos", "axis",
-                                              "range", "limited", "damping", NULL};
-static const char* const tb_mjJointDefaultAttrs[] = {"type",    "pos",     "axis", "range",
-                                                     "limited", "damping", NULL};
+static const char* const tb_mjJointAttrs[] = {"name",  "class",   "type",    "pos",      "axis",
+                                              "range", "limited", "damping", "armature", NULL};
+static const char* const tb_mjJointDefaultAttrs[] = {"type",    "pos",     "axis",     "range",
+                                                     "limited", "damping", "armature", NULL};
 // an actuator's transmission, control and force ranges, and its law (mjcf_actuator.c)
 #define TB_MJ_ACTUATOR \
   "name", "joint", "gear", "ctrlrange", "ctrllimited", "forcerange", "forcelimited"

@@ -189,6 +189,9 @@ typedef struct tbJointDef {
                          // orientation and angular velocity parameters relative to body_b's
   double coord_damping;  // N m s/rad or N s/m, >= 0: viscous torque -c qdot on the coordinate,
                          // implicit in the step
+  double armature;       // kg m^2 or kg, >= 0, minimal joints only: a rotor's inertia on each of
+                         // the joint's coordinates (MuJoCo's armature: added to the mass
+                         // matrix's diagonal)
 } tbJointDef;
 tbJointDef tb_defaultJointDef(void);
 
@@ -357,7 +360,8 @@ enum {
   TB_JNT_CDAMP,        // the coordinate's viscous damping
   TB_JNT_ANCHOR = 13,  // 6 entries: the anchor in body_a's frame, then in body_b's (world for -1);
                        // a tree's link lengths (a minimal child's start pose follows from them)
-  TB_JNT_NPRM = 19
+  TB_JNT_ARMATURE = 19,  // a minimal joint's rotor inertia on each coordinate
+  TB_JNT_NPRM = 20
 };
 // layout of the option parameters
 enum {
