@@ -294,10 +294,10 @@ TB_HD void tb_treeBias(const tbModel* m, const tbWork* w, const double* nu, doub
 
 // the joint-space mass matrix by composite rigid bodies (w->tree_I becomes the composites),
 // plus each joint coordinate's armature and h C on the damped ones, into w->Mq (ndof x ndof),
-// and each row's envelope start
-// into w->dof_first. M_kl is nonzero only where one DoF's body is the other's ancestor, so the
-// rest is cleared: the last step's factor left fill-in there (two branches of one parent), and
-// free bodies and separate trees make M block diagonal, which the envelope skips
+// and each row's envelope start into w->dof_first. M_kl is nonzero only where one DoF's body is
+// the other's ancestor, so the rest is cleared: the last step's factor left fill-in there (two
+// branches of one parent), and free bodies and separate trees make M block diagonal, which the
+// envelope skips
 TB_HD void tb_treeMass(const tbModel* m, tbWork* w) {
   int n = m->ndof;
   double* M = w->Mq;
