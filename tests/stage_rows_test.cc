@@ -222,8 +222,8 @@ TEST(ConstraintTest, Restitution) {
   EXPECT_NEAR(vafter, -0.7 * vmin, 0.7 * 9.81 * 1e-3 + 1e-9);
 }
 
-// gyroscopic term: a torque-free body spinning about a principal axis keeps its spin, and a
-// slightly perturbed spin about the major axis keeps its angular momentum within 1%
+// gyroscopic term: a torque-free body spinning near its major axis keeps its world angular
+// momentum vector (a missing w x I w turns it) and keeps spinning about that axis
 TEST(ConstraintTest, GyroscopicTorqueFree) {
   Model md;
   md.m->opt.gravity[2] = 0.0;
@@ -235,15 +235,20 @@ TEST(ConstraintTest, GyroscopicTorqueFree) {
   bd.vel[5] = 4.0;
   int b = tb_addBody(md.m, &bd);
   md.compile();
-  auto momentum = [&]() {
-    double Iw[9], L[3];
+  auto momentum = [&](double* L) {
+    double Iw[9];
     tbu_inertiaWorld(Iw, md.quat(b), bd.inertia);
     tbu_mulMatVec3(L, Iw, md.vel(b) + 3);
-    return std::hypot(L[0], L[1], L[2]);
   };
-  double L0 = momentum();
+  double L0[3], L[3];
+  momentum(L0);
   md.run(2000);
-  EXPECT_NEAR(momentum(), L0, 0.01 * L0);
+  momentum(L);
+  // the world angular momentum vector is conserved: its change was 5.4e-5 of |L| here, and 1.3e-2
+  // (0.11, -0.10, -0.001) with the step's w x I w left out, where |L| changed by only 2e-6 of
+  // itself (what this test checked before, to 1%: issue 64)
+  double dL = std::hypot(L[0] - L0[0], L[1] - L0[1], L[2] - L0[2]);
+  EXPECT_LT(dL, 1e-3 * std::hypot(L0[0], L0[1], L0[2]));
   // and it keeps spinning mostly about z (stable major axis)
   EXPECT_GT(std::fabs(md.vel(b)[5]), 3.9);
 }
