@@ -629,10 +629,9 @@ TB_HDN int tb_solvePrimal(tbTeam t, const tbModel* m, tbWork* w, const tbProblem
   return tb_teamShareInt(t, rc);
 }
 
-// whether auto starts a step in minimal coordinates with the primal stage (stage_primal.h, in
-// the generalized velocities): where its contacts are redundant (a part squeezed between two
-// pads on slides, a box an arm pushes: their dual stages took 18 LM iterations a step), A being
-// assembled already; not where a step's solve is redone from its rows
+// whether auto tries a step in minimal coordinates with the primal stage (in the generalized
+// velocities) where its contacts are redundant (tb_solveTreeFirst), A being assembled already;
+// not where a step's solve is redone from its rows
 TB_HD int tb_treePrimalFirst(const tbModel* m) {
   return m->nq > 0 && m->opt.solver == TB_SOLVER_AUTO && !m->opt.implicit && !m->opt.corners &&
          !m->opt.quasistatic;
@@ -643,10 +642,11 @@ TB_HD int tb_treePrimalFirst(const tbModel* m) {
 // stage (in the generalized velocities) where that misses: 1 when either meets the tolerance
 // (res holds it), else 0 with w->x the better of the warm start and the stage's best round (a
 // squeezing step the stage left at 1.1e-8 went unconverged from the warm start, 1426
-// iterations) and *tried the iterations spent. On the
-// generated gripper family the dual stages took 18 LM iterations a step where the primal one
-// takes 1 (seed 8), while where the warm start's active set holds (seed 6: 1.6 a step) the
-// primal stage alone took 3x the time; a warm start kept as exact goes to auto as it is
+// iterations) and *tried the iterations spent. On the generated gripper family (a part
+// squeezed between two pads on slides) the dual stages took 18 LM iterations a step where the
+// primal one takes 1 (seed 8), while where the warm start's active set holds (seed 6: 1.6 a
+// step) the primal stage alone took 3x the time; a warm start kept as exact goes to auto as it
+// is, and a step below TB_PRIMAL_REDUNDANT_TREE rows a DoF too
 TB_HDN int tb_solveTreeFirst(tbTeam t, const tbModel* m, tbWork* w, tbProblem* p,
                              const tbSolverOpt* so, tbSolveResult* res, int* tried) {
   memset(res, 0, sizeof(*res));
