@@ -103,6 +103,10 @@ TEST(ImplicitTest, SphereOnTwoSpheresSwitchesAndSeparatesAtTheThesisTimes) {
   EXPECT_NEAR(t_slide, 3.0, 0.15);
   EXPECT_NEAR(t_off[0], 3.2, 0.15);
   EXPECT_NEAR(t_off[1], 3.6, 0.15);
+  // the figure's times are read to about 0.1 s, but its order is exact: contact 2 slides, then
+  // contact 1 separates, then contact 2 (the tolerances above alone would pass 3.1 before 3.05)
+  EXPECT_LT(t_slide, t_off[0]);
+  EXPECT_LT(t_off[0], t_off[1]);
   EXPECT_LT(friction, 1e-7);  // N s, of 1e-3 .. 5e-3
   // a step's velocity change (|F| h / m = 0.1 m/s in free flight) turns by at most 3 mm/s
   EXPECT_LT(jerk, 3e-3);
